@@ -1,0 +1,52 @@
+import type { Config } from './config/schema.js';
+import type { Ctx } from './context.js';
+import { type Db, openDb } from './db/connect.js';
+import { migrateLatest } from './db/migrate.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { AppEvents } from './lib/events.js';
+import { type Logger, createLogger } from './lib/log.js';
+
+/** The composition root: one per process (daemon or CLI command). */
+export interface App extends Ctx {
+  /** Closers run in reverse order of registration by close(). */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  config: Config;
+  log?: Logger;
+  clock?: Clock;
+  db?: Db;
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+}
+
+export async function createApp(options: CreateAppOptions): Promise<App> {
+  const { config } = options;
+  const log = options.log ?? createLogger(config.logging.level);
+  const db = options.db ?? openDb(config.database);
+  const closers: Array<() => Promise<void> | void> = [];
+  if (options.migrate !== false) {
+    const applied = await migrateLatest(db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
+  }
+  const events = new AppEvents();
+  events.setMaxListeners(50);
+  let closed = false;
+  return {
+    config,
+    db,
+    log,
+    clock: options.clock ?? systemClock,
+    events,
+    onClose: (fn) => closers.push(fn),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const fn of closers.reverse()) await fn();
+      events.removeAllListeners();
+      if (!options.db) await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Ctx } from '../context.js';
+import { translateDbError } from '../db/errors.js';
+import { AppError, invalidInput, notFound } from '../errors.js';
+import { publishArticle } from '../content/publish.js';
+import { nowIso } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { slugify } from '../lib/slug.js';
+import { parseInput } from '../lib/validate.js';
+import { firstH1 } from '../content/render.js';
+import type { Workspace } from '../workspaces/types.js';
+import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
+import * as store from './store.js';
+import type { Article } from './types.js';
+
+/** Insert a draft; createArticle below adds the workspace's auto-publish. */
+export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<Article> {
+  const data = parseInput(articleCreateInput, input, 'article');
+  const title = data.title || firstH1(data.bodyMarkdown);
+  if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
+  const slug = data.slug ?? (await uniqueSlug(ctx, ws.id, title));
+  const now = nowIso(ctx.clock);
+  const article: Article = {
+    id: newId('art'),
+    workspaceId: ws.id,
+    title,
+    slug,
+    contentType: data.contentType ?? 'BLOG_POST',
+    bodyMarkdown: data.bodyMarkdown,
+    metaTitle: data.metaTitle ?? null,
+    metaDescription: data.metaDescription ?? null,
+    focusKeyword: data.focusKeyword ?? null,
+    secondaryKeywords: data.secondaryKeywords ?? [],
+    featuredImageUrl: data.featuredImageUrl ?? null,
+    imageAlt: data.imageAlt ?? null,
+    author: data.author ?? null,
+    targetLength: data.targetLength ?? 0,
+    seoScore: null,
+    status: 'draft',
+    scheduledAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await store.insertArticle(ctx.db, article);
+  } catch (err) {
+    translateDbError(err, { unique: slugTaken(slug, ws) });
+  }
+  return article;
+}
+
+/** Edit the article. The live snapshot is untouched until the article is republished. */
+export async function updateArticle(ctx: Ctx, ws: Workspace, ref: string, input: ArticleUpdateInput): Promise<Article> {
+  const article = await getArticle(ctx, ws, ref);
+  const data = parseInput(articleUpdateInput, input, 'article');
+  const patch: Partial<Article> = { ...data, updatedAt: nowIso(ctx.clock) } as Partial<Article>;
+  if (Object.values(data).every((v) => v === undefined)) throw invalidInput('Nothing to change: pass at least one field');
+  try {
+    await store.updateArticleRow(ctx.db, article.id, patch);
+  } catch (err) {
+    translateDbError(err, { unique: slugTaken(data.slug ?? '', ws) });
+  }
+  return (await store.findArticleById(ctx.db, article.id))!;
+}
+
+export async function getArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Article> {
+  const article = await store.findArticle(ctx.db, ws.id, ref);
+  if (!article) throw notFound('article', ref, { hint: `List articles with: svc articles list --workspace ${ws.name}` });
+  return article;
+}
+
+export async function listArticles(ctx: Ctx, ws: Workspace, input: ArticleListInput = {}) {
+  const opts = parseInput(articleListInput, input, 'list options');
+  const { articles, total } = await store.listArticleRows(ctx.db, ws.id, opts);
+  return { articles, total, limit: opts.limit, offset: opts.offset };
+}
+
+/** Title-derived slug, made unique in the workspace with -2, -3 ... */
+export async function uniqueSlug(ctx: Ctx, workspaceId: string, title: string): Promise<string> {
+  const base = slugify(title) || 'article';
+  const taken = await store.slugsStartingWith(ctx.db, workspaceId, base);
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+const slugTaken = (slug: string, ws: Workspace) => `The slug "${slug}" is already used by another article in workspace ${ws.name}`;
+
+/** Create an article; when the workspace has auto-publish on, it is published at once. */
+export async function createArticle(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<{ article: Article; published: boolean }> {
+  const draft = await insertDraft(ctx, ws, input);
+  if (!ws.autoPublish) return { article: draft, published: false };
+  try {
+    const result = await publishArticle(ctx, ws, draft.id);
+    return { article: result?.article ?? draft, published: Boolean(result) };
+  } catch (err) {
+    // Auto-publish with nowhere to publish to keeps the draft; the caller is told it was not published.
+    if (err instanceof AppError && err.code === 'no_destination') return { article: draft, published: false };
+    throw err;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { type App, createApp } from '../app.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createLogger } from '../lib/log.js';
+import { resolveWorkspace } from '../workspaces/service.js';
+import type { Workspace } from '../workspaces/types.js';
+import { type Io, type Output, output } from './io.js';
+
+export interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+}
+
+export interface ActionContext<O> {
+  app: App;
+  opts: O & GlobalOptions;
+  args: string[];
+  out: Output;
+  io: Io;
+  /** The --workspace option resolved (optional when only one workspace exists). */
+  workspace(): Promise<Workspace>;
+}
+
+export function configFor(io: Io, opts: GlobalOptions, overrides?: Record<string, unknown>): Config {
+  return loadConfig({ env: io.env, cwd: io.cwd, configPath: opts.config, overrides });
+}
+
+/**
+ * Wrap a commander action: load config, open the app (migrating to latest, so a fresh data
+ * directory just works), run, always close. Errors propagate to main.ts, which owns exit codes.
+ */
+export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O>) => Promise<void>) {
+  return async (...params: unknown[]) => {
+    const command = params[params.length - 1] as Command;
+    const opts = command.optsWithGlobals() as O & GlobalOptions & { workspace?: string };
+    const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
+    const config = configFor(io, opts);
+    // Command output goes to stdout; logs stay quiet unless asked for.
+    const log = createLogger(io.env.SVC_LOG_LEVEL ?? 'warn', io.stderr);
+    const app = await createApp({ config, log });
+    try {
+      await fn({ app, opts, args, out: output(io, Boolean(opts.json)), io, workspace: () => resolveWorkspace(app, opts.workspace) });
+    } finally {
+      await app.close();
+    }
+  };
+}

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { openDb } from '../db/connect.js';
+import { migrateLatest, migrateRollback, migrationStatus } from '../db/migrate.js';
+import { configFor } from './harness.js';
+import { type Io, output } from './io.js';
+
+export function registerMigrate(program: Command, io: Io): void {
+  program
+    .command('migrate')
+    .description('apply pending database migrations (safe to run again)')
+    .option('--status', 'list applied and pending migrations without changing anything')
+    .option('--rollback', 'undo the last batch of migrations')
+    .action(async (opts: { status?: boolean; rollback?: boolean }, command: Command) => {
+      const global = command.optsWithGlobals();
+      const config = configFor(io, global);
+      const out = output(io, Boolean(global.json));
+      const db = openDb(config.database);
+      try {
+        if (opts.status) {
+          const status = await migrationStatus(db);
+          out.result(status, () =>
+            [...status.applied.map((m) => `applied  ${m}`), ...status.pending.map((m) => `pending  ${m}`), `${status.applied.length} applied, ${status.pending.length} pending`].join('\n'),
+          );
+        } else if (opts.rollback) {
+          const rolledBack = await migrateRollback(db);
+          out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
+        } else {
+          const applied = await migrateLatest(db);
+          out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
+        }
+      } finally {
+        await db.destroy();
+      }
+    });
+}

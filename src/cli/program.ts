@@ -1,0 +1,48 @@
+import { Command, Option } from 'commander';
+import { VERSION } from '../version.js';
+import type { Io } from './io.js';
+import { registerApiKeys } from './api-keys.js';
+import { registerArticles } from './articles.js';
+import { registerBlogKeys } from './blog-keys.js';
+import { registerConnections } from './connections.js';
+import { registerInit } from './init.js';
+import { registerMembers } from './members.js';
+import { registerMigrate } from './migrate.js';
+import { registerServe } from './serve.js';
+import { registerUsers } from './users.js';
+import { registerWebhooks } from './webhooks.js';
+import { registerWorkspaces } from './workspaces.js';
+
+/**
+ * The command table. Each group file declares its commands and actions; every action parses,
+ * calls a service and prints. `svc` alone serves.
+ */
+export function buildProgram(io: Io): Command {
+  const program = new Command('svc')
+    .description('svc: serve SEO articles to blogs (content API), AI agents (MCP) and webhook receivers')
+    .version(VERSION, '-v, --version')
+    .addOption(new Option('-c, --config <path>', 'config file (default: $SVC_CONFIG, else ./config.yaml if present)'))
+    .option('--json', 'print results (and errors) as JSON on stdout')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  // Subcommands created after this point inherit exitOverride and the output streams.
+
+  for (const register of [
+    registerServe,
+    registerMigrate,
+    registerInit,
+    registerUsers,
+    registerWorkspaces,
+    registerMembers,
+    registerArticles,
+    registerBlogKeys,
+    registerWebhooks,
+    registerApiKeys,
+    registerConnections,
+  ]) {
+    register(program, io);
+  }
+  return program;
+}
+

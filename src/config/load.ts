@@ -1,0 +1,200 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { AppError } from '../errors.js';
+import { type Config, configSchema } from './schema.js';
+
+/**
+ * Precedence, highest first: command-line flags -> SVC_* environment -> config file -> defaults.
+ * The file is `--config`, else $SVC_CONFIG, else ./config.yaml when it exists, else none.
+ * Every leaf key has a variable named after its path (webhooks.allowPrivateNetworks ->
+ * SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS); ALIASES adds the short names operators type most.
+ */
+export const ALIASES: Record<string, string> = {
+  SVC_HOST: 'server.host',
+  SVC_PORT: 'server.port',
+  SVC_BASE_URL: 'server.baseUrl',
+  SVC_LOG_LEVEL: 'logging.level',
+};
+
+export interface LoadOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** --config flag */
+  configPath?: string;
+  /** Flag overrides by key path, e.g. { 'server.port': 0 }. */
+  overrides?: Record<string, unknown>;
+}
+
+type LeafKind = 'string' | 'number' | 'boolean' | 'array';
+
+/** Every leaf key path of the schema with the kind of value its env variable carries. */
+export function configLeaves(): Array<{ path: string; env: string; kind: LeafKind }> {
+  const out: Array<{ path: string; env: string; kind: LeafKind }> = [];
+  const walk = (schema: z.ZodTypeAny, prefix: string[]) => {
+    const inner = unwrap(schema);
+    if (inner instanceof z.ZodObject) {
+      for (const [key, child] of Object.entries(inner.shape as Record<string, z.ZodTypeAny>)) walk(child, [...prefix, key]);
+      return;
+    }
+    const kind: LeafKind =
+      inner instanceof z.ZodArray ? 'array' : inner instanceof z.ZodNumber ? 'number' : inner instanceof z.ZodBoolean ? 'boolean' : 'string';
+    out.push({ path: prefix.join('.'), env: envName(prefix), kind });
+  };
+  walk(configSchema, []);
+  return out;
+}
+
+function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
+  let s = schema;
+  for (;;) {
+    if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s._def.innerType;
+    else if (s instanceof z.ZodEffects) s = s._def.schema;
+    else return s;
+  }
+}
+
+const envName = (parts: string[]) =>
+  'SVC_' + parts.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
+
+export function loadConfig(options: LoadOptions): Config {
+  const { env, cwd } = options;
+  const problems: string[] = [];
+  const explicit = options.configPath ?? env.SVC_CONFIG;
+  let file: string | null = null;
+  let raw: Record<string, unknown> = {};
+  if (explicit) {
+    file = path.resolve(cwd, explicit);
+    if (!existsSync(file)) {
+      throw new AppError('config_invalid', 400, `Config file not found: ${file}`, {
+        hint: 'Check --config / SVC_CONFIG, or copy config.example.yaml to config.yaml.',
+      });
+    }
+  } else if (existsSync(path.join(cwd, 'config.yaml'))) {
+    file = path.join(cwd, 'config.yaml');
+  }
+  if (file) raw = readYaml(file);
+
+  const sources = new Map<string, string>();
+  for (const leaf of configLeaves()) {
+    if (getPath(raw, leaf.path) !== undefined) sources.set(leaf.path, `${path.basename(file!)}: ${leaf.path}`);
+  }
+  const byPath = new Map(configLeaves().map((l) => [l.path, l]));
+  const envEntries: Array<[string, string]> = [];
+  for (const leaf of byPath.values()) envEntries.push([leaf.env, leaf.path]);
+  for (const [alias, p] of Object.entries(ALIASES)) envEntries.push([alias, p]);
+  for (const [name, p] of envEntries) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const parsed = parseEnvValue(value, byPath.get(p)!.kind);
+    if (parsed === undefined) {
+      problems.push(`${name}: "${value}" is not a valid ${byPath.get(p)!.kind} (for ${p})`);
+      continue;
+    }
+    setPath(raw, p, parsed);
+    sources.set(p, name);
+  }
+  const dbUrl = getPath(raw, 'database.url');
+  if (typeof dbUrl === 'string' && /^postgres(ql)?:\/\//.test(dbUrl) && getPath(raw, 'database.client') === undefined) {
+    setPath(raw, 'database.client', 'pg');
+  }
+  for (const [p, value] of Object.entries(options.overrides ?? {})) {
+    if (value === undefined) continue;
+    setPath(raw, p, value);
+    sources.set(p, `--${p.split('.').pop()}`);
+  }
+
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.');
+      const where = sources.get(key) ?? (file ? `${path.basename(file)}: ${key || '(top level)'}` : key);
+      const message =
+        issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+      problems.push(`${where}: ${message}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new AppError('config_invalid', 400, `Invalid configuration:\n  - ${problems.join('\n  - ')}`, {
+      hint: 'See config.example.yaml for every key, its default and its SVC_* variable.',
+    });
+  }
+  const cfg = result.data!;
+  const dataDir = path.resolve(cwd, cfg.dataDir);
+  if (cfg.database.client === 'pg' && !cfg.database.url) {
+    throw new AppError('config_invalid', 400, 'Invalid configuration:\n  - database.url: required when database.client is pg', {
+      hint: 'Set SVC_DATABASE_URL=postgres://user@host:5432/db',
+    });
+  }
+  const host = cfg.server.host;
+  const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const config: Config = {
+    ...cfg,
+    dataDir,
+    server: { ...cfg.server, baseUrl: (cfg.server.baseUrl ?? `http://${publicHost}:${cfg.server.port}`).replace(/\/+$/, '') },
+    database: { ...cfg.database, filename: path.resolve(dataDir, cfg.database.filename ?? 'svc.sqlite') },
+    source: file,
+  };
+  return deepFreeze(config);
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new AppError('config_invalid', 400, `Cannot read ${file}: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new AppError('config_invalid', 400, `${file} must be a YAML mapping of keys to values`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function parseEnvValue(value: string, kind: LeafKind): unknown {
+  switch (kind) {
+    case 'number': {
+      const n = Number(value);
+      return Number.isFinite(n) && value.trim() !== '' ? n : undefined;
+    }
+    case 'boolean': {
+      const v = value.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      return undefined;
+    }
+    case 'array':
+      return value.split(',').map((s) => s.trim()).filter(Boolean);
+    default:
+      return value;
+  }
+}
+
+function getPath(obj: Record<string, unknown>, p: string): unknown {
+  let cur: unknown = obj;
+  for (const part of p.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function setPath(obj: Record<string, unknown>, p: string, value: unknown): void {
+  const parts = p.split('.');
+  let cur = obj;
+  for (const part of parts.slice(0, -1)) {
+    if (cur[part] === null || typeof cur[part] !== 'object') cur[part] = {};
+    cur = cur[part] as Record<string, unknown>;
+  }
+  cur[parts[parts.length - 1]] = value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { duration } from './duration.js';
+
+/**
+ * The whole configuration, key for key as in config.example.yaml. Every leaf can be overridden
+ * by an SVC_* variable derived from its path (server.baseUrl -> SVC_SERVER_BASE_URL); see load.ts.
+ */
+export const configSchema = z
+  .object({
+    /** Where the SQLite file and other local state live. */
+    dataDir: z.string().min(1).default('./data'),
+    server: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.coerce.number().int().min(0).max(65535).default(8080),
+        /** Public base address used in URLs and OAuth metadata; defaults to http://<host>:<port>. */
+        baseUrl: z.string().url().optional(),
+        /** Trust X-Forwarded-* headers from a reverse proxy (needed for Secure cookies behind TLS). */
+        trustProxy: z.boolean().default(false),
+        /** Extra browser origins allowed to call /api/mcp (our own origin is always allowed). */
+        allowedOrigins: z.array(z.string()).default([]),
+        /** How long a graceful shutdown waits for in-flight requests and jobs. */
+        shutdownTimeout: duration().default('10s'),
+      })
+      .strict()
+      .default({}),
+    database: z
+      .object({
+        client: z.enum(['sqlite3', 'pg']).default('sqlite3'),
+        /** SQLite file; defaults to <dataDir>/svc.sqlite. */
+        filename: z.string().optional(),
+        /** PostgreSQL connection string; setting it switches the client to pg. */
+        url: z.string().optional(),
+        poolMax: z.coerce.number().int().min(1).max(100).default(4),
+      })
+      .strict()
+      .default({}),
+    logging: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .strict()
+      .default({}),
+    content: z
+      .object({
+        /** Requests per minute per blog key (token bucket). */
+        rateLimitPerMinute: z.coerce.number().int().min(1).default(600),
+        /** Bytes of serialized responses kept in memory. */
+        cacheMaxBytes: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+      })
+      .strict()
+      .default({}),
+    webhooks: z
+      .object({
+        timeout: duration().default('15s'),
+        concurrency: z.coerce.number().int().min(1).max(64).default(4),
+        retrySchedule: z.array(duration()).default(['30s', '2m', '10m', '1h', '3h', '6h', '12h', '24h']),
+        /** Disable a webhook whose every delivery failed for this long. */
+        disableAfter: duration().default('5d'),
+        /** How often the worker looks for due deliveries written by other processes. */
+        pollInterval: duration().default('1s'),
+        /** Allow loopback and private-network targets (development, or a receiver on the same host). */
+        allowPrivateNetworks: z.boolean().default(false),
+        /** Exact host names allowed even when they resolve to private addresses. */
+        allowedHosts: z.array(z.string()).default([]),
+        /** Bytes of a receiver's answer kept in the delivery log. */
+        responseExcerptBytes: z.coerce.number().int().min(0).default(2048),
+      })
+      .strict()
+      .default({}),
+    oauth: z
+      .object({
+        accessTokenTtl: duration().default('1h'),
+        authorizationCodeTtl: duration().default('10m'),
+        /** A rotated refresh token keeps working this long (parallel refreshes). */
+        refreshTokenGrace: duration().default('60s'),
+        /** A connection unused this long expires. */
+        connectionIdleExpiry: duration().default('30d'),
+        /** Registered clients that never got a grant are removed after this long. */
+        unusedClientExpiry: duration().default('1d'),
+        sessionTtl: duration().default('7d'),
+      })
+      .strict()
+      .default({}),
+    mcp: z
+      .object({
+        rateLimitPerMinute: z.coerce.number().int().min(1).default(120),
+      })
+      .strict()
+      .default({}),
+    scheduler: z
+      .object({
+        /** How often scheduled publishes and expiries are checked. */
+        interval: duration().default('1s'),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema> & {
+  server: z.output<typeof configSchema>['server'] & { baseUrl: string };
+  database: z.output<typeof configSchema>['database'] & { filename: string };
+  /** Path of the config file that was read, if any. */
+  source: string | null;
+};

@@ -1,0 +1,163 @@
+import type { Ctx } from '../context.js';
+import type { Trx } from '../db/connect.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError, badRequest, notFound } from '../errors.js';
+import { nowIso } from '../lib/clock.js';
+import * as articles from '../articles/store.js';
+import type { Article } from '../articles/types.js';
+import { bumpContentVersion } from '../workspaces/store.js';
+import type { Workspace } from '../workspaces/types.js';
+import { type Connector, type ConnectorKind, listConnectors } from './connectors.js';
+import * as publications from './publications.js';
+import { removeSnapshot, writeSnapshot } from './snapshot-store.js';
+import { deliverUnpublishNow, enqueueArticleEvent } from '../webhooks/outbox.js';
+
+export interface PublishResult {
+  article: Article;
+  targets: Array<{ kind: ConnectorKind; event: 'article.published' | 'article.updated' }>;
+}
+
+/**
+ * Publish to every enabled connector of the workspace (or only `to`). One transaction stores
+ * the headless snapshot, records the publications, enqueues the webhook event and bumps the
+ * workspace content version, so the content API serves the new state once this returns.
+ */
+export async function publishArticle(ctx: Ctx, ws: Workspace, ref: string, opts: { to?: ConnectorKind; onlyIfScheduled?: boolean } = {}): Promise<PublishResult | null> {
+  const article = await requireArticle(ctx, ws, ref);
+  const connectors = (await listConnectors(ctx.db, ws.id)).filter((c) => c.enabled && (!opts.to || c.kind === opts.to));
+  if (connectors.length === 0) {
+    throw badRequest(
+      'no_destination',
+      opts.to ? `Workspace ${ws.name} has no enabled ${opts.to} connector` : `Workspace ${ws.name} has nowhere to publish to`,
+      { hint: 'Connect a destination first: svc blog-key generate (content API) or svc webhook set --url URL (webhook)' },
+    );
+  }
+  const result = await withTransaction(ctx.db, async (trx) => {
+    const now = nowIso(ctx.clock);
+    // Claim the article: a scheduled publish runs once even with several daemons.
+    const claimed = await trx('articles')
+      .where({ id: article.id, ...(opts.onlyIfScheduled ? { status: 'scheduled' } : {}) })
+      .update({ status: 'published', scheduled_at: null });
+    if (Number(claimed) === 0) return null;
+    const current = (await articles.findArticleById(trx, article.id))!;
+    const targets: PublishResult['targets'] = [];
+    for (const connector of connectors) {
+      const existing = await publications.find(trx, article.id, connector.id);
+      const event = existing ? 'article.updated' : 'article.published';
+      const publication = await publications.upsert(trx, { article: current, connector, now, existing });
+      if (connector.kind === 'headless') {
+        await writeSnapshot(trx, ctx, ws, current, publication);
+        await bumpContentVersion(trx, ws.id);
+      } else {
+        await enqueueArticleEvent(trx, ctx, { event, workspace: ws, connector, article: current, publication });
+      }
+      targets.push({ kind: connector.kind, event });
+    }
+    return { article: current, targets };
+  });
+  if (result) announce(ctx, ws, result.targets.map((t) => t.kind));
+  return result;
+}
+
+export interface UnpublishResult {
+  article: Article;
+  removedFrom: ConnectorKind[];
+}
+
+/**
+ * Take the article down everywhere. When it is on the webhook, `article.unpublished` is
+ * delivered first and waited for; only a 2xx lets the rest happen. Otherwise nothing changes,
+ * the receiver's answer is stored on the publication and a receiver_refused error is thrown.
+ */
+export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<UnpublishResult> {
+  const article = await requireArticle(ctx, ws, ref);
+  const connectors = await listConnectors(ctx.db, ws.id);
+  const pubs = await publications.listForArticle(ctx.db, article.id);
+  if (pubs.length === 0 && article.status !== 'published') {
+    throw badRequest('not_published', `Article "${article.slug}" is not published`);
+  }
+  const webhook = connectors.find((c) => c.kind === 'webhook');
+  const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
+  if (webhook && webhookPub && webhook.enabled) {
+    const outcome = await deliverUnpublishNow(ctx, { workspace: ws, connector: webhook, article, publication: webhookPub });
+    if (!outcome.ok) {
+      await publications.recordError(ctx.db, article.id, webhook.id, outcome.error, nowIso(ctx.clock));
+      throw new AppError('receiver_refused', 502, `The webhook receiver did not confirm the unpublish: ${outcome.error}. The article stays published.`, {
+        details: { status: outcome.status ?? null },
+        hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
+      });
+    }
+  }
+  const removedFrom = pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k);
+  const updated = await withTransaction(ctx.db, async (trx) => {
+    await takeDown(trx, ws, article.id);
+    await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
+    return (await articles.findArticleById(trx, article.id))!;
+  });
+  announce(ctx, ws, removedFrom);
+  return { article: updated, removedFrom };
+}
+
+/** Delete the article and its snapshot at once; the webhook hears `article.deleted` (with retries). */
+export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<{ article: Article; notified: boolean }> {
+  const article = await requireArticle(ctx, ws, ref);
+  const connectors = await listConnectors(ctx.db, ws.id);
+  const notified = await withTransaction(ctx.db, async (trx) => {
+    const pubs = await publications.listForArticle(trx, article.id);
+    const webhook = connectors.find((c) => c.kind === 'webhook');
+    const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
+    if (webhook && webhookPub) {
+      await enqueueArticleEvent(trx, ctx, { event: 'article.deleted', workspace: ws, connector: webhook, article, publication: webhookPub });
+    }
+    await takeDown(trx, ws, article.id);
+    await articles.deleteArticleRow(trx, article.id);
+    return Boolean(webhookPub);
+  });
+  announce(ctx, ws, notified ? ['headless', 'webhook'] : ['headless']);
+  return { article, notified };
+}
+
+/** Mark the article to be published by the daemon at `at` (within a few seconds of it). */
+export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string): Promise<Article> {
+  const article = await requireArticle(ctx, ws, ref);
+  const when = Date.parse(at);
+  if (Number.isNaN(when)) throw badRequest('invalid_input', `"${at}" is not an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z`);
+  await ctx.db('articles').where({ id: article.id }).update({ status: 'scheduled', scheduled_at: new Date(when).toISOString(), updated_at: nowIso(ctx.clock) });
+  return (await articles.findArticleById(ctx.db, article.id))!;
+}
+
+/** Publish every scheduled article whose time has come; used by the daemon's scheduler. */
+export async function publishDueArticles(ctx: Ctx, loadWorkspace: (id: string) => Promise<Workspace>): Promise<number> {
+  const due = await articles.dueScheduledRows(ctx.db, nowIso(ctx.clock));
+  let published = 0;
+  for (const article of due) {
+    const ws = await loadWorkspace(article.workspaceId);
+    try {
+      if (await publishArticle(ctx, ws, article.id, { onlyIfScheduled: true })) published++;
+    } catch (err) {
+      ctx.log.error({ err, articleId: article.id }, 'scheduled publish failed');
+      // Leave it as a draft with the error visible rather than retrying every second forever.
+      await ctx.db('articles').where({ id: article.id, status: 'scheduled' }).update({ status: 'draft' });
+    }
+  }
+  return published;
+}
+
+async function takeDown(trx: Trx, ws: Workspace, articleId: string): Promise<void> {
+  await removeSnapshot(trx, articleId);
+  await publications.removeAllForArticle(trx, articleId);
+  await bumpContentVersion(trx, ws.id);
+}
+
+async function requireArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Article> {
+  const article = await articles.findArticle(ctx.db, ws.id, ref);
+  if (!article) throw notFound('article', ref, { hint: `List articles with: svc articles list --workspace ${ws.name}` });
+  return article;
+}
+
+function announce(ctx: Ctx, ws: Workspace, kinds: ConnectorKind[]): void {
+  ctx.events.emit('content.changed', { workspaceId: ws.id });
+  if (kinds.includes('webhook')) ctx.events.emit('webhooks.enqueued', { workspaceId: ws.id });
+}
+
+export type { Connector };

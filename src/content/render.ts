@@ -1,0 +1,70 @@
+import { Marked, type Tokens } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+
+// The only importer of marked and sanitize-html.
+const marked = new Marked({ gfm: true, async: false });
+
+/** The text of the first `# H1` of the markdown, if the body has one. */
+export function firstH1(markdown: string): string | null {
+  const heading = marked.lexer(markdown).find((t): t is Tokens.Heading => t.type === 'heading' && t.depth === 1);
+  return heading ? heading.text.trim() : null;
+}
+
+/** The markdown without its first `# H1` (the title is served separately). */
+export function withoutFirstH1(markdown: string): string {
+  const tokens = marked.lexer(markdown);
+  const index = tokens.findIndex((t) => t.type === 'heading' && (t as Tokens.Heading).depth === 1);
+  if (index === -1) return markdown;
+  return tokens
+    .filter((_, i) => i !== index)
+    .map((t) => t.raw)
+    .join('')
+    .replace(/^\s+/, '');
+}
+
+/** Headings h2-h6 in document order (plain text). */
+export function headings(markdown: string): Array<{ depth: number; text: string }> {
+  const out: Array<{ depth: number; text: string }> = [];
+  marked.walkTokens(marked.lexer(markdown), (t) => {
+    if (t.type === 'heading' && (t as Tokens.Heading).depth >= 2) out.push({ depth: (t as Tokens.Heading).depth, text: plain((t as Tokens.Heading).text) });
+  });
+  return out;
+}
+
+/** Words of the body, counted on its plain text. */
+export function wordCount(markdown: string): number {
+  const text = sanitizeHtml(marked.parse(markdown) as string, { allowedTags: [], allowedAttributes: {} });
+  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
+
+/**
+ * Markdown -> HTML, sanitised with an allow-list (decisions.md): headings, p, lists, tables,
+ * blockquote, a, img, inline code and emphasis, hr, br, and iframes only from YouTube and Vimeo.
+ * No scripts, no event-handler attributes, no javascript: URLs.
+ */
+export function renderHtml(markdown: string): string {
+  const raw = marked.parse(markdown) as string;
+  return sanitizeHtml(raw, {
+    allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
+      'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'],
+    allowedAttributes: {
+      a: ['href', 'title', 'rel', 'target'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'frameborder'],
+      th: ['align', 'colspan', 'rowspan'],
+      td: ['align', 'colspan', 'rowspan'],
+      code: ['class'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https'] },
+    allowedIframeHostnames: EMBED_HOSTS,
+    allowIframeRelativeUrls: false,
+    allowedClasses: { code: [/^language-[\w-]+$/] },
+  }).trim();
+}
+
+const plain = (inline: string): string => sanitizeHtml(marked.parseInline(inline) as string, { allowedTags: [], allowedAttributes: {} }).trim();
+
+export const plainText = plain;

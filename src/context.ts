@@ -1,0 +1,17 @@
+import type { Config } from './config/schema.js';
+import type { Db } from './db/connect.js';
+import type { Clock } from './lib/clock.js';
+import type { AppEvents } from './lib/events.js';
+import type { Logger } from './lib/log.js';
+
+/**
+ * What every service function receives: the database, the validated config, a clock,
+ * a logger and the in-process event bus. Built once by app.ts; never a global.
+ */
+export interface Ctx {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: AppEvents;
+}

@@ -1,0 +1,34 @@
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors.js';
+import type { App } from '../../app.js';
+
+/**
+ * The API error envelope `{ error: { code, message, ...details } }`. AppErrors keep their status;
+ * Koa/http-errors with `expose` (bad JSON, body too large) keep theirs; anything else is a bug:
+ * logged with its stack and answered as a 500 internal_error without details.
+ */
+export function apiErrors(app: App): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.status >= 500) app.log.error({ err, requestId: ctx.state.requestId }, 'request failed');
+      ctx.status = e.status;
+      ctx.body = { error: { code: e.code, message: e.expose ? e.message : 'Internal error', ...(e.expose ? e.details : {}) } };
+      const retry = e.details?.retryAfterSeconds;
+      if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
+    }
+  };
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string } | null;
+  const status = e?.status ?? e?.statusCode;
+  if (status && status >= 400 && status < 500 && e?.expose) {
+    const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status === 400 ? 'invalid_body' : 'bad_request';
+    return new AppError(code, status, e.message ?? 'Bad request');
+  }
+  return new AppError('internal_error', 500, 'Internal error', { cause: err });
+}

@@ -1,0 +1,29 @@
+import type { App } from '../app.js';
+import { publishDueArticles } from '../content/publish.js';
+import { getWorkspace } from '../workspaces/service.js';
+import type { Job } from './index.js';
+
+/**
+ * Every `scheduler.interval`: publish scheduled articles whose time has come (within a few
+ * seconds of scheduledAt, once: publishArticle claims the row).
+ */
+export function startScheduler(app: App): Job {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    running = publishDueArticles(app, (id) => getWorkspace(app, id))
+      .catch((err) => app.log.error({ err }, 'scheduler tick failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, app.config.scheduler.interval);
+      });
+  };
+  let timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

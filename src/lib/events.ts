@@ -1,0 +1,13 @@
+import { EventEmitter } from 'node:events';
+
+/** In-process signals between features; cross-process changes are seen through the database. */
+export interface AppEventMap {
+  /** What the content API serves for this workspace changed (publish, unpublish, delete, settings). */
+  'content.changed': [{ workspaceId: string }];
+  /** New webhook events were written to the outbox. */
+  'webhooks.enqueued': [{ workspaceId: string }];
+  /** A principal (API key, OAuth connection) or blog key changed: drop cached auth state. */
+  'auth.changed': [{ workspaceId: string }];
+}
+
+export class AppEvents extends EventEmitter<AppEventMap> {}

@@ -1,0 +1,36 @@
+import { CommanderError } from 'commander';
+import { AppError } from './errors.js';
+import { type Io, processIo } from './cli/io.js';
+import { buildProgram } from './cli/program.js';
+
+/**
+ * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage. The only top-level catch;
+ * tests call run() in-process with their own Io.
+ */
+export async function run(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are "errors" to commander; usage mistakes were already printed.
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof AppError && err.status < 500) {
+      if (json) io.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...err.details } }, null, 2) + '\n');
+      io.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      return err.code === 'usage' ? 2 : 1;
+    }
+    if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');
+    io.stderr.write(`${(err as Error)?.stack ?? String(err)}\nThis is a bug in svc; please report it with the lines above.\n`);
+    return 1;
+  }
+}
+
+/** Entry point of bin/svc.js: the only place that exits the process. */
+export async function main(): Promise<void> {
+  const code = await run(process.argv.slice(2), processIo());
+  process.exitCode = code;
+}

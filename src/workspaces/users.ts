@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { Ctx } from '../context.js';
+import { translateDbError } from '../db/errors.js';
+import { notFound } from '../errors.js';
+import { nowIso } from '../lib/clock.js';
+import { hashPassword, verifyPassword } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
+import { parseInput } from '../lib/validate.js';
+import * as store from './store.js';
+import type { User } from './types.js';
+
+export const emailInput = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email('not a valid email address');
+
+export const passwordInput = z.string().min(8, 'passwords need at least 8 characters').max(1024);
+
+export const userCreateInput = z.object({
+  email: emailInput,
+  password: passwordInput,
+  displayName: z.string().trim().min(1).max(200).optional(),
+});
+export type UserCreateInput = z.input<typeof userCreateInput>;
+
+export async function createUser(ctx: Ctx, input: UserCreateInput): Promise<User> {
+  const data = parseInput(userCreateInput, input, 'user');
+  const now = nowIso(ctx.clock);
+  const id = newId('usr');
+  try {
+    await store.insertUser(ctx.db, {
+      id,
+      email: data.email,
+      password_hash: await hashPassword(data.password),
+      display_name: data.displayName ?? data.email.split('@')[0],
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (err) {
+    translateDbError(err, { unique: `A user with email ${data.email} already exists` });
+  }
+  return (await store.findUserById(ctx.db, id))!;
+}
+
+export async function getUserByEmail(ctx: Ctx, email: string): Promise<User> {
+  const normalised = parseInput(emailInput, email, 'email');
+  const user = await store.findUserByEmail(ctx.db, normalised);
+  if (!user) throw notFound('user', normalised, { hint: 'List users with: svc users list' });
+  const { passwordHash: _ignored, ...rest } = user;
+  return rest;
+}
+
+export const getUserById = (ctx: Ctx, id: string) => store.findUserById(ctx.db, id);
+
+export const listUsers = (ctx: Ctx): Promise<User[]> => store.listUserRows(ctx.db);
+
+export async function setPassword(ctx: Ctx, email: string, password: string): Promise<User> {
+  const user = await getUserByEmail(ctx, email);
+  const pw = parseInput(passwordInput, password, 'password');
+  await store.updateUserRow(ctx.db, user.id, { password_hash: await hashPassword(pw), updated_at: nowIso(ctx.clock) });
+  ctx.events.emit('auth.changed', { workspaceId: '*' });
+  return user;
+}
+
+export async function removeUser(ctx: Ctx, email: string): Promise<User> {
+  const user = await getUserByEmail(ctx, email);
+  await store.deleteUserRow(ctx.db, user.id);
+  ctx.events.emit('auth.changed', { workspaceId: '*' });
+  return user;
+}
+
+/** Check a login; undefined when the email or password is wrong (never says which). */
+export async function authenticate(ctx: Ctx, email: string, password: string): Promise<User | undefined> {
+  const user = await store.findUserByEmail(ctx.db, email.trim().toLowerCase());
+  // Hash anyway on unknown emails so timing does not reveal which accounts exist.
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !ok) return undefined;
+  const { passwordHash: _ignored, ...rest } = user;
+  return rest;
+}
+
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + 'A'.repeat(86) + '==';

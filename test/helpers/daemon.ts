@@ -1,0 +1,42 @@
+import { afterAll } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { bindServer, createHttpServer } from '../../src/http/server.js';
+import { startJobs } from '../../src/jobs/index.js';
+import { createLogger } from '../../src/lib/log.js';
+import { freshEnv } from './env.js';
+
+export interface TestDaemon {
+  app: App;
+  config: Config;
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  env: Record<string, string>;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real daemon in-process: fresh database, migrations, Koa on 127.0.0.1:<ephemeral>, and
+ * the background jobs (unless jobs: false). Stopped after the test file.
+ */
+export async function startDaemon(options: { overrides?: Record<string, unknown>; env?: Record<string, string>; jobs?: boolean } = {}): Promise<TestDaemon> {
+  const { dir, env } = await freshEnv(options.env);
+  const server = await bindServer(0, '127.0.0.1');
+  const port = (server.address() as { port: number }).port;
+  const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...options.overrides } });
+  const app = await createApp({ config, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
+  const http = createHttpServer(app, server);
+  const jobs = options.jobs === false ? { stop: async () => {} } : startJobs(app);
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await http.close();
+    await jobs.stop();
+    await app.close();
+  };
+  afterAll(stop);
+  return { app, config, url: config.server.baseUrl, env, dir, stop };
+}

@@ -1,0 +1,12 @@
+import net from 'node:net';
+
+// Tests talk to loopback only: any other outbound connection fails the test.
+const original = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (this: net.Socket, ...args: any[]) {
+  const opts = typeof args[0] === 'object' && args[0] !== null ? args[0] : { port: args[0], host: args[1] };
+  const host: string | undefined = opts.host;
+  if (opts.path === undefined && host && !/^(127\.|localhost$|::1$|\[::1\]$|::ffff:127\.)/.test(host)) {
+    throw new Error(`Test tried to reach ${host}: only loopback is allowed in tests`);
+  }
+  return original.apply(this, args as never);
+} as typeof original;

@@ -1,0 +1,2 @@
+// Public package entry: what blog templates, receivers and scripts import from "svc".
+export { AppError } from './errors.js';

@@ -1,0 +1,21 @@
+import type { Queryable } from '../db/connect.js';
+import type { AuditResult } from './audit.js';
+
+export interface StoredAudit extends AuditResult {
+  articleId: string;
+  auditedAt: string;
+}
+
+/** Keep the latest audit of the article and its score on the article itself. */
+export async function saveAudit(db: Queryable, workspaceId: string, articleId: string, result: AuditResult, at: string): Promise<void> {
+  await db('article_audits')
+    .insert({ article_id: articleId, workspace_id: workspaceId, score: result.score, result: JSON.stringify(result), audited_at: at })
+    .onConflict('article_id')
+    .merge(['score', 'result', 'audited_at']);
+  await db('articles').where({ id: articleId }).update({ seo_score: result.score });
+}
+
+export async function findAudit(db: Queryable, articleId: string): Promise<StoredAudit | undefined> {
+  const row = await db('article_audits').where({ article_id: articleId }).first();
+  return row ? { ...(JSON.parse(row.result) as AuditResult), articleId, auditedAt: row.audited_at } : undefined;
+}

@@ -1,0 +1,134 @@
+import { headings, plainText, withoutFirstH1, wordCount } from '../content/render.js';
+import { slugify } from '../lib/slug.js';
+import type { Article } from './types.js';
+
+/**
+ * The on-page SEO audit of an article (MCP tool audit_article). Pure: the same article always
+ * gives the same result. Each check has a weight; the weights add up to 100 and the score is the
+ * sum of the weights of the checks that pass.
+ */
+export interface AuditCheck {
+  id: string;
+  label: string;
+  weight: number;
+  passed: boolean;
+  /** What was found, and when it failed, what to change. */
+  message: string;
+}
+
+export interface AuditResult {
+  score: number;
+  checks: AuditCheck[];
+  stats: {
+    wordCount: number;
+    targetLength: number;
+    titleLength: number;
+    metaTitleLength: number;
+    metaDescriptionLength: number;
+    h2: number;
+    h3: number;
+    images: number;
+    imagesWithoutAlt: number;
+    internalLinks: number;
+    externalLinks: number;
+  };
+}
+
+// Common SERP limits: titles up to ~60 characters, descriptions 120-160.
+export const LIMITS = { metaTitle: [30, 60], metaDescription: [120, 160], minWords: 300, minH2: 2, wordShare: 0.9 } as const;
+
+const IMAGE = /!\[([^\]]*)\]\(\s*<?([^\s)>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+const LINK = /(?<!!)\[[^\]]*\]\(\s*<?([^\s)>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+
+const has = (text: string | null | undefined, keyword: string): boolean => !!text && text.toLowerCase().includes(keyword.toLowerCase());
+
+export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'>): AuditResult {
+  const body = withoutFirstH1(stripCode(article.bodyMarkdown));
+  const keyword = article.focusKeyword?.trim() || null;
+  const seoTitle = article.metaTitle ?? article.title;
+  const hs = headings(body);
+  const bodyH1s = (body.match(/^#\s+\S/gm) ?? []).length;
+  const words = wordCount(article.bodyMarkdown);
+  const images = [...body.matchAll(IMAGE)].map((m) => ({ alt: m[1].trim(), src: m[2] }));
+  const links = [...body.matchAll(LINK)].map((m) => m[1]);
+  const external = links.filter((href) => /^https?:\/\//i.test(href)).length;
+  const internal = links.length - external;
+  const firstParagraph = firstParagraphOf(body);
+  const metaDescription = article.metaDescription ?? '';
+  const checks: AuditCheck[] = [];
+  const add = (id: string, label: string, weight: number, passed: boolean, ok: string, fix: string) => checks.push({ id, label, weight, passed, message: passed ? ok : fix });
+
+  const [tMin, tMax] = LIMITS.metaTitle;
+  add('meta_title_length', 'SEO title length', 10, seoTitle.length >= tMin && seoTitle.length <= tMax,
+    `SEO title is ${seoTitle.length} characters`,
+    `SEO title is ${seoTitle.length} characters; make metaTitle ${tMin}-${tMax} characters${article.metaTitle ? '' : ' (it falls back to the title)'}`);
+  const [dMin, dMax] = LIMITS.metaDescription;
+  add('meta_description_length', 'Meta description length', 10, metaDescription.length >= dMin && metaDescription.length <= dMax,
+    `Meta description is ${metaDescription.length} characters`,
+    metaDescription ? `Meta description is ${metaDescription.length} characters; make it ${dMin}-${dMax}` : `No meta description; write one of ${dMin}-${dMax} characters that uses the focus keyword`);
+  add('focus_keyword', 'Focus keyword set', 5, !!keyword, `Focus keyword: "${keyword}"`, 'No focus keyword; set focusKeyword to the main search phrase');
+  const kw = keyword ?? '';
+  const needKw = 'set a focus keyword first';
+  add('keyword_in_title', 'Focus keyword in title', 10, !!keyword && (has(article.title, kw) || has(seoTitle, kw)),
+    'The title contains the focus keyword', keyword ? `Put "${kw}" in the title` : needKw);
+  add('keyword_in_slug', 'Focus keyword in slug', 5, !!keyword && article.slug.includes(slugify(kw)),
+    'The slug contains the focus keyword', keyword ? `Use a slug containing "${slugify(kw)}"` : needKw);
+  add('keyword_in_first_paragraph', 'Focus keyword in the first paragraph', 10, !!keyword && has(firstParagraph, kw),
+    'The first paragraph uses the focus keyword', keyword ? `Use "${kw}" in the first paragraph` : needKw);
+  add('keyword_in_headings', 'Focus keyword in a subheading', 5, !!keyword && hs.some((h) => has(h.text, kw)),
+    'A subheading uses the focus keyword', keyword ? `Use "${kw}" in at least one ## or ### heading` : needKw);
+
+  const h2 = hs.filter((h) => h.depth === 2).length;
+  const skipped = hs.some((h, i) => h.depth > (i === 0 ? 2 : hs[i - 1].depth + 1));
+  const structureProblems = [
+    bodyH1s > 0 ? `${bodyH1s} extra H1 heading${bodyH1s > 1 ? 's' : ''} (only the title is an H1: use ## for sections)` : '',
+    h2 < LIMITS.minH2 ? `${h2} ## section${h2 === 1 ? '' : 's'} (use at least ${LIMITS.minH2})` : '',
+    skipped ? 'a heading level is skipped (e.g. ## followed by ####)' : '',
+  ].filter(Boolean);
+  add('heading_structure', 'Heading structure', 10, structureProblems.length === 0, `${h2} sections, heading levels in order`, `Fix the headings: ${structureProblems.join('; ')}`);
+
+  const target = article.targetLength > 0 ? Math.ceil(article.targetLength * LIMITS.wordShare) : LIMITS.minWords;
+  add('word_count', 'Length', 15, words >= target,
+    `${words} words${article.targetLength ? ` (target ${article.targetLength})` : ''}`,
+    article.targetLength ? `${words} words, below the target of ${article.targetLength}; write at least ${target}` : `${words} words; write at least ${LIMITS.minWords}`);
+
+  const missingAlt = images.filter((i) => !i.alt).length + (article.featuredImageUrl && !article.imageAlt ? 1 : 0);
+  add('image_alt', 'Image alt texts', 10, missingAlt === 0,
+    images.length || article.featuredImageUrl ? 'Every image has alt text' : 'No images (alt texts not needed)',
+    `${missingAlt} image${missingAlt > 1 ? 's have' : ' has'} no alt text; describe each image (![description](url), imageAlt for the featured image)`);
+  add('links', 'Links', 10, links.length > 0, `${internal} internal and ${external} external links`, 'No links; link to at least one related page or source');
+
+  const score = checks.reduce((sum, c) => sum + (c.passed ? c.weight : 0), 0);
+  return {
+    score,
+    checks,
+    stats: {
+      wordCount: words,
+      targetLength: article.targetLength,
+      titleLength: article.title.length,
+      metaTitleLength: seoTitle.length,
+      metaDescriptionLength: metaDescription.length,
+      h2,
+      h3: hs.filter((h) => h.depth === 3).length,
+      images: images.length,
+      imagesWithoutAlt: missingAlt,
+      internalLinks: internal,
+      externalLinks: external,
+    },
+  };
+}
+
+/** Fenced code blocks can hold anything that looks like a heading or a link: ignore them. */
+function stripCode(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
+/** Plain text of the first paragraph: the first block of text that is not a heading, image or list. */
+function firstParagraphOf(body: string): string {
+  for (const block of body.split(/\n\s*\n/)) {
+    const text = block.trim();
+    if (!text || /^(#|!\[|[-*+]\s|\d+\.\s|>|\||<)/.test(text)) continue;
+    return plainText(text.replace(/\s+/g, ' '));
+  }
+  return '';
+}

@@ -1,0 +1,37 @@
+import { AppError } from '../errors.js';
+
+export const TOO_MANY_CALLS = 'Too many MCP calls';
+
+/**
+ * "More than 120 calls a minute" per connection or key, as a sliding window: a call is refused
+ * when `limit` calls were accepted in the 60 s before it. Kept in memory (per daemon process);
+ * only accepted calls count, so a client that keeps retrying early does not lock itself out.
+ */
+export class CallRateLimiter {
+  private readonly calls = new Map<string, number[]>();
+  private sweeps = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs = 60_000,
+  ) {}
+
+  /** Count one call for `id` at `nowMs`, or throw a 429 rate_limited with retryAfterSeconds. */
+  take(id: string, nowMs: number): void {
+    const since = nowMs - this.windowMs;
+    const list = (this.calls.get(id) ?? []).filter((t) => t > since);
+    if (list.length >= this.limit) {
+      this.calls.set(id, list);
+      const retryAfterSeconds = Math.max(1, Math.ceil((list[0] + this.windowMs - nowMs) / 1000));
+      throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds } });
+    }
+    list.push(nowMs);
+    this.calls.set(id, list);
+    if (++this.sweeps % 1000 === 0) this.sweep(since);
+  }
+
+  /** Forget principals with no call in the window, so the map does not grow without bound. */
+  private sweep(since: number): void {
+    for (const [id, list] of this.calls) if (list[list.length - 1] <= since) this.calls.delete(id);
+  }
+}

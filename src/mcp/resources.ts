@@ -1,0 +1,47 @@
+import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { getArticle, listArticles } from '../articles/service.js';
+import { scopeRefusal } from '../auth/scopes.js';
+import { AppError } from '../errors.js';
+import type { ToolEnv } from './result.js';
+
+const MAX_LISTED = 200;
+
+/** Published articles as resources `article://<slug>` (Markdown), readable with the `read` scope. */
+export function registerArticleResources(server: McpServer, env: ToolEnv): void {
+  const requireRead = () => {
+    if (!env.principal.scopes.includes('read')) throw new McpError(ErrorCode.InvalidRequest, scopeRefusal('read'));
+  };
+  server.registerResource(
+    'published-article',
+    new ResourceTemplate('article://{slug}', {
+      list: async () => {
+        requireRead();
+        const page = await listArticles(env.app, env.workspace, { status: 'published', limit: MAX_LISTED });
+        return {
+          resources: page.articles.map((a) => ({
+            uri: `article://${a.slug}`,
+            name: a.slug,
+            title: a.title,
+            description: a.metaDescription ?? undefined,
+            mimeType: 'text/markdown',
+          })),
+        };
+      },
+    }),
+    { title: 'Published article', description: 'A published article of the workspace as Markdown, by slug.', mimeType: 'text/markdown' },
+    async (uri, variables) => {
+      requireRead();
+      const slug = decodeURIComponent(String(variables.slug ?? ''));
+      try {
+        const a = await getArticle(env.app, env.workspace, slug);
+        if (a.status !== 'published') throw new AppError('not_found', 404, `No published article "${slug}"`);
+        const front = [`title: ${a.title}`, `slug: ${a.slug}`, `focusKeyword: ${a.focusKeyword ?? ''}`, `metaDescription: ${a.metaDescription ?? ''}`, `seoScore: ${a.seoScore ?? ''}`];
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `---\n${front.join('\n')}\n---\n# ${a.title}\n\n${a.bodyMarkdown}` }] };
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'not_found') throw new McpError(ErrorCode.InvalidParams, `No published article "${slug}"`);
+        throw err;
+      }
+    },
+  );
+}

@@ -1,0 +1,29 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { VERSION } from '../version.js';
+import { registerPrompts } from './prompts.js';
+import { registerArticleResources } from './resources.js';
+import type { ToolEnv } from './result.js';
+import { registerArticleTools } from './tools/articles.js';
+import { registerAuditTool } from './tools/audit.js';
+import { registerPublishingTools } from './tools/publishing.js';
+import { registerSiteProfileTool } from './tools/site-profile.js';
+
+const INSTRUCTIONS =
+  'This server manages the SEO articles of one website workspace. Start with get_site_profile (site, plan, credits left, granted scopes). ' +
+  'Read with list_articles / get_article; write with create_article / update_article and check with audit_article (these spend monthly credits); ' +
+  'publish_article / unpublish_article send articles to the live site. The write_seo_article prompt describes an article that passes the audit.';
+
+/**
+ * One MCP server per call (stateless Streamable HTTP): every tool is listed whatever the
+ * scopes, and each checks its scope and the caller's role when used.
+ */
+export function createMcpServer(env: ToolEnv): McpServer {
+  const server = new McpServer({ name: 'svc', title: 'svc SEO workspace', version: VERSION }, { instructions: INSTRUCTIONS });
+  registerSiteProfileTool(server, env);
+  registerArticleTools(server, env);
+  registerAuditTool(server, env);
+  registerPublishingTools(server, env);
+  registerArticleResources(server, env);
+  registerPrompts(server);
+  return server;
+}

@@ -1,0 +1,45 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { publishArticle, unpublishArticle } from '../../content/publish.js';
+import { type ToolEnv, gated, text } from '../result.js';
+import { articleRef, refOf, summary } from './present.js';
+
+export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
+  server.registerTool(
+    'publish_article',
+    {
+      title: 'Publish an article',
+      description:
+        'Publish (or republish) an article, by id or slug, to every enabled destination of the workspace: the headless content API ' +
+        'and/or the webhook to the CMS; `to` limits it to one. Republishing replaces the live copy with the current version. Needs `publish`.',
+      inputSchema: {
+        ...articleRef,
+        to: z.enum(['headless', 'webhook']).optional().describe('Publish only to this destination. Default: every enabled one.'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    gated(env, { tool: 'publish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; to?: 'headless' | 'webhook' }) => {
+      const result = (await publishArticle(env.app, env.workspace, refOf(args), { to: args.to }))!;
+      const where = result.targets.map((t) => `${t.kind} (${t.event === 'article.published' ? 'first publish' : 'updated'})`).join(', ');
+      const queued = result.targets.some((t) => t.kind === 'webhook') ? ' The webhook delivery is queued.' : '';
+      return text(`Published "${result.article.title}" (${result.article.slug}) to ${where}.${queued}`, { article: summary(result.article), targets: result.targets });
+    }),
+  );
+
+  server.registerTool(
+    'unpublish_article',
+    {
+      title: 'Unpublish an article',
+      description:
+        'Take a published article (by id or slug) down from every destination; it becomes a draft. When it is on the webhook, the ' +
+        'receiver must confirm first: if it refuses, nothing changes and its answer is reported. Needs `publish`.',
+      inputSchema: articleRef,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
+      const result = await unpublishArticle(env.app, env.workspace, refOf(args));
+      const from = result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : '';
+      return text(`Unpublished "${result.article.title}" (${result.article.slug})${from}; it is now a draft.`, { article: summary(result.article), removedFrom: result.removedFrom });
+    }),
+  );
+}

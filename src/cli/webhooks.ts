@@ -1,11 +1,167 @@
 import type { Command } from 'commander';
 import type { App } from '../app.js';
-import type { Io } from './io.js';
+import { getArticle } from '../articles/service.js';
+import { AppError, isAppError } from '../errors.js';
+import { daemonStatus } from '../webhooks/heartbeat.js';
+import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
+import { confirm } from './ask.js';
+import { act } from './harness.js';
+import { type Io, table } from './io.js';
+import { registerWebhookListen } from './webhook-listen.js';
 
-// PLACEHOLDER: svc webhook ... (issue 4).
-export function registerWebhooks(_program: Command, _io: Io): void {}
+const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
+type WsOpts = { workspace?: string };
 
-/** What to tell the operator after a change queued a webhook event (issue 4 refines it). */
-export async function webhookQueueNote(_app: App): Promise<string> {
-  return 'Webhook event queued for delivery.';
+export function registerWebhooks(program: Command, io: Io): void {
+  const webhook = program.command('webhook').alias('webhooks').description('the webhook connector: signed POSTs to your receiver on publish, update, unpublish and delete');
+
+  webhook
+    .command('set')
+    .description('create or change the workspace webhook (a new webhook gets a generated signing secret)')
+    .option(...WS)
+    .requiredOption('--url <url>', 'receiver endpoint (http or https)')
+    .option('--secret <whsec_...>', 'use this signing secret')
+    .option('--generate-secret', 'replace the signing secret with a new random one')
+    .action(
+      act<WsOpts & { url: string; secret?: string; generateSecret?: boolean }>(io, async ({ app, opts, out, workspace }) => {
+        const ws = await workspace();
+        const { connector, secret, resolved } = await setWebhook(app, ws, { url: opts.url, secret: opts.secret, generateSecret: opts.generateSecret });
+        if (!resolved) out.note(`note: ${new URL(connector.url!).hostname} does not resolve right now; it is checked again on every delivery.`);
+        out.result({ url: connector.url, enabled: connector.enabled, secret }, () =>
+          [
+            `Webhook of ${ws.name} sends to ${connector.url}${connector.enabled ? '' : ' (disabled: svc webhook enable)'}`,
+            secret ? `Signing secret: ${secret}\n(give it to your receiver; svc webhook show --show-secret prints it again)` : 'Signing secret unchanged.',
+          ].join('\n'),
+        );
+      }),
+    );
+
+  webhook
+    .command('show')
+    .description('the webhook, its health, its queue and whether a daemon is delivering')
+    .option(...WS)
+    .option('--show-secret', 'print the signing secret in full')
+    .action(
+      act<WsOpts & { showSecret?: boolean }>(io, async ({ app, opts, out, workspace }) => {
+        const w = await describeWebhook(app, await workspace(), { revealSecret: opts.showSecret });
+        out.result(w, () =>
+          [
+            `Webhook of ${w.workspace}`,
+            `  url:      ${w.url}`,
+            `  state:    ${w.enabled ? 'enabled' : `DISABLED: ${w.disabledReason ?? 'no reason recorded'}`}`,
+            ...(w.failingSince ? [`  failing:  every delivery has failed since ${w.failingSince}`] : []),
+            `  secret:   ${w.secret}${w.previousSecretUntil ? ` (the previous secret also signs until ${w.previousSecretUntil})` : ''}`,
+            `  events:   ${w.events.pending} pending, ${w.events.delivered} delivered, ${w.events.failed} failed${w.oldestPendingAt ? ` (oldest pending from ${w.oldestPendingAt})` : ''}`,
+            `  daemon:   ${w.daemon.running ? `running (pid ${w.daemon.daemons[0].pid} on ${w.daemon.daemons[0].host})` : 'not running: queued events wait until svc serve runs'}`,
+          ].join('\n'),
+        );
+      }),
+    );
+
+  for (const [name, description, fn] of [
+    ['enable', 'resume deliveries (also after a 410 or after 5 days of failures)', enableWebhook],
+    ['disable', 'pause deliveries; events stay queued until enabled', disableWebhook],
+  ] as const) {
+    webhook
+      .command(name)
+      .description(description)
+      .option(...WS)
+      .action(
+        act<WsOpts>(io, async ({ app, out, workspace }) => {
+          const c = await fn(app, await workspace());
+          out.result({ url: c.url, enabled: c.enabled, disabledReason: c.disabledReason }, () => `Webhook ${c.enabled ? 'enabled' : 'disabled'} (${c.url})`);
+        }),
+      );
+  }
+
+  webhook
+    .command('remove')
+    .description('remove the webhook with its queued events and delivery log')
+    .option(...WS)
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(
+      act<WsOpts & { yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
+        const ws = await workspace();
+        await confirm(io, opts.yes, `Remove the webhook of ${ws.name}, its queued events and its delivery log?`);
+        await removeWebhook(app, ws);
+        out.result({ removed: true }, () => `Webhook of ${ws.name} removed`);
+      }),
+    );
+
+  webhook
+    .command('rotate-secret')
+    .description('new signing secret; the old one keeps signing alongside it during the grace period')
+    .option(...WS)
+    .option('--grace <duration>', 'how long the old secret still signs (0 to stop at once)', '24h')
+    .action(
+      act<WsOpts & { grace: string }>(io, async ({ app, opts, out, workspace }) => {
+        const r = await rotateSecret(app, await workspace(), opts.grace);
+        out.result(r, () => `New signing secret: ${r.secret}\n${r.previousSecretUntil ? `The previous secret also signs until ${r.previousSecretUntil}.` : 'The previous secret no longer signs.'}`);
+      }),
+    );
+
+  webhook
+    .command('test')
+    .description('send a test event now and print the answer; exits 0 only on a 2xx')
+    .option(...WS)
+    .action(
+      act<WsOpts>(io, async ({ app, out, workspace }) => {
+        const r = await sendTest(app, await workspace());
+        const summary = { url: r.url, ok: r.ok, status: r.status, durationMs: r.durationMs, response: r.response, deliveryId: r.deliveryId, eventId: r.eventId };
+        if (!r.ok) throw new AppError('webhook_test_failed', 424, `Test delivery to ${r.url} failed: ${r.error} after ${r.durationMs} ms${r.response ? `\nreceiver answered: ${r.response}` : ''}`, { details: summary });
+        out.result(summary, () => `test -> ${r.url}: HTTP ${r.status} in ${r.durationMs} ms\n${r.response || '(empty answer)'}`);
+      }),
+    );
+
+  webhook
+    .command('deliveries')
+    .description('the attempt log, newest first')
+    .option(...WS)
+    .option('--article <id|slug>', 'only this article')
+    .option('--failed', 'only failed attempts')
+    .option('--limit <n>', 'how many', '50')
+    .action(
+      act<WsOpts & { article?: string; failed?: boolean; limit: string }>(io, async ({ app, opts, out, workspace }) => {
+        const ws = await workspace();
+        const articleId = opts.article ? await articleIdOf(app, ws, opts.article) : undefined;
+        const rows = await listWebhookDeliveries(app, ws, { articleId, failed: opts.failed, limit: Math.max(1, Number(opts.limit) || 50) });
+        const view = rows.map((d) => ({ ...d, status: d.statusCode ?? '-', result: d.ok ? 'ok' : (d.error ?? 'failed'), duration: `${d.durationMs}ms` }));
+        out.result(rows, () => table(view, ['createdAt', 'event', 'articleId', 'status', 'duration', 'result', 'id', 'eventId']));
+      }),
+    );
+
+  webhook
+    .command('redeliver')
+    .description('send an event again now (by event id evt_... or delivery id dlv_...)')
+    .argument('<event-or-delivery-id>')
+    .option(...WS)
+    .action(
+      act<WsOpts>(io, async ({ app, args, out, workspace }) => {
+        const r = await redeliver(app, await workspace(), args[0]);
+        const summary = { eventId: r.eventId, event: r.event, ok: r.ok, status: r.status, durationMs: r.durationMs, deliveryId: r.deliveryId, response: r.response, nextAttemptAt: r.nextAttemptAt };
+        if (!r.ok) {
+          const next = r.nextAttemptAt ? ` (the daemon retries at ${r.nextAttemptAt})` : '';
+          throw new AppError('redelivery_failed', 424, `Redelivery of ${r.event} ${r.eventId} failed: ${r.error}${next}`, { details: summary });
+        }
+        out.result(summary, () => `Redelivered ${r.event} ${r.eventId}: HTTP ${r.status} in ${r.durationMs} ms (delivery ${r.deliveryId})`);
+      }),
+    );
+
+  registerWebhookListen(webhook, io);
+}
+
+async function articleIdOf(app: App, ws: Parameters<typeof getArticle>[1], ref: string): Promise<string> {
+  try {
+    return (await getArticle(app, ws, ref)).id;
+  } catch (err) {
+    if (isAppError(err) && err.code === 'not_found') return ref; // a deleted article: its id is still in the log
+    throw err;
+  }
+}
+
+/** What to tell the operator after a change queued a webhook event: delivered now, or waiting for a daemon. */
+export async function webhookQueueNote(app: App): Promise<string> {
+  const status = await daemonStatus(app);
+  if (status.running) return `Webhook event queued; the running daemon (pid ${status.daemons[0].pid}) delivers it now (svc webhook deliveries shows the result).`;
+  return 'Webhook event queued; no daemon is running, so it waits in the outbox and is delivered when svc serve starts.';
 }

@@ -82,7 +82,7 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
     const outcome = await deliverUnpublishNow(ctx, { workspace: ws, connector: webhook, article, publication: webhookPub });
     if (!outcome.ok) {
       await publications.recordError(ctx.db, article.id, webhook.id, outcome.error, nowIso(ctx.clock));
-      throw new AppError('receiver_refused', 502, `The webhook receiver did not confirm the unpublish: ${outcome.error}. The article stays published.`, {
+      throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${outcome.error}. The article stays published.`, {
         details: { status: outcome.status ?? null },
         hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
       });

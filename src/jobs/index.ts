@@ -1,5 +1,6 @@
 import type { App } from '../app.js';
 import { startScheduler } from './scheduler.js';
+import { startWebhookWorker } from '../webhooks/worker.js';
 
 export interface Job {
   /** Stop taking new work and wait for work in progress. */
@@ -9,6 +10,7 @@ export interface Job {
 /** Background work of the daemon. Each job is started here so serve.ts reads top to bottom. */
 export function startJobs(app: App): Job {
   const jobs: Job[] = [startScheduler(app)];
+  jobs.push(startWebhookWorker(app));
   return {
     async stop() {
       for (const job of jobs.reverse()) await job.stop();

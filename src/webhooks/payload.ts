@@ -1,0 +1,103 @@
+import type { Article } from '../articles/types.js';
+import type { Publication } from '../content/publications.js';
+import { renderHtml, withoutFirstH1, wordCount } from '../content/render.js';
+import type { Workspace } from '../workspaces/types.js';
+
+export type WebhookEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted' | 'test';
+
+/**
+ * What an outbox row keeps of the world at enqueue time, so every attempt can build its payload
+ * anew even after the article is deleted.
+ */
+export interface EventSnapshot {
+  workspace: { id: string; name: string; websiteUrl: string };
+  article: {
+    id: string;
+    title: string;
+    slug: string | null;
+    contentType: string;
+    metaTitle: string | null;
+    metaDescription: string | null;
+    focusKeyword: string | null;
+    featuredImageUrl: string | null;
+    targetLength: number;
+    seoScore: number | null;
+    bodyMarkdown: string | null;
+  };
+  publication: { publishedAt: string | null; publishedUrl: string | null };
+}
+
+export interface WebhookPayload {
+  event: WebhookEventName;
+  eventId: string;
+  deliveredAt: string;
+  deliveryId: string;
+  workspace: EventSnapshot['workspace'];
+  article: Omit<EventSnapshot['article'], 'bodyMarkdown'> & {
+    wordCount: number;
+    publishedAt: string | null;
+    publishedUrl: string | null;
+    body: { markdown: string | null; html: string | null };
+  };
+}
+
+export function snapshotOf(ws: Workspace, article: Article, publication: Publication | null): EventSnapshot {
+  return {
+    workspace: { id: ws.id, name: ws.name, websiteUrl: ws.websiteUrl },
+    article: {
+      id: article.id,
+      title: article.title,
+      slug: article.slug,
+      contentType: article.contentType,
+      metaTitle: article.metaTitle,
+      metaDescription: article.metaDescription,
+      focusKeyword: article.focusKeyword,
+      featuredImageUrl: article.featuredImageUrl,
+      targetLength: article.targetLength,
+      seoScore: article.seoScore,
+      // The H1 is the title (decisions.md), so the body starts after it, as in the content API.
+      bodyMarkdown: withoutFirstH1(article.bodyMarkdown),
+    },
+    publication: { publishedAt: publication?.firstPublishedAt ?? null, publishedUrl: publication?.publishedUrl ?? null },
+  };
+}
+
+/** The payload of one attempt: new deliveryId and deliveredAt, html rendered now. */
+export function buildPayload(args: { event: WebhookEventName; eventId: string; deliveryId: string; deliveredAt: string; snapshot: EventSnapshot; publishedUrl?: string | null }): WebhookPayload {
+  const { bodyMarkdown, ...article } = args.snapshot.article;
+  return {
+    event: args.event,
+    eventId: args.eventId,
+    deliveredAt: args.deliveredAt,
+    deliveryId: args.deliveryId,
+    workspace: args.snapshot.workspace,
+    article: {
+      ...article,
+      wordCount: bodyMarkdown ? wordCount(bodyMarkdown) : 0,
+      publishedAt: args.snapshot.publication.publishedAt,
+      publishedUrl: args.publishedUrl !== undefined ? args.publishedUrl : args.snapshot.publication.publishedUrl,
+      body: { markdown: bodyMarkdown, html: bodyMarkdown === null ? null : renderHtml(bodyMarkdown) },
+    },
+  };
+}
+
+/** The `article` of a `test` event: a fixed sample, so receivers can exercise their whole path. */
+export function sampleSnapshot(ws: Workspace, now: string): EventSnapshot {
+  return {
+    workspace: { id: ws.id, name: ws.name, websiteUrl: ws.websiteUrl },
+    article: {
+      id: 'art_sample',
+      title: 'Sample article from svc',
+      slug: 'sample-article-from-svc',
+      contentType: 'BLOG_POST',
+      metaTitle: 'Sample article from svc',
+      metaDescription: 'A sample article sent by svc webhook test. It is not stored anywhere.',
+      focusKeyword: 'sample article',
+      featuredImageUrl: null,
+      targetLength: 1200,
+      seoScore: 80,
+      bodyMarkdown: '## What this is\n\nA **test** delivery from svc. Your receiver should answer 2xx.\n\n## Next steps\n\n- Verify the signature\n- Upsert by `article.id`\n',
+    },
+    publication: { publishedAt: now, publishedUrl: null },
+  };
+}

@@ -1,0 +1,134 @@
+import type { Ctx } from '../context.js';
+import { type Connector, deleteConnector, ensureConnector, findConnector, updateConnector } from '../content/connectors.js';
+import { parseDuration } from '../config/duration.js';
+import { AppError, badRequest, notFound, usageError } from '../errors.js';
+import { newId } from '../lib/ids.js';
+import type { Workspace } from '../workspaces/types.js';
+import { attemptEvent, leaseMs, type AttemptOutcome } from './attempt.js';
+import { daemonStatus } from './heartbeat.js';
+import { sampleSnapshot } from './payload.js';
+import { SECRET_PATTERN, activeSecrets, generateSecret, maskSecret } from './secrets.js';
+import { countByStatus, findDelivery, findEvent, insertEvent, listDeliveries, oldestPending, reclaimEvent } from './store.js';
+import { checkTargetResolves, parseTargetUrl } from './targets.js';
+
+/** The webhook connector as operators see it; the secret only when asked (and once after set/rotate). */
+export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSecret?: boolean } = {}) {
+  const c = await requireWebhook(ctx, ws);
+  const counts = await countByStatus(ctx.db, c.id);
+  const now = ctx.clock.now();
+  const rotating = activeSecrets(c, now).length > 1;
+  return {
+    workspace: ws.name,
+    url: c.url,
+    enabled: c.enabled,
+    disabledReason: c.disabledReason,
+    failingSince: c.failingSince,
+    secret: opts.revealSecret ? c.signingSecret : maskSecret(c.signingSecret),
+    previousSecretUntil: rotating ? c.previousSecretUntil : null,
+    events: counts,
+    oldestPendingAt: await oldestPending(ctx.db, c.id),
+    daemon: await daemonStatus(ctx),
+  };
+}
+
+export interface WebhookSetInput {
+  url: string;
+  secret?: string;
+  generateSecret?: boolean;
+}
+
+/**
+ * Create or change the workspace's webhook. A new webhook gets a generated secret unless one is
+ * given; an existing one keeps its secret unless --secret or --generate-secret says otherwise.
+ */
+export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
+  if (input.secret !== undefined && input.generateSecret) throw usageError('Pass --secret or --generate-secret, not both');
+  if (input.secret !== undefined && !SECRET_PATTERN.test(input.secret)) {
+    throw badRequest('invalid_secret', 'A signing secret is "whsec_" followed by at least 32 letters and digits', { hint: 'Or let svc make one: --generate-secret' });
+  }
+  const url = parseTargetUrl(input.url, ctx.config.webhooks);
+  const { resolved } = await checkTargetResolves(url, ctx.config.webhooks);
+  const now = ctx.clock.now().toISOString();
+  const existing = await findConnector(ctx.db, ws.id, 'webhook');
+  const newSecret = input.secret ?? (input.generateSecret || !existing?.signingSecret ? generateSecret() : null);
+  const fields = { url: url.toString(), updated_at: now, ...(newSecret ? { signing_secret: newSecret, previous_secret: null, previous_secret_until: null } : {}) };
+  if (existing) await updateConnector(ctx.db, existing.id, fields);
+  else await ensureConnector(ctx.db, ws.id, 'webhook', now, fields);
+  return { connector: (await findConnector(ctx.db, ws.id, 'webhook'))!, secret: newSecret, resolved };
+}
+
+export async function enableWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {
+  const c = await requireWebhook(ctx, ws);
+  await updateConnector(ctx.db, c.id, { enabled: true, disabled_reason: null, failing_since: null, updated_at: ctx.clock.now().toISOString() });
+  ctx.events.emit('webhooks.enqueued', { workspaceId: ws.id });
+  return (await findConnector(ctx.db, ws.id, 'webhook'))!;
+}
+
+export async function disableWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {
+  const c = await requireWebhook(ctx, ws);
+  const now = ctx.clock.now().toISOString();
+  await updateConnector(ctx.db, c.id, { enabled: false, disabled_reason: `Disabled by an operator at ${now}`, updated_at: now });
+  return (await findConnector(ctx.db, ws.id, 'webhook'))!;
+}
+
+/** Remove the webhook with its queued events, delivery log and publications. */
+export async function removeWebhook(ctx: Ctx, ws: Workspace): Promise<void> {
+  await deleteConnector(ctx.db, (await requireWebhook(ctx, ws)).id);
+}
+
+/** New secret; the old one keeps signing (a second v1) for `grace` so receivers can switch over. */
+export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h'): Promise<{ secret: string; previousSecretUntil: string | null }> {
+  const c = await requireWebhook(ctx, ws);
+  const ms = parseDuration(grace);
+  if (ms === undefined) throw usageError(`--grace takes a duration such as 30m, 24h or 7d, not "${grace}"`);
+  const now = ctx.clock.now();
+  const secret = generateSecret();
+  const until = ms > 0 ? new Date(now.getTime() + ms).toISOString() : null;
+  await updateConnector(ctx.db, c.id, { signing_secret: secret, previous_secret: until ? c.signingSecret : null, previous_secret_until: until, updated_at: now.toISOString() });
+  return { secret, previousSecretUntil: until };
+}
+
+/** Send a `test` event now from this process (not via the daemon) and report the receiver's answer. */
+export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome & { eventId: string; url: string }> {
+  const c = await requireWebhook(ctx, ws);
+  const now = ctx.clock.now();
+  const id = newId('evt');
+  await insertEvent(ctx.db, {
+    id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now.toISOString()), now: now.toISOString(),
+    lock: { by: `cli:${process.pid}`, until: new Date(now.getTime() + leaseMs(ctx)).toISOString() },
+  });
+  const outcome = await attemptEvent(ctx, (await findEvent(ctx.db, id))!, c);
+  return { ...outcome, eventId: id, url: c.url! };
+}
+
+export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
+  return listDeliveries(ctx.db, { workspaceId: ws.id, articleId: f.articleId, failed: f.failed, limit: f.limit ?? 50 });
+}
+
+/**
+ * Send an event again now, from this process, by event id or by the id of any of its
+ * deliveries. A fresh retry budget follows a failure (except for test events).
+ */
+export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string }> {
+  const delivery = ref.startsWith('dlv_') ? await findDelivery(ctx.db, ref) : undefined;
+  const event = await findEvent(ctx.db, delivery?.eventId ?? ref);
+  if (!event || event.workspaceId !== ws.id) throw notFound('webhook event or delivery', ref, { hint: `List deliveries with: svc webhook deliveries --workspace ${ws.name}` });
+  if (event.event === 'article.unpublished') {
+    throw badRequest('not_redeliverable', 'An article.unpublished is only sent by unpublishing', { hint: 'Run svc articles unpublish again: it sends a new article.unpublished and takes the article down on a 2xx.' });
+  }
+  const c = await requireWebhook(ctx, ws);
+  if (c.id !== event.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');
+  if (!c.enabled) throw badRequest('webhook_disabled', `The webhook is disabled: ${c.disabledReason ?? 'no reason recorded'}`, { hint: 'Run svc webhook enable first.' });
+  const now = ctx.clock.now();
+  if (!(await reclaimEvent(ctx.db, event.id, `cli:${process.pid}`, now.toISOString(), new Date(now.getTime() + leaseMs(ctx)).toISOString()))) {
+    throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
+  }
+  const outcome = await attemptEvent(ctx, { ...event, attempts: 0, status: 'pending' }, c);
+  return { ...outcome, eventId: event.id, event: event.event };
+}
+
+async function requireWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {
+  const c = await findConnector(ctx.db, ws.id, 'webhook');
+  if (!c) throw notFound('webhook', undefined, { hint: `Set one first: svc webhook set --workspace ${ws.name} --url https://...` });
+  return c;
+}

@@ -1,0 +1,64 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+// Stripe-compatible signatures (decisions.md): `t=<unix seconds>,v1=<hex>[,v1=<hex>...]` where
+// hex = HMAC-SHA256(key = secret as UTF-8, message = "<t>.<raw body>"). During a secret rotation
+// one v1 per active secret, newest first. This file imports nothing else from svc: it is part of
+// the public package (receivers import verifyWebhookSignature).
+
+type RawBody = string | Uint8Array;
+
+const toBuffer = (body: RawBody): Buffer => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+
+/** Hex HMAC-SHA256 of `"<t>.<raw body>"`, computed over the exact bytes. */
+export function computeSignature(rawBody: RawBody, timestamp: number, secret: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
+}
+
+/** The X-Service-Signature header for a body, signed with every active secret (newest first). */
+export function signatureHeader(rawBody: RawBody, secrets: string[], timestamp: number): string {
+  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${computeSignature(rawBody, timestamp, s)}`)].join(',');
+}
+
+export interface VerifyOptions {
+  /** Refuse a `t` further than this from now (default 300 s; 0 turns the check off). */
+  toleranceSeconds?: number;
+  /** "Now" in unix seconds, for tests (default: the system clock). */
+  now?: number;
+}
+
+/** Why a signature header does not verify, or null when it does. */
+export function signatureProblem(rawBody: RawBody, header: string | null | undefined, secret: string | string[], options: VerifyOptions = {}): string | null {
+  if (typeof header !== 'string' || header === '') return 'missing signature header';
+  // Parsed the way Stripe's libraries do: comma-separated key=value items, `t` once, any number
+  // of `v1`, other schemes (v0, ...) ignored.
+  let timestamp = -1;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') timestamp = Number.parseInt(value, 10);
+    if (key === 'v1' && value) signatures.push(value);
+  }
+  if (!Number.isFinite(timestamp) || timestamp < 0 || signatures.length === 0) return 'unable to extract timestamp and signatures from header';
+  const secrets = Array.isArray(secret) ? secret : [secret];
+  const matched = secrets.some((s) => {
+    const expected = Buffer.from(computeSignature(rawBody, timestamp, s), 'utf8');
+    return signatures.some((sig) => {
+      const given = Buffer.from(sig, 'utf8');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+  });
+  if (!matched) return 'no signature matches the expected signature for the payload';
+  const tolerance = options.toleranceSeconds ?? 300;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (tolerance > 0 && Math.abs(now - timestamp) > tolerance) return 'timestamp outside the tolerance zone';
+  return null;
+}
+
+/**
+ * Verify an X-Service-Signature header against the raw (unparsed) request body. Accepts any of
+ * several secrets (rotation on the receiver side). Returns true only for a matching `v1` whose
+ * `t` is within `toleranceSeconds` (default 300) of now.
+ */
+export function verifyWebhookSignature(rawBody: RawBody, header: string | null | undefined, secret: string | string[], options: VerifyOptions = {}): boolean {
+  return signatureProblem(rawBody, header, secret, options) === null;
+}

@@ -1,0 +1,107 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import net from 'node:net';
+import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
+
+// SSRF protection (decisions.md, Targets): http and https only; loopback, private, link-local
+// and other non-public addresses are refused unless the config allows them. The check runs on
+// the URL when it is set and again on every address a delivery actually connects to (a custom
+// `lookup`), so a DNS name that later resolves to 127.0.0.1 (rebinding) is still refused.
+
+type WebhookConfig = Config['webhooks'];
+
+const blocked = new net.BlockList();
+for (const [net4, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(net4, prefix, 'ipv4');
+for (const [net6, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b:1::', 48]] as const) {
+  blocked.addSubnet(net6, prefix, 'ipv6');
+}
+
+/** True for loopback, private, link-local, multicast and reserved addresses (IPv4 and IPv6). */
+export function isNonPublicAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const lower = address.toLowerCase();
+  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address.
+  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (embedded) return blocked.check(embedded[1], 'ipv4');
+  const mappedHex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (mappedHex) {
+    const hi = parseInt(mappedHex[1], 16);
+    const lo = parseInt(mappedHex[2], 16);
+    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  }
+  return blocked.check(address, 'ipv6');
+}
+
+const stripBrackets = (host: string) => host.replace(/^\[|\]$/g, '');
+
+/** Whether the config lets this host reach non-public addresses. */
+export const privateAllowed = (config: WebhookConfig, hostname: string): boolean =>
+  config.allowPrivateNetworks || config.allowedHosts.some((h) => h.toLowerCase() === stripBrackets(hostname).toLowerCase());
+
+export const ALLOW_HINT =
+  'To allow it (development, or a receiver on this host): set webhooks.allowPrivateNetworks: true in the config file ' +
+  '(or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true), or add the exact host name to webhooks.allowedHosts (SVC_WEBHOOKS_ALLOWED_HOSTS).';
+
+export const refusedTarget = (host: string, address: string) =>
+  new AppError('webhook_target_refused', 400, `Refusing to send webhooks to ${host}: it is a loopback or private-network address (${address})`, { hint: ALLOW_HINT });
+
+/** Parse and check a receiver URL's form (scheme, host; literal IP addresses). */
+export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('invalid_url', 400, `"${raw}" is not a valid URL`, { hint: 'Give the full address, e.g. https://blog.example.com/hooks/svc' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('invalid_url', 400, `Webhook URLs must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+  }
+  const host = stripBrackets(url.hostname);
+  if (!privateAllowed(config, url.hostname)) {
+    if (net.isIP(host) && isNonPublicAddress(host)) throw refusedTarget(url.hostname, host);
+    if (host === 'localhost' || host.endsWith('.localhost')) throw refusedTarget(url.hostname, 'loopback');
+  }
+  return url;
+}
+
+/** Resolve the host now and refuse it when it points at a non-public address. Unresolvable hosts pass (checked again at delivery). */
+export async function checkTargetResolves(url: URL, config: WebhookConfig): Promise<{ resolved: boolean }> {
+  if (privateAllowed(config, url.hostname) || net.isIP(stripBrackets(url.hostname))) return { resolved: true };
+  const addresses = await new Promise<LookupAddress[] | null>((resolve) => dnsLookup(url.hostname, { all: true }, (err, list) => resolve(err ? null : list)));
+  if (!addresses) return { resolved: false };
+  const bad = addresses.find((a) => isNonPublicAddress(a.address));
+  if (bad) throw refusedTarget(url.hostname, bad.address);
+  return { resolved: true };
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for http.request / net.connect that refuses non-public addresses: the check is on
+ * the address the socket will actually connect to.
+ */
+export function guardedLookup(config: WebhookConfig) {
+  return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
+    const opts = typeof options === 'number' ? { family: options } : options;
+    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
+      if (err) return callback(err, opts.all ? [] : '', undefined);
+      if (!privateAllowed(config, hostname)) {
+        const bad = addresses.find((a) => isNonPublicAddress(a.address));
+        if (bad) return callback(refusedTarget(hostname, bad.address) as unknown as NodeJS.ErrnoException, opts.all ? [] : '', undefined);
+      }
+      if (opts.all) return callback(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/** Refuse a literal IP target at connect time (Node skips `lookup` for IP literals). */
+export function assertLiteralAllowed(url: URL, config: WebhookConfig): void {
+  const host = stripBrackets(url.hostname);
+  if (net.isIP(host) && !privateAllowed(config, url.hostname) && isNonPublicAddress(host)) throw refusedTarget(url.hostname, host);
+}

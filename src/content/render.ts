@@ -65,6 +65,62 @@ export function renderHtml(markdown: string): string {
   }).trim();
 }
 
-const plain = (inline: string): string => sanitizeHtml(marked.parseInline(inline) as string, { allowedTags: [], allowedAttributes: {} }).trim();
+/** A question of a FAQ section and its answer as plain text. */
+export interface FaqPair {
+  question: string;
+  answer: string;
+}
+
+const FAQ_HEADING = /^(faqs?|frequently asked questions)\b/i;
+
+/**
+ * Question/answer pairs of the body's FAQ section (decisions.md): a heading named FAQ or
+ * Frequently Asked Questions whose sub-headings end with "?"; each answer is the text up to
+ * the next heading.
+ */
+export function faqPairs(markdown: string): FaqPair[] {
+  const tokens = marked.lexer(markdown);
+  const pairs: FaqPair[] = [];
+  let faqDepth = 0;
+  let current: { question: string; parts: string[] } | null = null;
+  const flush = () => {
+    if (current && current.parts.length) pairs.push({ question: current.question, answer: current.parts.join(' ').replace(/\s+/g, ' ').trim() });
+    current = null;
+  };
+  for (const t of tokens) {
+    if (t.type === 'heading') {
+      const h = t as Tokens.Heading;
+      const text = plain(h.text);
+      if (faqDepth && h.depth <= faqDepth) {
+        flush();
+        faqDepth = 0;
+      }
+      if (!faqDepth && FAQ_HEADING.test(text)) {
+        faqDepth = h.depth;
+        continue;
+      }
+      if (faqDepth && h.depth > faqDepth) {
+        flush();
+        if (text.endsWith('?')) current = { question: text, parts: [] };
+      }
+      continue;
+    }
+    if (current && t.type !== 'space') {
+      const html = marked.parser([t] as never) as string;
+      const text = plain(html);
+      if (text) current.parts.push(text);
+    }
+  }
+  flush();
+  return pairs;
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
+
+/** Tags stripped; entities that sanitize-html escapes turned back into characters (plain text, not HTML). */
+const plain = (inline: string): string =>
+  sanitizeHtml(marked.parseInline(inline) as string, { allowedTags: [], allowedAttributes: {} })
+    .replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m])
+    .trim();
 
 export const plainText = plain;

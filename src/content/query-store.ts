@@ -1,0 +1,120 @@
+import type { Queryable } from '../db/connect.js';
+import type { RelatedPost } from '../client/types.js';
+import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
+
+type Row = Record<string, any>;
+
+export interface PageQuery {
+  page: number;
+  limit: number;
+  category?: string;
+  tag?: string;
+}
+
+/** Serialized ArticleIndex rows of one page, newest first, and the true total. */
+export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
+  if (q.category !== undefined && q.tag !== undefined) return bothFilters(db, workspaceId, q);
+  const group = q.tag !== undefined ? tagGroup(workspaceId, q.tag) : q.category !== undefined ? catGroup(workspaceId, q.category) : wsGroup(workspaceId);
+  const total = await groupSize(db, group);
+  const top = total - 1 - q.page * q.limit; // rank of the page's newest row
+  if (top < 0) return { rows: [], total };
+  const query =
+    group.table === 'content_tags'
+      ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }).andWhere('g.rank', '<=', top).orderBy('g.rank', 'desc')
+      : db('content_index as ci').where(prefixed(group.where)).andWhere(`ci.${group.column}`, '<=', top).orderBy(`ci.${group.column}`, 'desc');
+  const rows = await query.limit(q.limit).select('ci.index_json');
+  return { rows: rows.map((r: Row) => r.index_json as string), total };
+}
+
+// Category and tag together (decisions.md: AND). Bounded by the tag's size; counted per request
+// and then cached like every response.
+async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
+  const base = () =>
+    db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
+  const countRow = await base().count<{ n: number }>({ n: '*' }).first();
+  const total = Number(countRow?.n ?? 0);
+  if (q.page * q.limit >= total) return { rows: [], total };
+  const rows = await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).select('ci.index_json');
+  return { rows: rows.map((r: Row) => r.index_json as string), total };
+}
+
+const prefixed = (where: Record<string, string>) => Object.fromEntries(Object.entries(where).map(([k, v]) => [`ci.${k}`, v]));
+
+export interface ArticleRow {
+  id: string;
+  category: string;
+  tags: string[];
+  updatedAt: string;
+  json: string;
+}
+
+export async function articleRow(db: Queryable, workspaceId: string, slug: string): Promise<ArticleRow | undefined> {
+  const row = await db('content_index as ci')
+    .join('content_articles as ca', 'ca.article_id', 'ci.article_id')
+    .where({ 'ci.workspace_id': workspaceId, 'ci.slug': slug })
+    .first('ci.article_id', 'ci.category', 'ci.tags', 'ci.updated_at', 'ca.article_json');
+  return row ? { id: row.article_id, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
+}
+
+/** Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md). */
+export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
+  const picked: Row[] = [];
+  if (a.tags.length) {
+    const shared = db('content_tags').where({ workspace_id: workspaceId }).whereIn('tag', a.tags).whereNot('article_id', a.id).groupBy('article_id').select('article_id').count({ shared: '*' }).as('s');
+    picked.push(
+      ...(await db
+        .from(shared)
+        .join('content_index as ci', 'ci.article_id', 's.article_id')
+        .select('ci.article_id', 'ci.index_json')
+        .orderBy('s.shared', 'desc')
+        .orderByRaw('case when ci.category = ? then 1 else 0 end desc', [a.category])
+        .orderBy('ci.published_at', 'desc')
+        .orderBy('ci.article_id', 'desc')
+        .limit(3)),
+    );
+  }
+  if (picked.length < 3) {
+    picked.push(
+      ...(await db('content_index')
+        .where({ workspace_id: workspaceId, category: a.category })
+        .whereNotIn('article_id', [a.id, ...picked.map((r) => r.article_id as string)])
+        .orderBy('cat_rank', 'desc')
+        .limit(3 - picked.length)
+        .select('article_id', 'index_json')),
+    );
+  }
+  return picked.map((r) => {
+    const index = JSON.parse(r.index_json);
+    return { id: index.id, headline: index.headline, slug: index.slug };
+  });
+}
+
+export interface TermRow {
+  title: string;
+  slug: string;
+  count: number;
+  lastmod: string;
+}
+
+export async function termRows(db: Queryable, workspaceId: string, kind: 'category' | 'tag'): Promise<TermRow[]> {
+  const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
+  return rows.map((r: Row) => ({ title: r.title, slug: r.slug, count: Number(r.count), lastmod: r.lastmod }));
+}
+
+/** Serialized sitemap entries, newest first: one query, no row-by-row work. */
+export async function sitemapRows(db: Queryable, workspaceId: string): Promise<string[]> {
+  const rows = await db('content_index').where({ workspace_id: workspaceId }).orderBy('ws_rank', 'desc').select('sitemap_json');
+  return rows.map((r: Row) => r.sitemap_json as string);
+}
+
+/** When the workspace's served content last changed (null: never published). */
+export async function changedAt(db: Queryable, workspaceId: string): Promise<string | null> {
+  const row = await db('content_state').where({ workspace_id: workspaceId }).first('changed_at');
+  return row?.changed_at ?? null;
+}
+
+/** The freshness check: one indexed read of the workspace's content version. */
+export async function contentVersion(db: Queryable, workspaceId: string): Promise<number | null> {
+  const row = await db('workspaces').where({ id: workspaceId }).first('content_version');
+  return row ? Number(row.content_version) : null;
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/connect.js';
+import * as q from './query-store.js';
+import type { CachedResponse } from './response-cache.js';
+
+/** What a content API request asks for, validated (see http/content-api.ts). */
+export type ContentRoute =
+  | { kind: 'page'; page: number; limit: number; category?: string; tag?: string }
+  | { kind: 'article'; slug: string }
+  | { kind: 'categories' }
+  | { kind: 'tags' }
+  | { kind: 'sitemap' };
+
+/** Cache key of a route within a workspace. */
+export function routeKey(r: ContentRoute): string {
+  switch (r.kind) {
+    case 'page':
+      return `page\0${r.page}\0${r.limit}\0${r.category ?? '\u0001'}\0${r.tag ?? '\u0001'}`;
+    case 'article':
+      return `article\0${r.slug}`;
+    default:
+      return r.kind;
+  }
+}
+
+/**
+ * Build the serialized response of a route from the stored snapshots. Lists and the sitemap
+ * are concatenations of JSON serialized at publish time; nothing is rendered here.
+ */
+export async function buildResponse(db: Queryable, workspaceId: string, route: ContentRoute, version: number): Promise<CachedResponse> {
+  switch (route.kind) {
+    case 'page': {
+      const [{ rows, total }, changed] = await Promise.all([q.pageRows(db, workspaceId, route), q.changedAt(db, workspaceId)]);
+      return ok(`{"data":{"articles":[${rows.join(',')}],"total":${total},"page":${route.page},"limit":${route.limit}}}`, changed, version);
+    }
+    case 'article': {
+      const row = await q.articleRow(db, workspaceId, route.slug);
+      if (!row) {
+        const body = JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } });
+        return { status: 404, body: Buffer.from(body), etag: null, lastModified: null, version };
+      }
+      const related = await q.relatedPosts(db, workspaceId, row);
+      // row.json is an object literal: append relatedPosts before its closing brace.
+      return ok(`{"data":${row.json.slice(0, -1)},"relatedPosts":${JSON.stringify(related)}}}`, row.updatedAt, version);
+    }
+    case 'categories':
+    case 'tags': {
+      const [terms, changed] = await Promise.all([q.termRows(db, workspaceId, route.kind === 'tags' ? 'tag' : 'category'), q.changedAt(db, workspaceId)]);
+      return ok(JSON.stringify({ data: terms.map(({ title, slug, count }) => ({ title, slug, count })) }), changed, version);
+    }
+    case 'sitemap': {
+      const [articles, categories, tags, changed] = await Promise.all([
+        q.sitemapRows(db, workspaceId),
+        q.termRows(db, workspaceId, 'category'),
+        q.termRows(db, workspaceId, 'tag'),
+        q.changedAt(db, workspaceId),
+      ]);
+      const terms = (rows: q.TermRow[]) => JSON.stringify(rows.map(({ slug, lastmod }) => ({ slug, lastmod })));
+      return ok(`{"data":{"articles":[${articles.join(',')}],"categories":${terms(categories)},"tags":${terms(tags)}}}`, changed, version);
+    }
+  }
+}
+
+function ok(json: string, changed: string | null, version: number): CachedResponse {
+  const body = Buffer.from(json);
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return { status: 200, body, etag, lastModified: changed ? new Date(changed).toUTCString() : null, version };
+}

@@ -1,0 +1,128 @@
+import { categoryOf } from '../articles/categories.js';
+import type { Article as DomainArticle } from '../articles/types.js';
+import type { Article, ArticleIndex, Tag } from '../client/types.js';
+import { slugify } from '../lib/slug.js';
+import type { Workspace } from '../workspaces/types.js';
+import type { Publication } from './publications.js';
+import { faqPairs, headings, plainText, renderHtml, withoutFirstH1, wordCount } from './render.js';
+
+/** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
+export type StoredArticle = Omit<Article, 'relatedPosts'>;
+
+/** What the content API serves for one published article, computed once at publish. */
+export interface Snapshot {
+  index: ArticleIndex;
+  article: StoredArticle;
+  /** `{"slug":..,"lastmod":..,"url":..}`: the article's sitemap entry, serialized once. */
+  sitemapEntry: string;
+}
+
+/** The rendered parts of a body; separate so a bulk seeder can reuse them for equal bodies. */
+export interface RenderedBody {
+  markdown: string;
+  html: string;
+  outline: string[];
+  words: number;
+  excerpt: string;
+  faq: Array<{ question: string; answer: string }>;
+}
+
+export function renderBody(bodyMarkdown: string): RenderedBody {
+  const markdown = withoutFirstH1(bodyMarkdown);
+  const html = renderHtml(markdown);
+  const text = plainText(html.replace(/<\/(p|h\d|li|td|th|blockquote)>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return {
+    markdown,
+    html,
+    outline: headings(markdown).map((h) => h.text),
+    words: wordCount(markdown),
+    excerpt: text.length > 160 ? `${text.slice(0, 157).replace(/\s+\S*$/, '')}...` : text,
+    faq: faqPairs(markdown),
+  };
+}
+
+/** Focus keyword then secondary keywords, de-duplicated by slug (decisions.md). */
+export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryKeywords'>): Tag[] {
+  const seen = new Set<string>();
+  const tags: Tag[] = [];
+  for (const keyword of [article.focusKeyword, ...article.secondaryKeywords]) {
+    const title = keyword?.trim();
+    const slug = title ? slugify(title) : '';
+    if (!title || !slug || seen.has(slug)) continue;
+    seen.add(slug);
+    tags.push({ id: slug, title, slug });
+  }
+  return tags;
+}
+
+/** siteUrl (or websiteUrl) + contentPath + / + slug, slashes normalised; null without a base. */
+export function articleUrl(ws: Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>, slug: string): string | null {
+  const base = (ws.siteUrl || ws.websiteUrl || '').trim().replace(/\/+$/, '');
+  if (!base) return null;
+  const path = (ws.contentPath ?? '').replace(/^\/+|\/+$/g, '');
+  return `${base}${path ? `/${path}` : ''}/${encodeURIComponent(slug)}`;
+}
+
+/** Build the snapshot of an article being published (pure: no I/O). */
+export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody = renderBody(article.bodyMarkdown)): Snapshot {
+  const category = categoryOf(article.contentType);
+  const tags = tagsOf(article);
+  const url = articleUrl(ws, article.slug);
+  const index: ArticleIndex = {
+    id: article.id,
+    slug: article.slug,
+    title: article.title,
+    headline: article.title,
+    metaDescription: article.metaDescription ?? rendered.excerpt,
+    image: article.featuredImageUrl,
+    readingTime: Math.max(1, Math.ceil(rendered.words / 200)),
+    category: { id: category.slug, title: category.title, slug: category.slug },
+    tags,
+    publishedAt: utc(publication.firstPublishedAt),
+    createdAt: utc(article.createdAt),
+    updatedAt: utc(publication.updatedAt),
+  };
+  const stored: StoredArticle = {
+    ...index,
+    html: rendered.html,
+    markdown: rendered.markdown,
+    metaTitle: article.metaTitle ?? article.title,
+    metaKeywords: tags.map((t) => t.title).join(', '),
+    focusKeyword: article.focusKeyword,
+    imageAlt: article.imageAlt,
+    author: article.author,
+    wordCount: rendered.words,
+    url,
+    outline: rendered.outline,
+    schemaJsonLd: schemaJsonLd(index, article, url, rendered.faq),
+    deleted: false,
+    published: true,
+  };
+  return { index, article: stored, sitemapEntry: JSON.stringify({ slug: article.slug, lastmod: index.updatedAt, url }) };
+}
+
+/** Article (and FAQPage) JSON-LD; `<` escaped so the string is safe inside a script element. */
+function schemaJsonLd(index: ArticleIndex, article: DomainArticle, url: string | null, faq: RenderedBody['faq']): string {
+  const node: Record<string, unknown> = {
+    '@type': 'Article',
+    headline: index.headline,
+    description: index.metaDescription,
+    ...(index.image ? { image: index.image } : {}),
+    datePublished: index.publishedAt,
+    dateModified: index.updatedAt,
+    ...(article.author ? { author: { '@type': 'Person', name: article.author } } : {}),
+    ...(url ? { mainEntityOfPage: { '@type': 'WebPage', '@id': url } } : {}),
+  };
+  const doc = faq.length
+    ? {
+        '@context': 'https://schema.org',
+        '@graph': [
+          node,
+          { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) },
+        ],
+      }
+    : { '@context': 'https://schema.org', ...node };
+  return JSON.stringify(doc).replace(/</g, '\\u003c');
+}
+
+const utc = (value: string): string => new Date(value).toISOString();

@@ -60,6 +60,12 @@ export const articleUpdateInput = z.object({
   ...fields,
   bodyMarkdown: fields.bodyMarkdown.optional(),
   featuredImageUrl: imageUrl.optional(),
+  // Absent fields stay unchanged: optionalText alone turns undefined into null (a wipe).
+  metaTitle: fields.metaTitle.optional(),
+  metaDescription: fields.metaDescription.optional(),
+  focusKeyword: fields.focusKeyword.optional(),
+  imageAlt: fields.imageAlt.optional(),
+  author: fields.author.optional(),
 });
 export type ArticleUpdateInput = z.input<typeof articleUpdateInput>;
 

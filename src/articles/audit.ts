@@ -48,7 +48,7 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
   const seoTitle = article.metaTitle ?? article.title;
   const hs = headings(body);
   const bodyH1s = (body.match(/^#\s+\S/gm) ?? []).length;
-  const words = wordCount(article.bodyMarkdown);
+  const words = wordCount(body);
   const images = [...body.matchAll(IMAGE)].map((m) => ({ alt: m[1].trim(), src: m[2] }));
   const links = [...body.matchAll(LINK)].map((m) => m[1]);
   const external = links.filter((href) => /^https?:\/\//i.test(href)).length;

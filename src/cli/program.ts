@@ -5,6 +5,7 @@ import { registerApiKeys } from './api-keys.js';
 import { registerArticles } from './articles.js';
 import { registerBlogKeys } from './blog-keys.js';
 import { registerConnections } from './connections.js';
+import { registerDoctor } from './doctor.js';
 import { registerInit } from './init.js';
 import { registerMembers } from './members.js';
 import { registerMigrate } from './migrate.js';
@@ -40,6 +41,7 @@ export function buildProgram(io: Io): Command {
     registerWebhooks,
     registerApiKeys,
     registerConnections,
+    registerDoctor,
   ]) {
     register(program, io);
   }

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { generateBlogKey } from '../../src/auth/blog-keys.js';
+import { scheduleArticle } from '../../src/content/publish.js';
+import { updateWorkspace } from '../../src/workspaces/service.js';
+import { runCli } from '../helpers/cli.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+
+async function poll<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (done(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('scheduled publish and auto-publish (daemon scheduler)', () => {
+  it('publishes a scheduled article once when its time comes, and not before', async () => {
+    const d = await startDaemon({ overrides: { 'scheduler.interval': 200 } });
+    const ws = await seedWorkspace(d.app);
+    const { key } = await generateBlogKey(d.app, ws);
+    const get = (path: string) => fetch(`${d.url}/api/v1/content${path}`, { headers: { Authorization: `Bearer ${key}` } });
+    const a = await seedArticle(d.app, ws, { title: 'Later' });
+    const at = new Date(Date.now() + 1500).toISOString();
+    // Scheduled through the CLI (another App): the daemon's scheduler picks it up from the database.
+    const r = await runCli(['articles', 'schedule', a.slug, '--at', at, '--workspace', ws.name], { env: d.env, cwd: d.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await get(`/articles/${a.slug}`)).status).toBe(404);
+    const res = await poll(() => get(`/articles/${a.slug}`), (x) => x.status === 200);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(Date.parse(body.data.publishedAt)).toBeGreaterThanOrEqual(Date.parse(at));
+    // Once: later ticks do not republish it.
+    await new Promise((r) => setTimeout(r, 700));
+    const again = (await (await get(`/articles/${a.slug}`)).json()).data;
+    expect(again.updatedAt).toBe(body.data.updatedAt);
+    expect((await (await get('/articles')).json()).data.total).toBe(1);
+  });
+
+  it('publishes an overdue scheduled article on the next tick', async () => {
+    const d = await startDaemon({ overrides: { 'scheduler.interval': 200 } });
+    const ws = await seedWorkspace(d.app);
+    const { key } = await generateBlogKey(d.app, ws);
+    const a = await seedArticle(d.app, ws, { title: 'Overdue' });
+    await scheduleArticle(d.app, ws, a.id, new Date(Date.now() - 60_000).toISOString());
+    const res = await poll(() => fetch(`${d.url}/api/v1/content/articles/${a.slug}?key=${key}`), (x) => x.status === 200);
+    expect(res.status).toBe(200);
+  });
+
+  it('auto-publishes a new article at once when the workspace has auto-publish on', async () => {
+    const d = await startDaemon({ jobs: false });
+    const ws = await seedWorkspace(d.app);
+    const { key } = await generateBlogKey(d.app, ws);
+    const before = await seedArticle(d.app, ws, { title: 'Manual draft' });
+    await updateWorkspace(d.app, ws.id, { autoPublish: true });
+    const auto = await seedArticle(d.app, ws, { title: 'Automatic' });
+    expect(auto.status).toBe('published');
+    const page = await (await fetch(`${d.url}/api/v1/content/articles`, { headers: { 'X-Api-Key': key } })).json();
+    expect(page.data.articles.map((x: any) => x.id)).toEqual([auto.id]);
+    expect(page.data.articles.map((x: any) => x.id)).not.toContain(before.id);
+  });
+
+  it('leaves drafts and articles published only to the webhook out of the content API', async () => {
+    const d = await startDaemon({ jobs: false });
+    const ws = await seedWorkspace(d.app);
+    const cli = (args: string[]) => runCli([...args, '--workspace', ws.name], { env: d.env, cwd: d.dir });
+    const a = await seedArticle(d.app, ws, { title: 'Webhook only' });
+    // Without a headless connector, publishing there is refused.
+    let r = await cli(['articles', 'publish', a.slug, '--to', 'headless']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no enabled headless connector/);
+    r = await cli(['webhook', 'set', '--url', 'http://127.0.0.1:9/hook']);
+    expect(r.code, r.stderr).toBe(0);
+    r = await cli(['articles', 'publish', a.slug]);
+    expect(r.code, r.stderr).toBe(0);
+    const { key } = await generateBlogKey(d.app, ws);
+    const both = await seedArticle(d.app, ws, { title: 'Everywhere' });
+    await seedArticle(d.app, ws, { title: 'Still a draft' });
+    r = await cli(['articles', 'publish', both.slug]);
+    expect(r.code, r.stderr).toBe(0);
+    const page = await (await fetch(`${d.url}/api/v1/content/articles?key=${key}`)).json();
+    expect(page.data.articles.map((x: any) => x.slug)).toEqual([both.slug]);
+    expect((await fetch(`${d.url}/api/v1/content/articles/${a.slug}?key=${key}`)).status).toBe(404);
+  });
+});

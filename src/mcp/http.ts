@@ -1,11 +1,22 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context } from 'koa';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 
 // HTTP-level pieces of /api/mcp: Origin and CORS, bearer token, body, JSON-RPC error bodies.
 
 export const MCP_PATH = '/api/mcp';
+
+/** The parts of Koa's context used here (Koa itself is imported only by endpoint.ts). */
+export interface HttpContext {
+  req: IncomingMessage;
+  status: number;
+  type: string;
+  body: unknown;
+  get(field: string): string;
+  set(field: string, value: string): void;
+  vary(field: string): void;
+  is(...types: string[]): string | false | null;
+}
 
 /** Our own origin plus config.server.allowedOrigins (exact `scheme://host[:port]` matches). */
 export function originPolicy(config: Config): (origin: string) => boolean {
@@ -22,25 +33,25 @@ function normaliseOrigin(origin: string): string {
 }
 
 /** CORS for browser-based MCP clients, on every answer (401s included) to an allowed origin. */
-export function setCors(ctx: Context, origin: string): void {
+export function setCors(ctx: HttpContext, origin: string): void {
   ctx.set('Access-Control-Allow-Origin', origin);
   ctx.vary('Origin');
   ctx.set('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After');
 }
 
-export function setPreflight(ctx: Context): void {
+export function setPreflight(ctx: HttpContext): void {
   ctx.set('Access-Control-Allow-Methods', 'POST, GET, DELETE, OPTIONS');
   ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID');
   ctx.set('Access-Control-Max-Age', '86400');
 }
 
-export function bearerToken(ctx: Context): string | null {
+export function bearerToken(ctx: HttpContext): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
   return match ? match[1] : null;
 }
 
 /** A JSON-RPC error answer with an HTTP status (auth-level refusals, decisions.md). */
-export function rpcError(ctx: Context, status: number, message: string, opts: { rpcCode?: number; id?: unknown; code?: string } = {}): void {
+export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; id?: unknown; code?: string } = {}): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = {
@@ -51,7 +62,7 @@ export function rpcError(ctx: Context, status: number, message: string, opts: { 
 }
 
 /** Read and parse the JSON body with a size limit; AppErrors (413/415/400) on bad bodies. */
-export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<unknown> {
   if (!ctx.is('application/json')) throw new AppError('unsupported_media_type', 415, 'Content-Type must be application/json');
   const declared = Number(ctx.get('Content-Length') || 0);
   if (declared > limitBytes) throw new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);

@@ -40,7 +40,10 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `---\n${front.join('\n')}\n---\n# ${a.title}\n\n${a.bodyMarkdown}` }] };
       } catch (err) {
         if (err instanceof AppError && err.code === 'not_found') throw new McpError(ErrorCode.InvalidParams, `No published article "${slug}"`);
-        throw err;
+        if (err instanceof McpError) throw err;
+        // The SDK would echo the message: keep internals in the log.
+        env.app.log.error({ err, slug }, 'MCP resource read failed');
+        throw new McpError(ErrorCode.InternalError, 'Internal error');
       }
     },
   );

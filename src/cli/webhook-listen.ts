@@ -12,7 +12,7 @@ export function registerWebhookListen(webhook: Command, io: Io): void {
   webhook
     .command('listen')
     .description('run a local receiver that verifies signatures, prints each event and answers 200 { received }')
-    .requiredOption('--secret <whsec_...>', 'the signing secret to verify with (svc webhook show --show-secret)')
+    .requiredOption('--secret <secret>', 'the signing secret to verify with (svc webhook show --show-secret)')
     .option('--port <port>', 'port to listen on (0 for any free port)', '8787')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--fail-with <status>', 'answer valid deliveries with this status instead (e.g. 500, 410)')

@@ -20,7 +20,7 @@ export function registerWebhooks(program: Command, io: Io): void {
     .description('create or change the workspace webhook (a new webhook gets a generated signing secret)')
     .option(...WS)
     .requiredOption('--url <url>', 'receiver endpoint (http or https)')
-    .option('--secret <whsec_...>', 'use this signing secret')
+    .option('--secret <secret>', 'use this signing secret')
     .option('--generate-secret', 'replace the signing secret with a new random one')
     .action(
       act<WsOpts & { url: string; secret?: string; generateSecret?: boolean }>(io, async ({ app, opts, out, workspace }) => {

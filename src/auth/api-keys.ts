@@ -42,7 +42,7 @@ export async function createApiKey(
   input: { workspaceId: string; userId: string; name: unknown; scopes: unknown },
 ): Promise<{ id: string; name: string; scopes: Scope[]; key: string; createdAt: string }> {
   await requireRole(ctx, input.workspaceId, input.userId, 'admin');
-  const data = parseInput(apiKeyCreateInput, { name: input.name, scopes: input.scopes ?? [] }, 'API key');
+  const data = parseInput(apiKeyCreateInput, { name: input.name, scopes: input.scopes ?? [] }, 'API key settings');
   const key = API_KEY_PREFIX + randomBase62(40);
   const record = { id: newId('key'), workspaceId: input.workspaceId, userId: input.userId, name: data.name, scopes: data.scopes, createdAt: nowIso(ctx.clock) };
   await store.insertApiKey(ctx.db, { ...record, keyHash: sha256Hex(key) });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
 import { SCOPES } from '../auth/scopes.js';
-import { AppError, usageError } from '../errors.js';
+import { AppError } from '../errors.js';
 import { listMembers } from '../workspaces/members.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
@@ -80,6 +80,6 @@ async function actingAdmin(app: App, ws: Workspace, email: string | undefined): 
     return m;
   }
   const admin = members.find((m) => m.role === 'admin');
-  if (!admin) throw usageError(`${ws.name} has no admin for the key to act for`, `Make someone admin first: svc members add --workspace ${ws.name} --email EMAIL --role admin`);
+  if (!admin) throw new AppError('no_admin', 400, `${ws.name} has no admin for the key to act for`, { hint: `Make someone admin first: svc members add --workspace ${ws.name} --email EMAIL --role admin` });
   return admin;
 }

@@ -62,6 +62,11 @@ describe('svc api-keys', () => {
     const twice = await cli('api-keys', 'revoke', made.id, '--yes');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`API key "${made.id}" not found`);
-    expect((await cli('api-keys', 'list')).stdout).toBe('(none)\n');
+    expect((await cli('api-keys', 'list', '--workspace', ws.name)).stdout).toBe('(none)\n');
+
+    const empty = await seedWorkspace(d.app);
+    const noAdmin = await cli('api-keys', 'create', '--workspace', empty.name, '--name', 'x', '--scopes', 'read');
+    expect(noAdmin.code).toBe(1);
+    expect(noAdmin.stderr).toContain(`${empty.name} has no admin for the key to act for`);
   });
 });

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
 import { liveHeartbeats } from './store.js';
 
@@ -15,6 +16,16 @@ export interface DaemonStatus {
 /** Whether some daemon sharing this database is working the outbox right now. */
 export async function daemonStatus(ctx: Ctx): Promise<DaemonStatus> {
   const since = new Date(ctx.clock.now().getTime() - freshFor(ctx)).toISOString();
-  const daemons = await liveHeartbeats(ctx.db, since);
+  // A daemon on this host whose process is gone (killed) is not running, even if its beat is recent.
+  const daemons = (await liveHeartbeats(ctx.db, since)).filter((h) => h.host !== hostname() || processAlive(h.pid));
   return { running: daemons.length > 0, daemons };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config/load.js';
+import { type ContentRoute, buildResponse } from '../src/content/responses.js';
+import { createLogger } from '../src/lib/log.js';
+import { type Seeded, seedPublished } from './seed.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.resolve(HERE, '../../bin/svc.js');
+const log = (s: string) => process.stderr.write(`[bench content] ${s}\n`);
+
+/**
+ * Content API bench. (1) Seeds 10,000 published articles and measures GET /articles,
+ * /articles/{slug} and /sitemap on the real daemon (auth, rate limit and freshness check
+ * included) against a bare node:http server answering the same bytes, side by side. (2) Times
+ * uncached queries at 1,000 vs 100,000 articles (10,000 with --quick) and the uncached sitemap.
+ */
+export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-'));
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
+  try {
+    const config = loadConfig({ env, cwd: dir });
+    const app = await createApp({ config, log: createLogger('warn') });
+    let t = Date.now();
+    const main = await seedPublished(app, 'bench-10k.example', 10_000, opts.quick ? 300 : 600);
+    log(`seeded 10,000 articles in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    const small = await seedPublished(app, 'bench-1k.example', 1_000, 150);
+    t = Date.now();
+    const large = opts.quick ? main : await seedPublished(app, 'bench-100k.example', 100_000, 150);
+    if (!opts.quick) log(`seeded 100,000 articles in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    const results = await uncached(app, small, large, opts.quick ? 200 : 1000);
+    await app.close();
+    results.unshift(...(await http(env, dir, main, opts.quick ? 2 : 10)));
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Cached GETs through the daemon (a child process) vs the bare server (another child). */
+async function http(env: Record<string, string>, cwd: string, seeded: Seeded, seconds: number): Promise<BenchResult[]> {
+  const daemon = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const svcUrl = `http://127.0.0.1:${await firstLine(daemon, /listening on http:\/\/[\d.]+:(\d+)/)}`;
+  const paths = {
+    'GET /articles': '/api/v1/content/articles',
+    'GET /articles/{slug}': `/api/v1/content/articles/${seeded.slugs[5000]}`,
+    'GET /sitemap': '/api/v1/content/sitemap',
+  };
+  const headers = { authorization: `Bearer ${seeded.key}` };
+  const bytes: Record<string, { type: string; body: string }> = {};
+  for (const p of Object.values(paths)) {
+    const res = await fetch(svcUrl + p, { headers });
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    bytes[p] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+  }
+  const file = path.join(cwd, 'bare-routes.json');
+  writeFileSync(file, JSON.stringify(bytes));
+  const bare = spawn(process.execPath, [path.join(HERE, 'bare-server.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bareUrl = `http://127.0.0.1:${await firstLine(bare, /^(\d+)$/)}`;
+  const results: BenchResult[] = [];
+  try {
+    for (const [name, p] of Object.entries(paths)) {
+      await load(svcUrl + p, headers, 1); // warm-up
+      const svc = await load(svcUrl + p, headers, seconds);
+      await load(bareUrl + p, {}, 1);
+      const base = await load(bareUrl + p, {}, seconds);
+      results.push({ name: `${name} (10k, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
+      log(`${name}: svc ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+    }
+  } finally {
+    daemon.kill('SIGTERM');
+    bare.kill('SIGTERM');
+  }
+  return results;
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
+  const r = await autocannon({ url, connections: 50, duration: seconds, headers });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+/** Uncached queries (buildResponse: the exact miss path) on the small and the large workspace. */
+async function uncached(app: Awaited<ReturnType<typeof createApp>>, small: Seeded, large: Seeded, iterations: number): Promise<BenchResult[]> {
+  const n = (s: Seeded) => s.slugs.length;
+  const cases: Array<{ name: string; route: (s: Seeded) => ContentRoute; iterations?: number }> = [
+    { name: 'page 0', route: () => ({ kind: 'page', page: 0, limit: 10 }) },
+    { name: 'page at 90% depth', route: (s) => ({ kind: 'page', page: Math.floor((n(s) * 0.9) / 10), limit: 10 }) },
+    { name: 'category page at 90% depth', route: (s) => ({ kind: 'page', page: Math.floor((n(s) / 5) * 0.9 / 10), limit: 10, category: 'guides' }) },
+    { name: 'tag page 0', route: () => ({ kind: 'page', page: 0, limit: 10, tag: 'topic-7' }) },
+    { name: 'article by slug', route: (s) => ({ kind: 'article', slug: s.slugs[Math.floor(n(s) / 2)] }) },
+    { name: 'sitemap', route: () => ({ kind: 'sitemap' }), iterations: 10 },
+  ];
+  const results: BenchResult[] = [];
+  for (const c of cases) {
+    const its = c.iterations ?? iterations;
+    const a = await time(() => buildResponse(app.db, small.ws.id, c.route(small), 0), its);
+    const b = await time(() => buildResponse(app.db, large.ws.id, c.route(large), 0), its);
+    const label = `${n(large) / 1000}k`;
+    results.push({ name: `uncached ${c.name} (${label} vs 1k)`, reqPerSec: b.rps, p50Ms: b.p50, p99Ms: b.p99, baselineReqPerSec: a.rps, ratio: b.rps / a.rps });
+    log(`uncached ${c.name}: 1k p50 ${a.p50.toFixed(3)} ms, ${label} p50 ${b.p50.toFixed(3)} ms`);
+  }
+  return results;
+}
+
+async function time(fn: () => Promise<unknown>, iterations: number): Promise<{ rps: number; p50: number; p99: number }> {
+  for (let i = 0; i < Math.min(20, iterations); i++) await fn();
+  const ms: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    ms.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  ms.sort((x, y) => x - y);
+  const mean = ms.reduce((s, x) => s + x, 0) / ms.length;
+  return { rps: 1000 / mean, p50: ms[Math.floor(ms.length * 0.5)], p99: ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))] };
+}
+
+function firstLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within 30 s: ${buf}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        const m = pattern.exec(line.trim());
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`process exited (${code}) before printing ${pattern}: ${buf}`)));
+  });
+}

@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import type { BenchOptions, BenchResult } from './types.js';
+
+// `npm run bench [-- --quick] [-- --out FILE]`: the content API bench, then the webhooks bench
+// when bench/webhooks.ts exists. Each module exports runBench(opts): Promise<BenchResult[]>.
+type BenchModule = { runBench(opts: BenchOptions): Promise<BenchResult[]> };
+
+function parseArgs(argv: string[]): { quick: boolean; out: string | null } {
+  let quick = false;
+  let out: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--quick') quick = true;
+    else if (argv[i] === '--out') out = argv[++i] ?? null;
+    else if (argv[i].startsWith('--out=')) out = argv[i].slice(6);
+    else throw new Error(`Unknown option ${argv[i]} (use --quick and --out FILE)`);
+  }
+  if (argv.includes('--out') && !out) throw new Error('--out needs a file name');
+  return { quick, out };
+}
+
+function printTable(results: BenchResult[]): void {
+  const rows = results.map((r) => [r.name, r.reqPerSec.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), r.baselineReqPerSec.toFixed(0), r.ratio.toFixed(2)]);
+  const head = ['name', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  process.stdout.write(`${line(head)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const { quick, out } = parseArgs(process.argv.slice(2));
+  const results: BenchResult[] = [];
+  const modules = ['./content.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
+  for (const m of modules) {
+    const mod = (await import(m)) as BenchModule;
+    results.push(...(await mod.runBench({ quick })));
+  }
+  printTable(results);
+  if (out) {
+    await writeFile(out, JSON.stringify(results, null, 2) + '\n');
+    process.stdout.write(`wrote ${out}\n`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,73 @@
+import type { App } from '../src/app.js';
+import { CONTENT_TYPE_NAMES } from '../src/articles/categories.js';
+import { toRow } from '../src/articles/store.js';
+import type { Article } from '../src/articles/types.js';
+import { generateBlogKey } from '../src/auth/blog-keys.js';
+import type { Publication } from '../src/content/publications.js';
+import { type RenderedBody, buildSnapshot, renderBody } from '../src/content/snapshot.js';
+import { appendSnapshots } from '../src/content/snapshot-store.js';
+import { withTransaction } from '../src/db/tx.js';
+import { newId } from '../src/lib/ids.js';
+import { bumpContentVersion } from '../src/workspaces/store.js';
+import { createWorkspace, getWorkspace } from '../src/workspaces/service.js';
+import type { Workspace } from '../src/workspaces/types.js';
+
+const WORDS = 'garden soil compost pruning tools water light seeds roots harvest season shade mulch bed spade rake hose plant grow leaf'.split(' ');
+
+function body(variant: number, words: number): string {
+  const parts = [`# Variant ${variant}`];
+  for (let s = 0; s < Math.max(1, Math.round(words / 150)); s++) {
+    parts.push(`## Section ${s + 1} of variant ${variant}`);
+    parts.push(Array.from({ length: 150 }, (_, i) => WORDS[(i * 7 + s + variant) % WORDS.length]).join(' ') + '.');
+  }
+  return parts.join('\n\n');
+}
+
+export interface Seeded {
+  ws: Workspace;
+  key: string;
+  slugs: string[];
+}
+
+/**
+ * `count` published articles in a new workspace, through the real snapshot code (buildSnapshot +
+ * appendSnapshots) in bulk transactions. Bodies cycle through a few variants, rendered once each.
+ */
+export async function seedPublished(app: App, name: string, count: number, words: number): Promise<Seeded> {
+  const created = await createWorkspace(app, { name, websiteUrl: `https://${name}` });
+  const { key, connectorId } = await generateBlogKey(app, created);
+  const ws = await getWorkspace(app, created.id);
+  const rendered = new Map<number, { markdown: string; r: RenderedBody }>();
+  for (let v = 0; v < 8; v++) {
+    const markdown = body(v, words);
+    rendered.set(v, { markdown, r: renderBody(markdown) });
+  }
+  const start = Date.now() - count * 1000;
+  const slugs: string[] = [];
+  for (let from = 0; from < count; from += 1000) {
+    const articles: Article[] = [];
+    const pubs: Publication[] = [];
+    for (let i = from; i < Math.min(count, from + 1000); i++) {
+      const at = new Date(start + i * 1000).toISOString();
+      const v = rendered.get(i % 8)!;
+      const slug = `post-${i}`;
+      slugs.push(slug);
+      articles.push({
+        id: newId('art'), workspaceId: ws.id, title: `Post number ${i}`, slug, contentType: CONTENT_TYPE_NAMES[i % 5], bodyMarkdown: v.markdown,
+        metaTitle: null, metaDescription: `About post ${i}`, focusKeyword: `topic ${i % 200}`, secondaryKeywords: [`topic ${(i * 7) % 200}`, `theme ${i % 50}`],
+        featuredImageUrl: null, imageAlt: null, author: 'Bench', targetLength: words, seoScore: null, status: 'published', scheduledAt: null, createdAt: at, updatedAt: at,
+      });
+      pubs.push({ articleId: articles[articles.length - 1].id, connectorId, workspaceId: ws.id, firstPublishedAt: at, updatedAt: at, publishedUrl: null, lastError: null, lastErrorAt: null });
+    }
+    const snaps = articles.map((a, j) => buildSnapshot(ws, a, pubs[j], rendered.get((from + j) % 8)!.r));
+    await withTransaction(app.db, async (trx) => {
+      for (let i = 0; i < articles.length; i += 40) await trx('articles').insert(articles.slice(i, i + 40).map(toRow));
+      for (let i = 0; i < pubs.length; i += 100) {
+        await trx('publications').insert(pubs.slice(i, i + 100).map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt })));
+      }
+      await appendSnapshots(trx, ws.id, snaps);
+      await bumpContentVersion(trx, ws.id);
+    });
+  }
+  return { ws: await getWorkspace(app, ws.id), key, slugs };
+}

@@ -1,0 +1,15 @@
+/** One measured line of `npm run bench` (also the JSON written by --out). */
+export interface BenchResult {
+  name: string;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** What the figure is compared with: the bare node:http server, or the small dataset for flatness lines. */
+  baselineReqPerSec: number;
+  /** reqPerSec / baselineReqPerSec. */
+  ratio: number;
+}
+
+export interface BenchOptions {
+  quick: boolean;
+}

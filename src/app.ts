@@ -2,6 +2,8 @@ import type { Config } from './config/schema.js';
 import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
+// `svc migrate` manages migrations through the composition root (adapters do not import db/).
+export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';

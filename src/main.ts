@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { AppError } from './errors.js';
 import { type Io, processIo } from './cli/io.js';
-import { buildProgram } from './cli/program.js';
+import { buildProgram, unknownCommand } from './cli/program.js';
 
 /**
  * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage. The only top-level catch;
@@ -11,14 +11,21 @@ export async function run(argv: string[], io: Io): Promise<number> {
   const program = buildProgram(io);
   const json = argv.includes('--json');
   try {
+    // `svc` alone serves, so commander would read a mistyped command as an argument of serve.
+    const unknown = unknownCommand(program, argv);
+    if (unknown) {
+      io.stderr.write(`error: unknown command '${unknown}'\n(run svc --help for the list of commands)\n`);
+      return 2;
+    }
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version are "errors" to commander; usage mistakes were already printed.
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (err instanceof AppError && err.status < 500) {
+    // Operational failures (database down, port taken) are AppErrors too: a message, not a stack.
+    if (err instanceof AppError && err.code !== 'internal_error') {
       if (json) io.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...err.details } }, null, 2) + '\n');
       io.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
       return err.code === 'usage' ? 2 : 1;

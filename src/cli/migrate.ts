@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { openDb } from '../db/connect.js';
-import { migrateLatest, migrateRollback, migrationStatus } from '../db/migrate.js';
+import { createApp, migrateLatest, migrateRollback, migrationStatus } from '../app.js';
+import { createLogger } from '../lib/log.js';
 import { configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
@@ -14,22 +14,23 @@ export function registerMigrate(program: Command, io: Io): void {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
-      const db = openDb(config.database);
+      // migrate: false, so --status and --rollback see the database as it is.
+      const app = await createApp({ config, migrate: false, log: createLogger('warn', io.stderr) });
       try {
         if (opts.status) {
-          const status = await migrationStatus(db);
+          const status = await migrationStatus(app.db);
           out.result(status, () =>
             [...status.applied.map((m) => `applied  ${m}`), ...status.pending.map((m) => `pending  ${m}`), `${status.applied.length} applied, ${status.pending.length} pending`].join('\n'),
           );
         } else if (opts.rollback) {
-          const rolledBack = await migrateRollback(db);
+          const rolledBack = await migrateRollback(app.db);
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
-          const applied = await migrateLatest(db);
+          const applied = await migrateLatest(app.db);
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }
       } finally {
-        await db.destroy();
+        await app.close();
       }
     });
 }

@@ -48,3 +48,28 @@ export function buildProgram(io: Io): Command {
   return program;
 }
 
+
+/**
+ * The first operand when it names no command. Options of the program and of the default
+ * command (serve, so `svc --port 0` works) are skipped with their values.
+ */
+export function unknownCommand(program: Command, argv: string[]): string | undefined {
+  const names = new Set(['help']);
+  for (const c of program.commands) for (const n of [c.name(), ...c.aliases()]) names.add(n);
+  const takesValue = new Set<string>();
+  const serve = program.commands.find((c) => c.name() === 'serve');
+  for (const o of [...program.options, ...(serve?.options ?? [])]) {
+    if (o.required || o.optional) for (const f of [o.short, o.long]) if (f) takesValue.add(f);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return undefined;
+    if (takesValue.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    return names.has(arg) ? undefined : arg;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { createApp } from '../app.js';
+import { AppError } from '../errors.js';
 import { createLogger } from '../lib/log.js';
 import { VERSION } from '../version.js';
 import { configFor } from './harness.js';
@@ -19,7 +20,9 @@ export function registerServe(program: Command, io: Io): void {
       // Lazy: the HTTP stack and jobs load only for serve.
       const { bindServer, createHttpServer } = await import('../http/server.js');
       const { startJobs } = await import('../jobs/index.js');
-      const server = await bindServer(config.server.port, config.server.host);
+      const server = await bindServer(config.server.port, config.server.host).catch((err) => {
+        throw listenError(err, config.server.host, config.server.port);
+      });
       const address = server.address() as AddressInfo;
       // With port 0 the default base URL names the port actually bound.
       if (config.server.port === 0) config = configFor(io, global, { ...flags, 'server.port': address.port });
@@ -50,4 +53,20 @@ export function registerServe(program: Command, io: Io): void {
       await app.close();
       log.info('stopped');
     });
+}
+
+/** Port taken, privileged or an address this host does not have: one line, exit 1. */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  const reasons: Record<string, string> = {
+    EADDRINUSE: 'the port is already in use (is another svc running?)',
+    EACCES: 'permission denied (ports below 1024 need privileges)',
+    EADDRNOTAVAIL: 'this machine has no such address',
+    ENOTFOUND: 'no such host name',
+  };
+  if (!code || !reasons[code]) return err;
+  return new AppError('listen_failed', 500, `Cannot listen on ${host}:${port}: ${reasons[code]}`, {
+    hint: 'Choose another address with SVC_HOST / SVC_PORT (or --host / --port).',
+    cause: err,
+  });
 }

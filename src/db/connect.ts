@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -22,11 +23,13 @@ export function openDb(database: Config['database']): Db {
       client: 'pg',
       connection: database.url,
       pool: { min: 0, max: database.poolMax },
+      log: QUIET,
     });
   }
-  mkdirSync(path.dirname(database.filename), { recursive: true });
+  ensureDir(path.dirname(database.filename));
   return knexFactory({
     client: 'sqlite3',
+    log: QUIET,
     connection: { filename: database.filename },
     useNullAsDefault: true,
     pool: {
@@ -45,3 +48,28 @@ export function openDb(database: Config['database']): Db {
 }
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
+
+// knex prints pool errors itself; ours reach the operator once, as an AppError (db/migrate.ts).
+const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdirSync never returns under /proc, and an
+ * operator who points SVC_DATA_DIR at a file should be told so, not shown a stack.
+ */
+function ensureDir(dir: string): void {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return;
+  if (stat) throw dataDirError(dir, 'it exists and is not a directory');
+  const parent = path.dirname(dir);
+  if (parent !== dir) ensureDir(parent);
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirError(dir, (err as Error).message);
+  }
+}
+
+const dataDirError = (dir: string, why: string) =>
+  new AppError('database_unavailable', 503, `Cannot create the data directory ${dir}: ${why}`, {
+    hint: 'Set SVC_DATA_DIR (or dataDir in config.yaml) to a writable directory.',
+  });

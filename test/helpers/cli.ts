@@ -27,8 +27,11 @@ const result = (code: number, stdout: string, stderr: string): CliResult => ({
   },
 });
 
-/** Run the CLI in-process through run(argv, io): fast, same code path as the binary. */
-export async function runCli(args: string[], opts: { env: Record<string, string>; cwd: string; stdin?: string }): Promise<CliResult> {
+/**
+ * Run the CLI in-process through run(argv, io): fast, same code path as the binary.
+ * `interactive: true` plays a person at a terminal: answer prompts with prompts.inject([...]).
+ */
+export async function runCli(args: string[], opts: { env: Record<string, string>; cwd: string; stdin?: string; interactive?: boolean }): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -39,7 +42,7 @@ export async function runCli(args: string[], opts: { env: Record<string, string>
     stdout,
     stderr,
     stdin: Readable.from([opts.stdin ?? '']),
-    interactive: false,
+    interactive: opts.interactive ?? false,
     env: { ...opts.env },
     cwd: opts.cwd,
   });

@@ -1,0 +1,49 @@
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { configLeaves, loadConfig } from '../../src/config/load.js';
+import { tempDir } from '../helpers/env.js';
+
+const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../config.example.yaml');
+
+describe('config.example.yaml', () => {
+  const text = readFileSync(EXAMPLE, 'utf8');
+  const parsed = YAML.parse(text) as Record<string, any>;
+
+  it('documents every key of the schema, in its section (commented out when it has no default)', () => {
+    const missing: string[] = [];
+    for (const leaf of configLeaves()) {
+      const parts = leaf.path.split('.');
+      const section = parts.length > 1 ? parsed[parts[0]] : parsed;
+      const key = parts[parts.length - 1];
+      if (section && key in section) continue;
+      // Optional keys without a default appear commented: "  # baseUrl: https://...".
+      const commented = new RegExp(`^${parts.length > 1 ? ' {2}' : ''}# ${key}:`, 'm');
+      const sectionText = parts.length > 1 ? text.slice(text.search(new RegExp(`^${parts[0]}:`, 'm'))).split(/\n(?=\S)/)[0] : text;
+      if (!commented.test(sectionText)) missing.push(leaf.path);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('holds no key the schema does not know (loading it succeeds)', () => {
+    const dir = tempDir();
+    copyFileSync(EXAMPLE, path.join(dir, 'config.yaml'));
+    expect(() => loadConfig({ env: {}, cwd: dir })).not.toThrow();
+  });
+
+  it('shows the defaults: loading it gives the same config as no file at all', () => {
+    const dir = tempDir();
+    const none = loadConfig({ env: {}, cwd: dir });
+    copyFileSync(EXAMPLE, path.join(dir, 'config.yaml'));
+    const example = loadConfig({ env: {}, cwd: dir });
+    expect({ ...example, source: null }).toEqual(none);
+  });
+
+  it('names the short variables operators use', () => {
+    for (const name of ['SVC_DATA_DIR', 'SVC_HOST', 'SVC_PORT', 'SVC_BASE_URL', 'SVC_DATABASE_URL', 'SVC_LOG_LEVEL', 'SVC_CONFIG']) {
+      expect(text, name).toContain(name);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../content/connectors.js';
 import * as publications from '../content/publications.js';
+import { withTransaction } from '../db/tx.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { buildPayload } from './payload.js';
@@ -25,8 +26,11 @@ export interface AttemptOutcome {
 /** Events answered at once to the person who asked: never retried (decisions.md, Retries). */
 const NO_RETRY = new Set(['test', 'article.unpublished']);
 
-/** The lease a process holds on an event while delivering it: the timeout plus room to record the result. */
-export const leaseMs = (ctx: Ctx): number => ctx.config.webhooks.timeout + 5_000;
+/**
+ * The lease a process holds on an event: long enough to wait behind one attempt in the worker's
+ * queue, make its own (both bounded by the timeout) and record the result.
+ */
+export const leaseMs = (ctx: Ctx): number => 2 * ctx.config.webhooks.timeout + 5_000;
 
 /**
  * One delivery attempt of a claimed event: build the payload anew, sign the exact bytes, POST,
@@ -63,21 +67,6 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
     const url = publishedUrlFrom(res.body);
     if (url) await publications.setPublishedUrl(ctx.db, event.articleId, event.connectorId, url);
   }
-  await insertDelivery(ctx.db, {
-    id: deliveryId,
-    eventId: event.id,
-    workspaceId: event.workspaceId,
-    articleId: event.articleId,
-    event: event.event,
-    attempt: event.attempts + 1,
-    url: connector.url!,
-    ok,
-    statusCode: res.status,
-    durationMs: res.durationMs,
-    error,
-    responseExcerpt: res.body || null,
-    createdAt: at,
-  });
 
   const attempts = event.attempts + 1;
   const schedule = ctx.config.webhooks.retrySchedule;
@@ -93,7 +82,25 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
       nextAttemptAt = new Date(finishedAt.getTime() + delay).toISOString();
     }
   }
-  await settleEvent(ctx.db, event.id, { status: eventStatus, attempts, nextAttemptAt: nextAttemptAt ?? undefined, lastStatus: res.status, lastError: error, now: at });
+  // The log line and the event's new state are written together (one commit per attempt).
+  await withTransaction(ctx.db, async (trx) => {
+    await insertDelivery(trx, {
+      id: deliveryId,
+      eventId: event.id,
+      workspaceId: event.workspaceId,
+      articleId: event.articleId,
+      event: event.event,
+      attempt: event.attempts + 1,
+      url: connector.url!,
+      ok,
+      statusCode: res.status,
+      durationMs: res.durationMs,
+      error,
+      responseExcerpt: res.body || null,
+      createdAt: at,
+    });
+    await settleEvent(trx, event.id, { status: eventStatus, attempts, nextAttemptAt: nextAttemptAt ?? undefined, lastStatus: res.status, lastError: error, now: at });
+  });
   await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
   if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt }, 'webhook delivery failed');
   return { deliveryId, ok, status: res.status, error, durationMs: res.durationMs, response: res.body, eventStatus, nextAttemptAt };
@@ -120,6 +127,7 @@ function publishedUrlFrom(body: string): string | null {
  * whose every delivery failed for webhooks.disableAfter (5 days) is disabled and the operator told.
  */
 async function updateHealth(ctx: Ctx, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
+  if (r.ok && !connector.failingSince) return; // the common case: healthy and still healthy, no query
   const current = (await findConnector(ctx.db, connector.workspaceId, 'webhook')) ?? connector;
   if (current.id !== connector.id) return;
   const at = r.at.toISOString();

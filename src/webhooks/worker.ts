@@ -57,7 +57,8 @@ export function startWebhookWorker(ctx: Ctx): WebhookWorker {
   const claimDue = async () => {
     await heartbeat();
     for (;;) {
-      const capacity = ctx.config.webhooks.concurrency - inFlight.size;
+      // Claim up to twice the concurrency so the queue never waits on a database round trip.
+      const capacity = 2 * ctx.config.webhooks.concurrency - inFlight.size;
       if (stopped || capacity <= 0) return;
       const now = ctx.clock.now();
       const due = await dueEvents(ctx.db, now.toISOString(), capacity, [...inFlight]);

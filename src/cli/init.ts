@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addMember } from '../workspaces/members.js';
-import { createWorkspace, listWorkspaces } from '../workspaces/service.js';
+import { assertUniqueName, createWorkspace, listWorkspaces } from '../workspaces/service.js';
 import { createUser, userCreateInput } from '../workspaces/users.js';
 import { workspaceCreateInput } from '../workspaces/inputs.js';
 import { parseInput } from '../lib/validate.js';
@@ -27,7 +27,8 @@ export function registerInit(program: Command, io: Io): void {
     .option('--website <url>', 'the site the workspace tracks (e.g. https://example.com)')
     .action(
       act<InitOptions>(io, async ({ app, opts, out }) => {
-        if ((await listWorkspaces(app)).length > 0) {
+        const existing = await listWorkspaces(app);
+        if (existing.length > 0) {
           out.note('Note: workspaces already exist; init adds one more workspace and user.');
         }
         const email = await askText(io, opts.email, { flag: '--email', message: 'Your email' });
@@ -36,7 +37,8 @@ export function registerInit(program: Command, io: Io): void {
         const wsName = await askText(io, opts.workspace, { flag: '--workspace', message: 'Workspace name', initial: safeHost(website), fallback: safeHost(website) });
         // Validate both before creating either, so a typo leaves nothing half-made.
         parseInput(userCreateInput, { email, password, displayName: opts.name }, 'user');
-        parseInput(workspaceCreateInput, { name: wsName, websiteUrl: website }, 'workspace');
+        const wsInput = parseInput(workspaceCreateInput, { name: wsName, websiteUrl: website }, 'workspace');
+        assertUniqueName(existing, wsInput.name);
         const user = await createUser(app, { email, password, displayName: opts.name });
         const workspace = await createWorkspace(app, { name: wsName, websiteUrl: website });
         await addMember(app, workspace.id, user.email, 'admin');

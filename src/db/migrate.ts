@@ -41,6 +41,18 @@ export async function migrateRollback(db: Db, all = false): Promise<string[]> {
   return rolledBack;
 }
 
+/** Undo only the most recent migration; returns its name (tests run each down() alone). */
+export async function migrateDown(db: Db): Promise<string[]> {
+  const [, done] = (await reachable(db, () => db.migrate.down(options()))) as [number, string[]];
+  return done;
+}
+
+/** Apply only the next pending migration. */
+export async function migrateUp(db: Db): Promise<string[]> {
+  const [, done] = (await reachable(db, () => db.migrate.up(options()))) as [number, string[]];
+  return done;
+}
+
 export async function migrationStatus(db: Db): Promise<{ applied: string[]; pending: string[] }> {
   const [completed, pending] = (await reachable(db, () => db.migrate.list(options()))) as [Array<{ name: string } | string>, Array<string | { file: string }>];
   return {

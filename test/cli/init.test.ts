@@ -1,0 +1,78 @@
+import prompts from 'prompts';
+import { describe, expect, it } from 'vitest';
+import { expectCleanError, sandbox } from './sandbox.js';
+
+describe('svc init', () => {
+  it('creates the first user as admin of the first workspace (--json prints both with ids)', async () => {
+    const box = await sandbox();
+    const r = await box.cli(['init', '--email', 'Owner@Example.com', '--password', 'owner-password', '--website', 'https://example.com', '--name', 'Olga', '--json']);
+    expect(r.code).toBe(0);
+    const out = r.json();
+    expect(out.user).toMatchObject({ id: expect.stringMatching(/^usr_/), email: 'owner@example.com', displayName: 'Olga' });
+    expect(out.workspace).toMatchObject({ id: expect.stringMatching(/^ws_/), name: 'example.com', websiteUrl: 'https://example.com', contentPath: '/blog' });
+    expect(out.role).toBe('admin');
+    expect(JSON.stringify(out)).not.toContain('owner-password');
+    const members = await box.json(['members', 'list']);
+    expect(members).toEqual([expect.objectContaining({ email: 'owner@example.com', role: 'admin', userId: out.user.id })]);
+  });
+
+  it('stores the password only as an scrypt hash', async () => {
+    const box = await sandbox();
+    await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://example.com']);
+    const app = await box.app();
+    const row = await app.db('users').where({ email: 'a@example.com' }).first();
+    expect(row.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]{86}==$/);
+    expect(JSON.stringify(row)).not.toContain('owner-password');
+  });
+
+  it('takes the workspace name from --workspace, and prints next steps for people', async () => {
+    const box = await sandbox();
+    const r = await box.cli(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://www.example.org', '--workspace', 'Example Org']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Created user a@example\.com \(usr_\w+\)\nCreated workspace Example Org \(ws_\w+\) with a@example\.com as admin/);
+    expect(r.stdout).toContain('svc articles import');
+  });
+
+  it('without a terminal, asks for the missing flag instead of prompting (exit 2)', async () => {
+    const box = await sandbox();
+    const r = await box.cli(['init', '--email', 'a@example.com', '--website', 'https://example.com']);
+    expectCleanError(r, 2, 'error: Missing --password\nhint: Pass --password (there is no terminal to ask on).');
+    expect(r.stdout).toBe('');
+  });
+
+  it('on a terminal, prompts for what is missing', async () => {
+    const box = await sandbox();
+    prompts.inject(['me@example.com', 'a-long-password', 'https://blog.example.net', 'blog.example.net']);
+    const r = await box.cli(['init', '--json'], { interactive: true });
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({ user: { email: 'me@example.com' }, workspace: { name: 'blog.example.net', websiteUrl: 'https://blog.example.net' } });
+  });
+
+  it('bad email or website: a clear message and nothing half-made', async () => {
+    const box = await sandbox();
+    expectCleanError(await box.cli(['init', '--email', 'not-an-email', '--password', 'owner-password', '--website', 'https://example.com']), 1, 'error: Invalid user: email: not a valid email address');
+    expectCleanError(await box.cli(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'example dot com', '--workspace', 'x']), 1, 'website must be an http(s) URL');
+    expectCleanError(await box.cli(['init', '--email', 'a@example.com', '--password', 'short', '--website', 'https://example.com']), 1, 'passwords need at least 8 characters');
+    expect(await box.json(['users', 'list'])).toEqual([]);
+    expect(await box.json(['workspaces', 'list'])).toEqual([]);
+  });
+
+  it('run again, adds one more user and workspace, with a note', async () => {
+    const box = await sandbox();
+    await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
+    const r = await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://b.example']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Note: workspaces already exist');
+    expect((await box.json(['workspaces', 'list'])).map((w: { name: string }) => w.name)).toEqual(['a.example', 'b.example']);
+    expectCleanError(await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://c.example']), 1, 'A user with email b@example.com already exists');
+  });
+});
+
+describe('svc init with a taken workspace name', () => {
+  it('refuses before creating the user', async () => {
+    const box = await sandbox();
+    await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
+    expectCleanError(await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://a.example']), 1, 'error: A workspace named "a.example" already exists');
+    expect((await box.json(['users', 'list'])).map((u: { email: string }) => u.email)).toEqual(['a@example.com']);
+  });
+});

@@ -56,11 +56,26 @@ export async function articleRow(db: Queryable, workspaceId: string, slug: strin
   return row ? { id: row.article_id, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
 }
 
+/** How many of each tag's newest posts are considered for related posts. */
+export const RELATED_WINDOW = 500;
+
 /** Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md). */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
   const picked: Row[] = [];
   if (a.tags.length) {
-    const shared = db('content_tags').where({ workspace_id: workspaceId }).whereIn('tag', a.tags).whereNot('article_id', a.id).groupBy('article_id').select('article_id').count({ shared: '*' }).as('s');
+    // Candidates: the newest RELATED_WINDOW posts of each tag (rank range seeks), so the cost
+    // stays flat however many posts share a popular tag.
+    const floors = await Promise.all(a.tags.map(async (tag) => ({ tag, floor: (await groupSize(db, tagGroup(workspaceId, tag))) - RELATED_WINDOW })));
+    const shared = db('content_tags')
+      .where({ workspace_id: workspaceId })
+      .andWhere((w) => {
+        for (const { tag, floor } of floors) w.orWhere((t) => t.where('tag', tag).andWhere('rank', '>=', floor));
+      })
+      .whereNot('article_id', a.id)
+      .groupBy('article_id')
+      .select('article_id')
+      .count({ shared: '*' })
+      .as('s');
     picked.push(
       ...(await db
         .from(shared)
@@ -99,12 +114,6 @@ export interface TermRow {
 export async function termRows(db: Queryable, workspaceId: string, kind: 'category' | 'tag'): Promise<TermRow[]> {
   const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
   return rows.map((r: Row) => ({ title: r.title, slug: r.slug, count: Number(r.count), lastmod: r.lastmod }));
-}
-
-/** Serialized sitemap entries, newest first: one query, no row-by-row work. */
-export async function sitemapRows(db: Queryable, workspaceId: string): Promise<string[]> {
-  const rows = await db('content_index').where({ workspace_id: workspaceId }).orderBy('ws_rank', 'desc').select('sitemap_json');
-  return rows.map((r: Row) => r.sitemap_json as string);
 }
 
 /** When the workspace's served content last changed (null: never published). */

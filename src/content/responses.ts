@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
 import * as q from './query-store.js';
+import { sitemapEntries } from './sitemap-blocks.js';
 import type { CachedResponse } from './response-cache.js';
 
 /** What a content API request asks for, validated (see http/content-api.ts). */
@@ -50,7 +51,7 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
     }
     case 'sitemap': {
       const [articles, categories, tags, changed] = await Promise.all([
-        q.sitemapRows(db, workspaceId),
+        sitemapEntries(db, workspaceId),
         q.termRows(db, workspaceId, 'category'),
         q.termRows(db, workspaceId, 'tag'),
         q.changedAt(db, workspaceId),

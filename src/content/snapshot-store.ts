@@ -4,6 +4,7 @@ import type { Article } from '../articles/types.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from './publications.js';
 import { type RankGroup, catGroup, closeSlot, groupSize, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
+import { BLOCK_SIZE, blockFor, lastBlock, rebuildBlock } from './sitemap-blocks.js';
 import { type Snapshot, buildSnapshot } from './snapshot.js';
 
 type Row = Record<string, any>;
@@ -26,6 +27,7 @@ export async function removeSnapshot(trx: Trx, articleId: string): Promise<void>
   await removeIndexRow(trx, old);
   for (const tag of tags) await removeTag(trx, old.workspace_id, tag, articleId);
   await trx('content_articles').where({ article_id: articleId }).delete();
+  await rebuildBlock(trx, old.workspace_id, Number(old.sitemap_block));
   await refreshTerms(trx, old.workspace_id, [old.category], tags, now, null);
 }
 
@@ -37,21 +39,27 @@ export async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot
   const oldTags: string[] = old ? JSON.parse(old.tags) : [];
   const newTags = index.tags.map((t) => t.slug);
   const row = indexRow(workspaceId, snap);
+  const blocks = new Set<number>();
   if (old && old.published_at === index.publishedAt && old.category === index.category.slug) {
     await trx('content_index').where({ article_id: index.id }).update(row);
+    blocks.add(Number(old.sitemap_block));
     for (const tag of oldTags.filter((t) => !newTags.includes(t))) await removeTag(trx, workspaceId, tag, index.id);
     for (const tag of newTags.filter((t) => !oldTags.includes(t))) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   } else {
     if (old) {
       await removeIndexRow(trx, old);
       for (const tag of oldTags) await removeTag(trx, workspaceId, tag, index.id);
+      blocks.add(Number(old.sitemap_block));
     }
     const wsRank = await insertAt(trx, wsGroup(workspaceId), index.publishedAt, index.id);
     const catRank = await insertAt(trx, catGroup(workspaceId, index.category.slug), index.publishedAt, index.id);
-    await trx('content_index').insert({ ...row, article_id: index.id, ws_rank: wsRank, cat_rank: catRank });
+    const block = await blockFor(trx, workspaceId, wsRank);
+    blocks.add(block);
+    await trx('content_index').insert({ ...row, article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
     for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   }
   await trx('content_articles').insert({ article_id: index.id, article_json: JSON.stringify(snap.article) }).onConflict('article_id').merge();
+  for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   await refreshTerms(trx, workspaceId, [...new Set([old?.category, index.category.slug].filter(Boolean))], [...new Set([...oldTags, ...newTags])], at, snap);
 }
 
@@ -69,6 +77,8 @@ export async function appendSnapshots(trx: Trx, workspaceId: string, snaps: Snap
     next.set(key, rank + 1);
     return rank;
   };
+  let { block, size } = await lastBlock(trx, workspaceId);
+  const blocks = new Set<number>([block]);
   const indexRows: Row[] = [];
   const articleRows: Row[] = [];
   const tagRows: Row[] = [];
@@ -76,7 +86,13 @@ export async function appendSnapshots(trx: Trx, workspaceId: string, snaps: Snap
     const { index } = snap;
     const wsRank = await take('', wsGroup(workspaceId));
     const catRank = await take(`c:${index.category.slug}`, catGroup(workspaceId, index.category.slug));
-    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank });
+    if (size >= BLOCK_SIZE) {
+      block += 1;
+      size = 0;
+      blocks.add(block);
+    }
+    size += 1;
+    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
     articleRows.push({ article_id: index.id, article_json: JSON.stringify(snap.article) });
     for (const tag of index.tags) {
       tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: await take(`t:${tag.slug}`, tagGroup(workspaceId, tag.slug)) });
@@ -85,6 +101,7 @@ export async function appendSnapshots(trx: Trx, workspaceId: string, snaps: Snap
   await insertChunks(trx, 'content_index', indexRows, 100);
   await insertChunks(trx, 'content_articles', articleRows, 200);
   await insertChunks(trx, 'content_tags', tagRows, 200);
+  for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   const categories = [...new Set(snaps.map((s) => s.index.category.slug))];
   const tags = [...new Set(snaps.flatMap((s) => s.index.tags.map((t) => t.slug)))];
   const titles = new Map(snaps.flatMap((s) => [[`c:${s.index.category.slug}`, s.index.category.title], ...s.index.tags.map((t) => [`t:${t.slug}`, t.title] as [string, string])]));

@@ -43,9 +43,26 @@ describe('paging stays consistent after removals and republishes', () => {
         expect(seen, `${filter} limit ${limit}`).toEqual(expected);
       }
     }
+    expect(((await f.json('/sitemap')).data.articles as any[]).map((e) => e.slug)).toEqual(all.map((a) => a.slug));
     const counts = Object.fromEntries(((await f.json('/categories')).data as any[]).map((c) => [c.slug, c.count]));
     expect(counts).toEqual({ blog: 2, guides: 4, lists: 1 });
     const tags = Object.fromEntries(((await f.json('/tags')).data as any[]).map((c) => [c.slug, c.count]));
     expect(tags).toEqual({ k0: 2, k1: 3, k2: 2, odd: 4, 'new-tag': 1 });
+  });
+
+  it('keeps the sitemap in order across its stored blocks (more than 256 articles)', async () => {
+    const f = await contentFixture();
+    const arts = [];
+    for (let i = 0; i < 270; i++) arts.push(await f.publish({ title: `S${i}`, bodyMarkdown: 'Short.' }));
+    await unpublishArticle(f.d.app, f.ws, arts[10].id);
+    await deleteArticle(f.d.app, f.ws, arts[260].id);
+    await updateArticle(f.d.app, f.ws, arts[5].id, { title: 'S5 again' });
+    await publishArticle(f.d.app, f.ws, arts[5].id);
+    const expected = arts.filter((_, i) => i !== 10 && i !== 260).map((a) => a.slug).reverse();
+    const { data } = await f.json('/sitemap');
+    expect(data.articles.map((e: any) => e.slug)).toEqual(expected);
+    const listed: string[] = [];
+    for (let page = 0; page < 3; page++) listed.push(...(await f.json(`/articles?limit=100&page=${page}`)).data.articles.map((a: any) => a.slug));
+    expect(listed).toEqual(expected);
   });
 });

@@ -47,3 +47,23 @@ describe('durable outbox', () => {
     expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered']);
   });
 });
+
+describe('clean shutdown', () => {
+  it('finishes the attempt in flight before stopping', async () => {
+    const { webhookWorld } = await import('./setup.js');
+    const { publishArticle } = await import('../../src/content/publish.js');
+    const w = await webhookWorld({ script: () => ({ status: 200, delayMs: 300 }) });
+    await publishArticle(w.d.app, w.ws, (await w.article()).id);
+    const [r] = await w.receiver.waitFor(1);
+    // Read through a second handle after the daemon closed its own.
+    const { openDb } = await import('../../src/db/connect.js');
+    const other = openDb(w.d.config.database);
+    await w.d.stop();
+    try {
+      expect((await other('webhook_events').where({ id: r.body.eventId }).first()).status).toBe('delivered');
+      expect(await other('webhook_deliveries').where({ event_id: r.body.eventId, ok: true }).count({ n: '*' }).first()).toMatchObject({ n: 1 });
+    } finally {
+      await other.destroy();
+    }
+  });
+});

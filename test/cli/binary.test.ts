@@ -1,0 +1,69 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/version.js';
+import { expectCleanError, sandbox } from './sandbox.js';
+
+// The real bin/svc.js (compiled dist/) as a subprocess with no terminal: exit codes, stdout
+// versus stderr, and that the process ends by itself after each command.
+describe('the svc binary', () => {
+  it('--version, --help, and usage mistakes (exit 2)', async () => {
+    const box = await sandbox();
+    const version = await box.spawn(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    const help = await box.spawn(['--help']);
+    expect(help.code).toBe(0);
+    for (const cmd of ['serve', 'migrate', 'init', 'users', 'workspaces', 'members', 'articles']) expect(help.stdout).toMatch(new RegExp(`\\n  ${cmd}\\b`));
+    expectCleanError(await box.spawn(['bogus']), 2, "error: unknown command 'bogus'");
+    expectCleanError(await box.spawn(['users', 'list', '--frobnicate']), 2, "error: unknown option '--frobnicate'");
+  });
+
+  it('an operator session: init, add a user and member, import, list, all scriptable', async () => {
+    const box = await sandbox();
+    const init = await box.spawn(['init', '--email', 'owner@example.com', '--password', 'owner-password', '--website', 'https://example.com', '--json']);
+    expect(init.code).toBe(0);
+    expect(init.json().workspace.id).toMatch(/^ws_/);
+
+    const user = await box.spawn(['users', 'add', '--email', 'ed@example.com', '--password', 'editor-password', '--json']);
+    expect(user.json().id).toMatch(/^usr_/);
+    expect((await box.spawn(['members', 'add', '--email', 'ed@example.com', '--role', 'viewer', '--json'])).json()).toMatchObject({ role: 'viewer' });
+    expect((await box.spawn(['workspaces', 'set', '--auto-publish', 'off', '--allowance', 'articles=3', '--json'])).json()).toMatchObject({ allowances: { articles: 3 } });
+
+    writeFileSync(path.join(box.dir, 'one.md'), '---\ntitle: One\n---\nBody one\n');
+    writeFileSync(path.join(box.dir, 'two.md'), '---\ntitle: Two\nkeywords: [a, b]\n---\nBody two\n');
+    const imported = await box.spawn(['articles', 'import', 'one.md', 'two.md', '--json']);
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toBe(''); // no progress bar without a terminal
+    expect(imported.json().map((a: { slug: string }) => a.slug)).toEqual(['one', 'two']);
+    const list = await box.spawn(['articles', 'list', '--json']);
+    expect(list.json().total).toBe(2);
+    expect((await box.spawn(['workspaces', 'show', '--json'])).json().members).toHaveLength(2);
+  });
+
+  it('bad input: a message on stderr, nothing on stdout, exit 1; destructive commands need --yes', async () => {
+    const box = await sandbox();
+    expectCleanError(await box.spawn(['workspaces', 'add', '--name', 'x', '--website', 'not-a-url']), 1, 'error: Invalid workspace: websiteUrl: website must be an http(s) URL');
+    expectCleanError(await box.spawn(['users', 'add', '--email', 'bad', '--password', 'long-enough']), 1, 'not a valid email address');
+    expectCleanError(await box.spawn(['articles', 'list', '-w', 'nope.example']), 1, 'error: Workspace "nope.example" not found');
+    await box.spawn(['users', 'add', '--email', 'a@example.com', '--password', 'long-enough']);
+    const refused = await box.spawn(['users', 'remove', '--email', 'a@example.com']);
+    expectCleanError(refused, 2, 'Refusing without --yes');
+    expect(refused.stdout).toBe('');
+    expect((await box.spawn(['users', 'remove', '--email', 'a@example.com', '--yes'])).code).toBe(0);
+    writeFileSync(path.join(box.dir, 'bad.md'), '---\ntitle: [\n---\n');
+    await box.spawn(['workspaces', 'add', '--website', 'https://example.com']);
+    expectCleanError(await box.spawn(['articles', 'import', 'bad.md']), 1, 'bad.md: the front matter is not valid YAML');
+  });
+
+  it('bad configuration: every problem named, exit 1, no stack trace', async () => {
+    const box = await sandbox();
+    writeFileSync(path.join(box.dir, 'config.yaml'), 'server:\n  port: 99999\n  colour: blue\n');
+    const r = await box.spawn(['users', 'list'], { env: { SVC_LOG_LEVEL: 'chatty' } });
+    expectCleanError(r, 1, 'error: Invalid configuration:\n');
+    expect(r.stderr).toContain('config.yaml: server.port: Number must be less than or equal to 65535');
+    expect(r.stderr).toContain('config.yaml: server: unknown key "colour"');
+    expect(r.stderr).toContain('SVC_LOG_LEVEL: Invalid enum value');
+    expectCleanError(await box.spawn(['--config', 'nope.yaml', 'users', 'list']), 1, `error: Config file not found: ${path.join(box.dir, 'nope.yaml')}`);
+    expectCleanError(await box.spawn(['users', 'list'], { env: { SVC_CONFIG: 'nope.yaml' } }), 1, 'error: Config file not found');
+  });
+});

@@ -56,43 +56,42 @@ export async function articleRow(db: Queryable, workspaceId: string, slug: strin
   return row ? { id: row.article_id, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
 }
 
-/** How many of each tag's newest posts are considered for related posts. */
-export const RELATED_WINDOW = 500;
+/** How many of each tag's newest posts are considered for related posts (keeps the cost flat). */
+export const RELATED_WINDOW = 100;
 
-/** Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md). */
+/**
+ * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md).
+ * Candidates are each tag's RELATED_WINDOW newest posts (one rank-range seek per tag), ranked
+ * here; then the category's newest fill what is left.
+ */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
-  const picked: Row[] = [];
-  if (a.tags.length) {
-    // Candidates: the newest RELATED_WINDOW posts of each tag (rank range seeks), so the cost
-    // stays flat however many posts share a popular tag.
-    const floors = await Promise.all(a.tags.map(async (tag) => ({ tag, floor: (await groupSize(db, tagGroup(workspaceId, tag))) - RELATED_WINDOW })));
-    const shared = db('content_tags')
-      .where({ workspace_id: workspaceId })
-      .andWhere((w) => {
-        for (const { tag, floor } of floors) w.orWhere((t) => t.where('tag', tag).andWhere('rank', '>=', floor));
-      })
-      .whereNot('article_id', a.id)
-      .groupBy('article_id')
-      .select('article_id')
-      .count({ shared: '*' })
-      .as('s');
-    picked.push(
-      ...(await db
-        .from(shared)
-        .join('content_index as ci', 'ci.article_id', 's.article_id')
-        .select('ci.article_id', 'ci.index_json')
-        .orderBy('s.shared', 'desc')
-        .orderByRaw('case when ci.category = ? then 1 else 0 end desc', [a.category])
-        .orderBy('ci.published_at', 'desc')
-        .orderBy('ci.article_id', 'desc')
-        .limit(3)),
-    );
+  const shared = new Map<string, number>();
+  const perTag = await Promise.all(
+    a.tags.map(async (tag) => {
+      const floor = (await groupSize(db, tagGroup(workspaceId, tag))) - RELATED_WINDOW;
+      return db('content_tags').where({ workspace_id: workspaceId, tag }).andWhere('rank', '>=', floor).pluck('article_id') as Promise<string[]>;
+    }),
+  );
+  for (const ids of perTag) for (const id of ids) if (id !== a.id) shared.set(id, (shared.get(id) ?? 0) + 1);
+  const candidates: Row[] = [];
+  const ids = [...shared.keys()];
+  for (let i = 0; i < ids.length; i += 500) {
+    candidates.push(...(await db('content_index').whereIn('article_id', ids.slice(i, i + 500)).select('article_id', 'category', 'published_at')));
   }
+  const score = (r: Row) => [shared.get(r.article_id)!, r.category === a.category ? 1 : 0, r.published_at as string, r.article_id as string] as const;
+  candidates.sort((x, y) => {
+    const [a1, b1, c1, d1] = score(x);
+    const [a2, b2, c2, d2] = score(y);
+    return a2 - a1 || b2 - b1 || (c1 < c2 ? 1 : c1 > c2 ? -1 : 0) || (d1 < d2 ? 1 : d1 > d2 ? -1 : 0);
+  });
+  const pickedIds = candidates.slice(0, 3).map((r) => r.article_id as string);
+  const picked: Row[] = pickedIds.length ? await db('content_index').whereIn('article_id', pickedIds).select('article_id', 'index_json') : [];
+  picked.sort((x, y) => pickedIds.indexOf(x.article_id) - pickedIds.indexOf(y.article_id));
   if (picked.length < 3) {
     picked.push(
       ...(await db('content_index')
         .where({ workspace_id: workspaceId, category: a.category })
-        .whereNotIn('article_id', [a.id, ...picked.map((r) => r.article_id as string)])
+        .whereNotIn('article_id', [a.id, ...pickedIds])
         .orderBy('cat_rank', 'desc')
         .limit(3 - picked.length)
         .select('article_id', 'index_json')),

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { createApp } from '../app.js';
-import { AppError } from '../errors.js';
+import { AppError, usageError } from '../errors.js';
 import { createLogger } from '../lib/log.js';
 import { VERSION } from '../version.js';
 import { configFor } from './harness.js';
@@ -15,6 +15,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--port <port>', 'port to listen on, 0 for any free port (SVC_PORT)')
     .action(async (opts: { host?: string; port?: string }, command: Command) => {
       const global = command.optsWithGlobals();
+      if (opts.port !== undefined && !/^\d+$/.test(opts.port)) throw usageError(`--port takes a number from 0 to 65535, not "${opts.port}"`);
       const flags = { 'server.host': opts.host, 'server.port': opts.port === undefined ? undefined : Number(opts.port) };
       let config = configFor(io, global, flags);
       // Lazy: the HTTP stack and jobs load only for serve.

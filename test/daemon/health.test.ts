@@ -17,4 +17,23 @@ describe('daemon', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'No route for GET /nope' } });
   });
+
+  it('gives every request an id: its own when well formed, a fresh one otherwise', async () => {
+    const d = await startDaemon();
+    const own = await fetch(`${d.url}/healthz`, { headers: { 'X-Request-Id': 'lb-1234.abc' } });
+    expect(own.headers.get('x-request-id')).toBe('lb-1234.abc');
+    const bad = await fetch(`${d.url}/healthz`, { headers: { 'X-Request-Id': 'no spaces <allowed>' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const again = await fetch(`${d.url}/healthz`);
+    expect(again.headers.get('x-request-id')).not.toBe(bad.headers.get('x-request-id'));
+    expect(own.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('answers 503 with the database state when the database is gone', async () => {
+    const d = await startDaemon({ jobs: false });
+    await d.app.db.destroy();
+    const res = await fetch(`${d.url}/healthz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'degraded', version: expect.any(String), database: { client: d.config.database.client, state: 'unavailable' } });
+  });
 });

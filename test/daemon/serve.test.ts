@@ -137,6 +137,12 @@ describe('svc serve (the real binary)', () => {
     }
   });
 
+  it('--port must be a number (exit 2), and svc alone means serve', async () => {
+    const { dir, env } = await freshEnv();
+    const r = await spawnCli(['--port', 'eighty'], { env, cwd: dir });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'error: --port takes a number from 0 to 65535, not "eighty"\n' });
+  });
+
   it('bad configuration at start: the message and exit 1, no stack trace', async () => {
     const { dir, env } = await freshEnv();
     const r = await spawnCli(['serve'], { env: { ...env, SVC_PORT: 'eighty', SVC_WEBHOOKS_TIMEOUT: 'forever' }, cwd: dir });

@@ -36,8 +36,9 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const opts = command.optsWithGlobals() as O & GlobalOptions & { workspace?: string };
     const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
     const config = configFor(io, opts);
-    // Command output goes to stdout; logs stay quiet unless asked for.
-    const log = createLogger(io.env.SVC_LOG_LEVEL ?? 'warn', io.stderr);
+    // Command output goes to stdout; logs stay quiet unless a variable asks for a level
+    // (the config file's level is the daemon's). The value was validated by loadConfig.
+    const log = createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr);
     const app = await createApp({ config, log });
     try {
       await fn({ app, opts, args, out: output(io, Boolean(opts.json)), io, workspace: () => resolveWorkspace(app, opts.workspace) });

@@ -34,10 +34,11 @@ export function createContentApi(app: App): Middleware {
         ctx.set('Allow', 'GET, HEAD, OPTIONS');
         throw new AppError('method_not_allowed', 405, `Method ${ctx.method} is not allowed: the content API is read-only (GET)`);
       }
-      const reader = await delivery.authenticate(presentedKey(ctx));
+      const query = new URLSearchParams(ctx.querystring);
+      const reader = await delivery.authenticate(presentedKey(ctx, query));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       limiter.take(reader.keyHash);
-      const res = await delivery.respond(reader, toRoute(path, new URLSearchParams(ctx.querystring)));
+      const res = await delivery.respond(reader, toRoute(path, query));
       ctx.set('Cache-Control', CACHE_CONTROL);
       if (res.lastModified) ctx.set('Last-Modified', res.lastModified);
       if (res.etag) {
@@ -80,14 +81,13 @@ function matchPath(rest: string): Path {
 }
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
-function presentedKey(ctx: Context): string {
+function presentedKey(ctx: Context, query: URLSearchParams): string {
   const auth = ctx.get('Authorization');
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (bearer) return bearer[1];
   const header = ctx.get('X-Api-Key').trim();
   if (header) return header;
-  const query = new URLSearchParams(ctx.querystring).get('key');
-  return query?.trim() ?? '';
+  return query.get('key')?.trim() ?? '';
 }
 
 function toRoute(path: Path, query: URLSearchParams): ContentRoute {

@@ -7,7 +7,7 @@ const EXPOSED = 'ETag, Last-Modified, Retry-After, Cache-Control';
 export function setCorsHeaders(ctx: Context): void {
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Access-Control-Expose-Headers', EXPOSED);
-  ctx.vary('Origin');
+  // No Vary: Origin: the answer is the same for every origin.
 }
 
 /** Answer a preflight: GET with Authorization / X-Api-Key (and conditional headers) allowed. */

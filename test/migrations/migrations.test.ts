@@ -100,7 +100,7 @@ describe.skipIf(Boolean(PG_URL))('SQLite connection settings', () => {
 describe('opening a database that cannot be opened', () => {
   it('says which database and how to fix it', async () => {
     const { dir, env } = await freshEnv();
-    const bad = PG_URL ? { SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } : { SVC_DATA_DIR: path.join(dir, 'file.txt') };
+    const bad: Record<string, string> = PG_URL ? { SVC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } : { SVC_DATA_DIR: path.join(dir, 'file.txt') };
     if (!PG_URL) (await import('node:fs')).writeFileSync(path.join(dir, 'file.txt'), 'not a directory');
     const r = await runCli(['migrate'], { env: { ...env, ...bad }, cwd: dir });
     expect(r.code).toBe(1);

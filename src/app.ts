@@ -30,7 +30,11 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const db = options.db ?? openDb(config.database);
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {
-    const applied = await migrateLatest(db);
+    // A failed migration must not leave the pool open: the process would never exit.
+    const applied = await migrateLatest(db).catch(async (err) => {
+      if (!options.db) await db.destroy();
+      throw err;
+    });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
   }
   const events = new AppEvents();

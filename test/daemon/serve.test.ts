@@ -73,19 +73,27 @@ describe('svc serve (the real binary)', () => {
       expect(otherId).toMatch(/^[0-9a-f-]{36}$/);
 
       // A request whose body is still arriving when SIGTERM comes must still be answered.
+      // `Expect: 100-continue` makes the daemon say when it has taken the request on.
       const socket = net.connect(svc.port, '127.0.0.1');
-      await new Promise((r) => socket.once('connect', r));
+      const closed = new Promise((r) => socket.once('close', r));
       let answer = '';
-      socket.on('data', (d) => (answer += d));
+      const continued = new Promise<void>((resolve) =>
+        socket.on('data', (d) => {
+          answer += d;
+          if (answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) resolve();
+        }),
+      );
       const body = 'grant_type=authorization_code&code=x';
-      socket.write(`POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
-      await new Promise((r) => setTimeout(r, 300)); // let the daemon start handling it
+      socket.write(
+        `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+      );
+      await continued;
 
       svc.child.kill('SIGTERM');
       expect(await refusesConnections(svc.port)).toBe(true);
       socket.write(body.slice(10));
-      await new Promise((r) => socket.once('close', r));
-      expect(answer).toMatch(/^HTTP\/1\.1 [2-4]\d\d /);
+      await closed;
+      expect(answer.replace('HTTP/1.1 100 Continue\r\n\r\n', '')).toMatch(/^HTTP\/1\.1 [2-4]\d\d /);
 
       expect(await svc.exited).toEqual({ code: 0, signal: null });
       const lines = logLines(svc.stderr());
@@ -108,7 +116,7 @@ describe('svc serve (the real binary)', () => {
     } finally {
       svc.child.kill('SIGKILL');
     }
-  });
+  }, 60_000);
 
   it('stops on SIGINT (Ctrl-C) with exit 0', async () => {
     const { dir, env } = await freshEnv();

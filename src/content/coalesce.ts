@@ -1,35 +1,25 @@
 /**
- * A read that every caller gets fresh, shared by bursts: a caller arriving while a read is in
- * flight does not join it (it may have started before the caller's change was committed) but
- * waits for the next one, which starts when the current one ends. One read serves a whole burst.
+ * A read that every caller gets fresh, shared by bursts: callers of one event-loop turn share
+ * one read that starts after the last of them arrived (at setImmediate), so it sees every change
+ * committed before any of them asked. A caller arriving once that read has started gets the next
+ * one. Reads of successive turns may overlap (the pool bounds them), so a caller waits about one
+ * read, not a read in flight plus its own.
  */
 export class FreshRead<T> {
-  private running: Promise<T> | null = null;
-  private queued: Promise<T> | null = null;
+  private pending: Promise<T> | null = null;
 
   constructor(private readonly read: () => Promise<T>) {}
 
   get(): Promise<T> {
-    if (!this.running) return this.start();
-    if (!this.queued) {
-      const after = this.running.then(
-        () => undefined,
-        () => undefined,
-      );
-      this.queued = after.then(() => {
-        this.queued = null;
-        return this.start();
+    if (!this.pending) {
+      this.pending = new Promise<T>((resolve, reject) => {
+        setImmediate(() => {
+          this.pending = null;
+          this.read().then(resolve, reject);
+        });
       });
     }
-    return this.queued;
-  }
-
-  private start(): Promise<T> {
-    const p = this.read().finally(() => {
-      if (this.running === p) this.running = null;
-    });
-    this.running = p;
-    return p;
+    return this.pending;
   }
 }
 

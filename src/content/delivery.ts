@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
 import { FreshRead, SingleFlight } from './coalesce.js';
-import { contentVersion } from './query-store.js';
+import { VersionReader } from './query-store.js';
 import { type CachedResponse, ResponseCache } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
 
@@ -33,15 +33,18 @@ export class ContentDelivery {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
+  private readonly versions: VersionReader;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
 
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
+    this.versions = new VersionReader(ctx.db);
     ctx.events.on('content.changed', this.onChange);
   }
 
   close(): void {
     this.ctx.events.off('content.changed', this.onChange);
+    this.versions.close();
   }
 
   /** The reader behind a key, or null for a missing, wrong, regenerated or revoked key. */
@@ -97,7 +100,7 @@ export class ContentDelivery {
   private state(workspaceId: string): WorkspaceState {
     let s = this.workspaces.get(workspaceId);
     if (!s) {
-      s = { fresh: new FreshRead(() => contentVersion(this.ctx.db, workspaceId)), keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
+      s = { fresh: new FreshRead(() => this.versions.read(workspaceId)), keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
       this.workspaces.set(workspaceId, s);
     }
     return s;

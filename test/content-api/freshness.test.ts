@@ -92,4 +92,13 @@ describe('freshness across processes (CLI in another App, same database)', () =>
       expect(new Set(totals)).toEqual(new Set([round]));
     }
   });
+
+  it('stays fresh with a database pool of one connection (no held connection for version reads)', async () => {
+    const f = await contentFixture({ overrides: { 'database.poolMax': 1 } });
+    expect((await f.json('/articles')).data.total).toBe(0);
+    const r = await runCli(['articles', 'add', '--title', 'Pool one', '--workspace', f.ws.name], f.cli);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await runCli(['articles', 'publish', 'pool-one', '--workspace', f.ws.name], f.cli)).code).toBe(0);
+    expect((await f.json('/articles')).data.articles.map((a: any) => a.slug)).toEqual(['pool-one']);
+  });
 });

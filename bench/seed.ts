@@ -3,7 +3,7 @@ import { CONTENT_TYPE_NAMES } from '../src/articles/categories.js';
 import { toRow } from '../src/articles/store.js';
 import type { Article } from '../src/articles/types.js';
 import { generateBlogKey } from '../src/auth/blog-keys.js';
-import type { Publication } from '../src/content/publications.js';
+import type { Publication } from '../src/connectors/publications.js';
 import { type RenderedBody, buildSnapshot, renderBody } from '../src/content/snapshot.js';
 import { appendSnapshots } from '../src/content/snapshot-store.js';
 import { withTransaction } from '../src/db/tx.js';

@@ -1,4 +1,4 @@
-import { headings, plainText, withoutFirstH1, wordCount } from '../content/render.js';
+import { headings, plainText, withoutFirstH1, wordCount } from '../lib/markdown.js';
 import { slugify } from '../lib/slug.js';
 import type { Article } from './types.js';
 

@@ -1,18 +1,17 @@
 import type { Ctx } from '../context.js';
 import { translateDbError } from '../db/errors.js';
-import { AppError, invalidInput, notFound } from '../errors.js';
-import { publishArticle } from '../content/publish.js';
+import { invalidInput, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { slugify } from '../lib/slug.js';
 import { parseInput } from '../lib/validate.js';
-import { firstH1 } from '../content/render.js';
+import { firstH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
 import * as store from './store.js';
 import type { Article } from './types.js';
 
-/** Insert a draft; createArticle below adds the workspace's auto-publish. */
+/** Insert a draft. Surfaces create through publishing/create.ts, which adds auto-publish and credits. */
 export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<Article> {
   const data = parseInput(articleCreateInput, input, 'article');
   const title = data.title || firstH1(data.bodyMarkdown);
@@ -84,16 +83,3 @@ export async function uniqueSlug(ctx: Ctx, workspaceId: string, title: string): 
 
 const slugTaken = (slug: string, ws: Workspace) => `The slug "${slug}" is already used by another article in workspace ${ws.name}`;
 
-/** Create an article; when the workspace has auto-publish on, it is published at once. */
-export async function createArticle(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<{ article: Article; published: boolean }> {
-  const draft = await insertDraft(ctx, ws, input);
-  if (!ws.autoPublish) return { article: draft, published: false };
-  try {
-    const result = await publishArticle(ctx, ws, draft.id);
-    return { article: result?.article ?? draft, published: Boolean(result) };
-  } catch (err) {
-    // Auto-publish with nowhere to publish to keeps the draft; the caller is told it was not published.
-    if (err instanceof AppError && err.code === 'no_destination') return { article: draft, published: false };
-    throw err;
-  }
-}

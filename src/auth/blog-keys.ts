@@ -3,7 +3,7 @@ import { withTransaction } from '../db/tx.js';
 import { conflict, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
-import { ensureConnector } from '../content/connectors.js';
+import { ensureConnector } from '../connectors/store.js';
 import { bumpContentVersion } from '../workspaces/store.js';
 import type { Workspace } from '../workspaces/types.js';
 import * as store from './blog-keys-store.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { usageError } from '../errors.js';
-import { listConnectorsFor } from '../content/connectors-service.js';
+import { listConnectorsFor } from '../connectors/service.js';
 import { getUsage } from '../workspaces/usage.js';
 import { listMembers } from '../workspaces/members.js';
 import { createWorkspace, listWorkspaces, resolveWorkspace, subscriptionLapsed, updateWorkspace } from '../workspaces/service.js';

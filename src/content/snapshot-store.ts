@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import type { Queryable, Trx } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
 import type { Workspace } from '../workspaces/types.js';
-import type { Publication } from './publications.js';
+import type { Publication } from '../connectors/publications.js';
 import { type RankGroup, catGroup, closeSlot, groupSize, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { BLOCK_SIZE, blockFor, lastBlock, rebuildBlock } from './sitemap-blocks.js';
 import { type Snapshot, buildSnapshot } from './snapshot.js';

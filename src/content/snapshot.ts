@@ -3,8 +3,8 @@ import type { Article as DomainArticle } from '../articles/types.js';
 import type { Article, ArticleIndex, Tag } from '../client/types.js';
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
-import type { Publication } from './publications.js';
-import { faqPairs, headings, plainText, renderHtml, withoutFirstH1, wordCount } from './render.js';
+import type { Publication } from '../connectors/publications.js';
+import { faqPairs, headings, plainText, renderHtml, withoutFirstH1, wordCount } from '../lib/markdown.js';
 
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
 export type StoredArticle = Omit<Article, 'relatedPosts'>;

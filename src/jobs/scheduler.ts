@@ -1,5 +1,5 @@
 import type { App } from '../app.js';
-import { publishDueArticles } from '../content/publish.js';
+import { publishDueArticles } from '../publishing/publish.js';
 import { getWorkspace } from '../workspaces/service.js';
 import type { Job } from './index.js';
 

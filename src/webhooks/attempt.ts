@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.js';
-import { type Connector, findConnector, updateConnector } from '../content/connectors.js';
-import * as publications from '../content/publications.js';
+import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
+import * as publications from '../connectors/publications.js';
 import { withTransaction } from '../db/tx.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { findConnector } from '../content/connectors.js';
+import { findConnector } from '../connectors/store.js';
 import type { Workspace } from '../workspaces/types.js';
 import { daemonStatus } from './heartbeat.js';
 import { countByStatus, oldestPending } from './store.js';

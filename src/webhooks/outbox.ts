@@ -1,8 +1,8 @@
 import type { Ctx } from '../context.js';
 import type { Trx } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
-import type { Connector } from '../content/connectors.js';
-import type { Publication } from '../content/publications.js';
+import type { Connector } from '../connectors/store.js';
+import type { Publication } from '../connectors/publications.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import { attemptEvent, leaseMs } from './attempt.js';

@@ -1,6 +1,6 @@
 import type { Article } from '../articles/types.js';
-import type { Publication } from '../content/publications.js';
-import { renderHtml, withoutFirstH1, wordCount } from '../content/render.js';
+import type { Publication } from '../connectors/publications.js';
+import { renderHtml, withoutFirstH1, wordCount } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 
 export type WebhookEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted' | 'test';

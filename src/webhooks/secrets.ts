@@ -1,5 +1,5 @@
 import { randomBase62 } from '../lib/crypto.js';
-import type { Connector } from '../content/connectors.js';
+import type { Connector } from '../connectors/store.js';
 
 /** `whsec_` + 32 or more base62 characters (decisions.md). */
 export const SECRET_PATTERN = /^whsec_[0-9A-Za-z]{32,}$/;

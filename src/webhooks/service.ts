@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { type Connector, deleteConnector, ensureConnector, findConnector, updateConnector } from '../content/connectors.js';
+import { type Connector, deleteConnector, ensureConnector, findConnector, updateConnector } from '../connectors/store.js';
 import { parseDuration } from '../config/duration.js';
 import { AppError, badRequest, notFound, usageError } from '../errors.js';
 import { newId } from '../lib/ids.js';

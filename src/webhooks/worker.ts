@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import PQueue from 'p-queue';
 import type { Ctx } from '../context.js';
-import { findConnector } from '../content/connectors.js';
+import { findConnector } from '../connectors/store.js';
 import { randomBase62 } from '../lib/crypto.js';
 import { attemptEvent, leaseMs } from './attempt.js';
 import { HEARTBEAT_EVERY_MS } from './heartbeat.js';

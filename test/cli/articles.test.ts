@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prompts from 'prompts';
 import { describe, expect, it } from 'vitest';
-import { ensureConnector } from '../../src/content/connectors.js';
+import { ensureConnector } from '../../src/connectors/store.js';
 import { expectCleanError, initialised } from './sandbox.js';
 
 const md = (front: string, body = '## Section\n\nSome text.\n') => `---\n${front}\n---\n${body}`;

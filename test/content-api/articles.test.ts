@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { updateArticle } from '../../src/articles/service.js';
-import { publishArticle } from '../../src/content/publish.js';
+import { publishArticle } from '../../src/publishing/publish.js';
 import { contentFixture } from './fixture.js';
 
 const BODY = `# The Title In The Body

@@ -1,6 +1,6 @@
 import type { ArticleCreateInput } from '../../src/articles/inputs.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { publishArticle } from '../../src/content/publish.js';
+import { publishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';

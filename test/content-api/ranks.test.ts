@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { updateArticle } from '../../src/articles/service.js';
-import { deleteArticle, publishArticle, unpublishArticle } from '../../src/content/publish.js';
+import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { contentFixture } from './fixture.js';
 
 // Pages are served from dense ranks kept up to date on every change (no OFFSET). After a mix of

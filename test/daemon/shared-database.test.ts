@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createArticle, listArticles } from '../../src/articles/service.js';
+import { listArticles } from '../../src/articles/service.js';
+import { createArticle } from '../../src/publishing/create.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { spawnCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';

@@ -1,5 +1,5 @@
 import type { App } from '../../src/app.js';
-import { createArticle } from '../../src/articles/service.js';
+import { createArticle } from '../../src/publishing/create.js';
 import type { ArticleCreateInput } from '../../src/articles/inputs.js';
 import { addMember } from '../../src/workspaces/members.js';
 import type { Role } from '../../src/workspaces/roles.js';

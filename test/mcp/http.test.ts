@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { publishArticle } from '../../src/content/publish.js';
+import { publishArticle } from '../../src/publishing/publish.js';
 import { seedArticle } from '../helpers/seed.js';
 import { connect, rpc, toolCall, workspaceWithAdmin } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { scheduleArticle } from '../../src/content/publish.js';
+import { scheduleArticle } from '../../src/publishing/publish.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
 import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';

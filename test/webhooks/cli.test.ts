@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publishArticle } from '../../src/content/publish.js';
+import { publishArticle } from '../../src/publishing/publish.js';
 import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findConnector } from '../../src/content/connectors.js';
-import { publishArticle } from '../../src/content/publish.js';
+import { findConnector } from '../../src/connectors/store.js';
+import { publishArticle } from '../../src/publishing/publish.js';
 import { listWebhookDeliveries } from '../../src/webhooks/service.js';
 import { runCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';

@@ -51,7 +51,7 @@ describe('durable outbox', () => {
 describe('clean shutdown', () => {
   it('finishes the attempt in flight before stopping', async () => {
     const { webhookWorld } = await import('./setup.js');
-    const { publishArticle } = await import('../../src/content/publish.js');
+    const { publishArticle } = await import('../../src/publishing/publish.js');
     const w = await webhookWorld({ script: () => ({ status: 200, delayMs: 300 }) });
     await publishArticle(w.d.app, w.ws, (await w.article()).id);
     const [r] = await w.receiver.waitFor(1);

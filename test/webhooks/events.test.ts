@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { deleteArticle, publishArticle, unpublishArticle } from '../../src/content/publish.js';
-import { findConnector } from '../../src/content/connectors.js';
-import { listForArticle } from '../../src/content/publications.js';
-import { renderHtml, wordCount } from '../../src/content/render.js';
+import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
+import { findConnector } from '../../src/connectors/store.js';
+import { listForArticle } from '../../src/connectors/publications.js';
+import { renderHtml, wordCount } from '../../src/lib/markdown.js';
 import { updateArticle } from '../../src/articles/service.js';
 import { runCli } from '../helpers/cli.js';
 import { independentVerify } from './receiver.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getArticle } from '../../src/articles/service.js';
-import { findConnector } from '../../src/content/connectors.js';
-import { publishArticle } from '../../src/content/publish.js';
-import { listForArticle } from '../../src/content/publications.js';
+import { findConnector } from '../../src/connectors/store.js';
+import { publishArticle } from '../../src/publishing/publish.js';
+import { listForArticle } from '../../src/connectors/publications.js';
 import { runCli } from '../helpers/cli.js';
 import { independentVerify } from './receiver.js';
 import { webhookWorld } from './setup.js';

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { CONTENT_TYPE_NAMES } from '../../articles/categories.js';
-import { createArticleSpendingCredit } from '../../articles/credited.js';
+import { createArticle } from '../../publishing/create.js';
 import { ARTICLE_STATUSES } from '../../articles/inputs.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import { type ToolEnv, gated, text } from '../result.js';
@@ -90,7 +90,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async (args: Record<string, unknown>) => {
-      const { article, published } = await createArticleSpendingCredit(env.app, ws, args as never);
+      const { article, published } = await createArticle(env.app, ws, args as never, { spendCredit: true });
       const state = published ? 'Created and published (auto-publish is on)' : 'Created draft';
       return text(`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, { article: summary(article), published });
     }),

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { publishArticle, unpublishArticle } from '../../content/publish.js';
+import { publishArticle, unpublishArticle } from '../../publishing/publish.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { articleRef, refOf, summary } from './present.js';
 

@@ -7,9 +7,9 @@ import * as articles from '../articles/store.js';
 import type { Article } from '../articles/types.js';
 import { bumpContentVersion } from '../workspaces/store.js';
 import type { Workspace } from '../workspaces/types.js';
-import { type Connector, type ConnectorKind, listConnectors } from './connectors.js';
-import * as publications from './publications.js';
-import { removeSnapshot, writeSnapshot } from './snapshot-store.js';
+import { type Connector, type ConnectorKind, listConnectors } from '../connectors/store.js';
+import * as publications from '../connectors/publications.js';
+import { removeSnapshot, writeSnapshot } from '../content/snapshot-store.js';
 import { deliverUnpublishNow, enqueueArticleEvent } from '../webhooks/outbox.js';
 
 export interface PublishResult {

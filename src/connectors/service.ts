@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { listConnectors } from './connectors.js';
+import { listConnectors } from './store.js';
 
 /** Connectors of a workspace as shown to operators (secrets never included). */
 export async function listConnectorsFor(ctx: Ctx, workspaceId: string) {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
-import type { Connector } from './connectors.js';
+import type { Connector } from './store.js';
 
 /** Article x connector: when it was first published there, last updated, its URL and last error. */
 export interface Publication {

@@ -1,6 +1,7 @@
 import type { App } from '../app.js';
 import { startScheduler } from './scheduler.js';
 import { startWebhookWorker } from '../webhooks/worker.js';
+import { startOAuthCleanup } from './oauth-cleanup.js';
 
 export interface Job {
   /** Stop taking new work and wait for work in progress. */
@@ -11,6 +12,7 @@ export interface Job {
 export function startJobs(app: App): Job {
   const jobs: Job[] = [startScheduler(app)];
   jobs.push(startWebhookWorker(app));
+  jobs.push(startOAuthCleanup(app));
   return {
     async stop() {
       for (const job of jobs.reverse()) await job.stop();

@@ -1,8 +1,39 @@
 import type { Ctx } from '../context.js';
 import type { Principal } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
+import { iso, nowIso } from '../lib/clock.js';
+import { sha256Hex } from '../lib/crypto.js';
+import { isIdle } from './connections.js';
+import * as store from './store.js';
+import { ACCESS_PREFIX } from './tokens.js';
 
-// PLACEHOLDER (issue 6): an OAuth access token -> the connection's principal, or null when the
-// token is unknown, expired or revoked (the MCP endpoint then answers 401).
-export async function resolveOAuthAccessToken(_ctx: Ctx, _token: string): Promise<Principal | null> {
-  return null;
+// Writing last_used_at on every call would cost a write per MCP request; a minute's precision
+// is plenty for "last used" and for the 30-day idle expiry.
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * An OAuth access token -> the connection's principal, or null when the token is unknown,
+ * expired or revoked, or the connection went unused for oauth.connectionIdleExpiry (the MCP
+ * endpoint then answers 401 and the client asks for a new approval). Records the use.
+ * Membership, role and subscription are checked by the caller on every call.
+ */
+export async function resolveOAuthAccessToken(ctx: Ctx, token: string): Promise<Principal | null> {
+  if (!token.startsWith(ACCESS_PREFIX) || token.length > 200) return null;
+  const row = await store.findToken(ctx.db, sha256Hex(token));
+  const now = nowIso(ctx.clock);
+  if (!row || row.kind !== 'access' || !row.expires_at || row.expires_at <= now) return null;
+  const conn = await store.findConnection(ctx.db, row.connection_id);
+  if (!conn || conn.revoked_at || isIdle(ctx, conn.last_used_at)) return null;
+  if (ctx.clock.now().getTime() - new Date(conn.last_used_at).getTime() >= TOUCH_EVERY_MS) {
+    await store.touchConnection(ctx.db, conn.id, iso(ctx.clock.now()));
+  }
+  const client = await store.findClient(ctx.db, conn.client_id);
+  return {
+    kind: 'oauth',
+    id: conn.id,
+    userId: conn.user_id,
+    workspaceId: conn.workspace_id,
+    scopes: JSON.parse(conn.scopes) as Scope[],
+    label: client?.client_name ?? conn.client_id,
+  };
 }

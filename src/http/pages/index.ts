@@ -1,7 +1,38 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
+import { connectionsRoutes } from './connections.js';
+import { consentRoutes } from './consent.js';
+import { errorPage } from './layout.js';
+import { loginRoutes } from './login.js';
+import { loadSession, pageHeaders } from './session.js';
 
-// PLACEHOLDER: login, consent and connections pages (issue 6).
-export function createPagesRouter(_app: App): Middleware {
-  return (_ctx, next) => next();
+/**
+ * Server-rendered pages: login, logout, the OAuth consent screen (/oauth/authorize) and the
+ * connections page. Forms are urlencoded, CSRF-protected by a per-session token; failures are
+ * HTML pages, never the JSON envelope.
+ */
+export function createPagesRouter(app: App): Middleware {
+  const router = new Router();
+  router.use(pageHeaders(), pageErrors(app), bodyParser({ enableTypes: ['form'], formLimit: '32kb' }), loadSession(app));
+  loginRoutes(app, router);
+  consentRoutes(app, router);
+  connectionsRoutes(app, router);
+  return router.routes() as unknown as Middleware;
+}
+
+function pageErrors(app: App): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const status = (err as { status?: number }).status;
+      const client = status !== undefined && status >= 400 && status < 500;
+      if (!client) app.log.error({ err, requestId: ctx.state.requestId }, 'page failed');
+      ctx.status = client ? status : 500;
+      ctx.type = 'html';
+      ctx.body = errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? 'The form could not be read. Go back and try again.' : 'An internal error occurred. Please try again in a moment.');
+    }
+  };
 }

@@ -1,0 +1,88 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../errors.js';
+import { iso, nowIso } from '../lib/clock.js';
+import { randomBase62, safeEqual, sha256Hex } from '../lib/crypto.js';
+import { authenticate } from '../workspaces/users.js';
+import type { User } from '../workspaces/types.js';
+import * as store from './sessions-store.js';
+
+/**
+ * Browser sessions behind the `__session` cookie. The cookie holds a random token; the database
+ * holds its SHA-256, so a leaked database does not hand out sessions, and every process (daemon,
+ * CLI) sees the same sessions. A session exists before sign-in too (user null): it carries the
+ * CSRF token of the login form. Signing in replaces it with a new one (session fixation).
+ */
+export const SESSION_COOKIE = '__session';
+
+export interface Session {
+  idHash: string;
+  userId: string | null;
+  csrfToken: string;
+  expiresAt: string;
+}
+
+const toSession = (r: store.SessionRow): Session => ({ idHash: r.id_hash, userId: r.user_id, csrfToken: r.csrf_token, expiresAt: r.expires_at });
+
+export async function createSession(ctx: Ctx, userId: string | null): Promise<{ token: string; session: Session }> {
+  const token = randomBase62(43); // ~256 bits
+  const now = ctx.clock.now();
+  const row: store.SessionRow = {
+    id_hash: sha256Hex(token),
+    user_id: userId,
+    csrf_token: randomBase62(32),
+    created_at: iso(now),
+    expires_at: iso(new Date(now.getTime() + ctx.config.oauth.sessionTtl)),
+  };
+  await store.insertSession(ctx.db, row);
+  return { token, session: toSession(row) };
+}
+
+/** The live session for a cookie value, or null (unknown or expired). */
+export async function findSession(ctx: Ctx, token: string | undefined): Promise<Session | null> {
+  if (!token || token.length > 200) return null;
+  const row = await store.findSessionRow(ctx.db, sha256Hex(token));
+  if (!row || row.expires_at <= nowIso(ctx.clock)) return null;
+  return toSession(row);
+}
+
+export async function endSession(ctx: Ctx, token: string | undefined): Promise<void> {
+  if (token) await store.deleteSessionRow(ctx.db, sha256Hex(token));
+}
+
+/** Timing-safe comparison of a submitted CSRF token with the session's. */
+export const csrfMatches = (session: Session, submitted: unknown): boolean =>
+  typeof submitted === 'string' && submitted.length > 0 && safeEqual(session.csrfToken, submitted);
+
+// Login throttling: failures counted per account and per client address in a fixed window.
+export const LOGIN_LIMITS = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
+
+export async function signIn(
+  ctx: Ctx,
+  input: { email: string; password: string; address: string; previousToken?: string },
+): Promise<{ token: string; session: Session; user: User }> {
+  const email = input.email.trim().toLowerCase();
+  const keys = [`email:${email}`, `ip:${input.address}`];
+  const now = ctx.clock.now();
+  const cutoff = iso(new Date(now.getTime() - LOGIN_LIMITS.windowMs));
+  const attempts = (await store.findAttempts(ctx.db, keys)).filter((a) => a.window_start > cutoff);
+  const blocked = attempts.find((a) => a.failures >= (a.key.startsWith('email:') ? LOGIN_LIMITS.perAccount : LOGIN_LIMITS.perAddress));
+  if (blocked) {
+    const retryMs = new Date(blocked.window_start).getTime() + LOGIN_LIMITS.windowMs - now.getTime();
+    const minutes = Math.max(1, Math.ceil(retryMs / 60_000));
+    throw new AppError('too_many_attempts', 429, `Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`, {
+      details: { retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) },
+    });
+  }
+  const user = email && input.password ? await authenticate(ctx, email, input.password) : undefined;
+  if (!user) {
+    for (const key of keys) await store.recordFailure(ctx.db, key, iso(now), cutoff);
+    throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
+  }
+  await store.clearAttempts(ctx.db, keys[0]);
+  await endSession(ctx, input.previousToken);
+  const { token, session } = await createSession(ctx, user.id);
+  return { token, session, user };
+}
+
+/** Remove expired sessions (run by the cleanup job). */
+export const purgeExpiredSessions = (ctx: Ctx) => store.deleteExpiredSessions(ctx.db, nowIso(ctx.clock));

@@ -1,0 +1,78 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { App } from '../../app.js';
+import { SESSION_COOKIE, endSession, signIn } from '../../auth/sessions.js';
+import { isAppError } from '../../errors.js';
+import { esc, html, layout } from './layout.js';
+import { clearSessionCookie, csrfOk, ensureSession, pageState, safeNext, setSessionCookie } from './session.js';
+
+function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): string {
+  const error = o.error ? html`<div class="alert error" role="alert">${esc(o.error)}</div>` : '';
+  return layout({
+    title: 'Sign in',
+    body: html`<div class="card">
+<h1>Sign in</h1>
+<p class="sub">Use your svc account to connect an AI assistant or manage your connections.</p>
+${error}
+<form method="post" action="/login" novalidate>
+<input type="hidden" name="csrf" value="${esc(o.csrf)}">
+<input type="hidden" name="next" value="${esc(o.next)}">
+<label class="field" for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}" ${o.email ? '' : 'autofocus'}>
+<label class="field" for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required ${o.email ? 'autofocus' : ''}>
+<button class="btn primary block" type="submit">Sign in</button>
+</form>
+</div>`,
+  });
+}
+
+/** GET/POST /login, POST /logout. */
+export function loginRoutes(app: App, router: Router): void {
+  router.get('/login', async (ctx) => {
+    const next = safeNext(ctx.query.next);
+    if (pageState(ctx).user) return ctx.redirect(next);
+    const session = await ensureSession(app, ctx);
+    ctx.type = 'html';
+    ctx.body = loginPage({ csrf: session.csrfToken, next });
+  });
+
+  router.post('/login', async (ctx) => {
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const next = safeNext(body.next);
+    const email = typeof body.email === 'string' ? body.email : '';
+    if (!csrfOk(ctx)) return retry(ctx, app, next, email, 403, 'This sign-in form expired. Please try again.');
+    try {
+      const { token } = await signIn(app, {
+        email,
+        password: typeof body.password === 'string' ? body.password : '',
+        address: ctx.ip,
+        previousToken: ctx.cookies.get(SESSION_COOKIE),
+      });
+      setSessionCookie(app, ctx, token);
+      ctx.status = 303;
+      ctx.redirect(next);
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err;
+      if (err.status === 429) ctx.set('Retry-After', String(err.details?.retryAfterSeconds ?? 60));
+      return retry(ctx, app, next, email, err.status, err.message);
+    }
+  });
+
+  router.post('/logout', async (ctx) => {
+    if (csrfOk(ctx)) {
+      await endSession(app, ctx.cookies.get(SESSION_COOKIE));
+      clearSessionCookie(ctx);
+    }
+    ctx.status = 303;
+    ctx.redirect('/login');
+  });
+  router.get('/logout', (ctx) => ctx.redirect('/connections'));
+}
+
+async function retry(ctx: Context, app: App, next: string, email: string, status: number, error: string): Promise<void> {
+  const session = await ensureSession(app, ctx);
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = loginPage({ csrf: session.csrfToken, next, email, error });
+}

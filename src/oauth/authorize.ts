@@ -1,0 +1,147 @@
+import type { Ctx } from '../context.js';
+import { AppError } from '../errors.js';
+import { type Scope, SCOPES, isScope } from '../auth/scopes.js';
+import { iso, nowIso } from '../lib/clock.js';
+import { randomBase62, sha256Hex } from '../lib/crypto.js';
+import { findMembership } from '../workspaces/members.js';
+import { type Client, findClient, markClientGranted, matchRedirectUri } from './clients.js';
+import { issuerOf, resourceOf } from './metadata.js';
+import { isValidChallenge } from './pkce.js';
+import * as store from './store.js';
+
+/**
+ * The authorization endpoint's rules (OAuth 2.1 + RFC 7636, 8707, 9207). Until client_id and
+ * redirect_uri are known good, errors are shown to the person (PageError, HTTP 400): redirecting
+ * to an unverified URI would make us an open redirector. After that they go back to the client.
+ */
+export class PageError extends Error {
+  constructor(message: string, readonly status = 400) {
+    super(message);
+    this.name = 'PageError';
+  }
+}
+
+export class RedirectError extends Error {
+  constructor(readonly redirectTo: string) {
+    super('authorization error sent to the client');
+    this.name = 'RedirectError';
+  }
+}
+
+export interface AuthorizationRequest {
+  client: Client;
+  /** Where the answer goes. */
+  redirectUri: string;
+  /** Whether the request named redirect_uri (then the token request must repeat it). */
+  redirectUriSent: boolean;
+  state?: string;
+  codeChallenge: string;
+  requestedScopes: Scope[];
+  resource?: string;
+}
+
+/** The client's redirect URI with our answer: the params, the state and `iss` (RFC 9207). */
+export function redirectWith(ctx: Ctx, redirectUri: string, params: Record<string, string>, state?: string): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (state !== undefined) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuerOf(ctx.config));
+  return url.toString();
+}
+
+export async function parseAuthorizationRequest(ctx: Ctx, q: Record<string, string | undefined>): Promise<AuthorizationRequest> {
+  if (!q.client_id) throw new PageError('This sign-in link is incomplete: it names no application (client_id is missing).');
+  const client = await findClient(ctx, q.client_id);
+  if (!client) throw new PageError('This application is not registered here (any more). Start connecting again from the app.');
+  const redirectUri = matchRedirectUri(client, q.redirect_uri);
+  if (!redirectUri) {
+    throw new PageError(q.redirect_uri === undefined ? 'This sign-in link names no redirect_uri.' : 'The redirect_uri of this sign-in link is not registered for this application.');
+  }
+  const fail = (error: string, description: string): never => {
+    throw new RedirectError(redirectWith(ctx, redirectUri, { error, error_description: description }, q.state));
+  };
+  if (q.response_type !== 'code') fail('unsupported_response_type', 'response_type must be code');
+  if (!q.code_challenge) fail('invalid_request', 'code_challenge is required (PKCE with S256)');
+  if (q.code_challenge_method !== 'S256') fail('invalid_request', 'code_challenge_method must be S256');
+  if (!isValidChallenge(q.code_challenge!)) fail('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
+  if (q.resource !== undefined && q.resource !== resourceOf(ctx.config)) fail('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
+  // Unknown scopes (e.g. offline_access, which is always granted in effect) are ignored.
+  const requested = (q.scope ?? '').split(/\s+/).filter(isScope);
+  return {
+    client,
+    redirectUri,
+    redirectUriSent: q.redirect_uri !== undefined,
+    state: q.state,
+    codeChallenge: q.code_challenge!,
+    requestedScopes: requested.length ? [...new Set(requested)] : [...SCOPES],
+    resource: q.resource,
+  };
+}
+
+const REQUEST_TTL_MS = 30 * 60_000;
+
+/** Keep a validated request server-side while the person decides; the form carries only its id. */
+export async function savePendingRequest(ctx: Ctx, sessionHash: string, req: AuthorizationRequest): Promise<string> {
+  const id = randomBase62(32);
+  const { client, ...params } = req;
+  await store.insertRequest(ctx.db, {
+    id_hash: sha256Hex(id),
+    session_hash: sessionHash,
+    client_id: client.id,
+    params: JSON.stringify(params),
+    expires_at: iso(new Date(ctx.clock.now().getTime() + REQUEST_TTL_MS)),
+  });
+  return id;
+}
+
+export async function loadPendingRequest(ctx: Ctx, sessionHash: string, id: unknown): Promise<AuthorizationRequest & { id: string }> {
+  const gone = new PageError('This approval request has expired or was already answered. Start connecting again from the app.');
+  if (typeof id !== 'string' || id.length > 100) throw gone;
+  const row = await store.findRequest(ctx.db, sha256Hex(id));
+  if (!row || row.session_hash !== sessionHash || row.expires_at <= nowIso(ctx.clock)) throw gone;
+  const client = await findClient(ctx, row.client_id);
+  if (!client) throw gone;
+  return { ...(JSON.parse(row.params) as Omit<AuthorizationRequest, 'client'>), client, id };
+}
+
+export interface Decision {
+  approve: boolean;
+  workspaceId?: string;
+  scopes: string[];
+}
+
+/**
+ * The person's answer on the consent screen. Approve: a single-use code bound to the user, the
+ * workspace, the ticked scopes, the redirect URI and the PKCE challenge. Returns where to send
+ * the browser. Invalid choices throw an AppError before the request is used up.
+ */
+export async function decide(ctx: Ctx, userId: string, req: AuthorizationRequest & { id: string }, decision: Decision): Promise<string> {
+  let scopes: Scope[] = [];
+  if (decision.approve) {
+    scopes = [...new Set(decision.scopes.filter(isScope))];
+    if (scopes.length === 0 || scopes.length !== new Set(decision.scopes).size) throw new AppError('invalid_input', 400, 'Tick at least one permission to approve.');
+    if (!decision.workspaceId || !(await findMembership(ctx, decision.workspaceId, userId))) {
+      throw new AppError('forbidden', 403, 'Pick one of your workspaces.');
+    }
+  }
+  if (!(await store.consumeRequest(ctx.db, sha256Hex(req.id)))) throw new PageError('This approval request was already answered.');
+  if (!decision.approve) return redirectWith(ctx, req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request' }, req.state);
+
+  const code = randomBase62(43);
+  await store.insertCode(ctx.db, {
+    code_hash: sha256Hex(code),
+    client_id: req.client.id,
+    user_id: userId,
+    workspace_id: decision.workspaceId!,
+    scopes: JSON.stringify(scopes),
+    redirect_uri: req.redirectUriSent ? req.redirectUri : null,
+    code_challenge: req.codeChallenge,
+    resource: req.resource ?? null,
+    expires_at: iso(new Date(ctx.clock.now().getTime() + ctx.config.oauth.authorizationCodeTtl)),
+    used_at: null,
+    connection_id: null,
+  });
+  await markClientGranted(ctx, req.client.id);
+  ctx.log.info({ clientId: req.client.id, userId, workspaceId: decision.workspaceId, scopes }, 'oauth consent approved');
+  return redirectWith(ctx, req.redirectUri, { code }, req.state);
+}

@@ -1,0 +1,84 @@
+import type { Ctx } from '../context.js';
+import { notFound } from '../errors.js';
+import type { Scope } from '../auth/scopes.js';
+import { iso, nowIso } from '../lib/clock.js';
+import * as store from './store.js';
+
+/** An agent connection as people see it (connections page, `svc connections list`). */
+export interface Connection {
+  id: string;
+  client: { id: string; name: string | null; redirectHost: string | null };
+  workspace: { id: string; name: string };
+  user: { id: string; email: string };
+  scopes: Scope[];
+  status: 'active' | 'expired' | 'revoked';
+  createdAt: string;
+  lastUsedAt: string;
+  revokedAt: string | null;
+}
+
+/** True when a connection last used at `lastUsedAt` has gone unused for oauth.connectionIdleExpiry. */
+export const isIdle = (ctx: Ctx, lastUsedAt: string): boolean =>
+  new Date(lastUsedAt).getTime() + ctx.config.oauth.connectionIdleExpiry <= ctx.clock.now().getTime();
+
+/** Where a client sends people back to: the host of its first redirect URI (or the scheme, for apps). */
+export function redirectHost(redirectUris: string[]): string | null {
+  const first = redirectUris[0];
+  if (!first || !URL.canParse(first)) return null;
+  const u = new URL(first);
+  return u.host || `${u.protocol}//`;
+}
+
+function present(ctx: Ctx, r: store.ConnectionListRow): Connection {
+  return {
+    id: r.id,
+    client: { id: r.client_id, name: r.client_name, redirectHost: redirectHost(JSON.parse(r.redirect_uris) as string[]) },
+    workspace: { id: r.workspace_id, name: r.workspace_name },
+    user: { id: r.user_id, email: r.email },
+    scopes: JSON.parse(r.scopes) as Scope[],
+    status: r.revoked_at ? 'revoked' : isIdle(ctx, r.last_used_at) ? 'expired' : 'active',
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+/** Connections not revoked (expired ones included, marked), newest first. */
+export async function listConnections(ctx: Ctx, filter: { userId?: string; workspaceId?: string } = {}): Promise<Connection[]> {
+  return (await store.listConnectionRows(ctx.db, filter)).map((r) => present(ctx, r));
+}
+
+export async function getConnection(ctx: Ctx, id: string): Promise<Connection> {
+  const [row] = await store.listConnectionRows(ctx.db, { id, includeRevoked: true });
+  if (!row) throw notFound('connection', id, { hint: 'List connections with: svc connections list' });
+  return present(ctx, row);
+}
+
+/** Revoke a connection and drop its tokens. Returns false when it was already revoked. */
+export async function revokeConnection(ctx: Ctx, id: string, reason: string): Promise<boolean> {
+  const conn = await store.findConnection(ctx.db, id);
+  if (!conn) return false;
+  const changed = await store.revokeConnectionRow(ctx.db, id, nowIso(ctx.clock), reason);
+  if (changed) {
+    ctx.log.info({ connectionId: id, reason }, 'oauth connection revoked');
+    ctx.events.emit('auth.changed', { workspaceId: conn.workspace_id });
+  }
+  return changed;
+}
+
+/** Revoke as a person (page, CLI): not found unless it exists, and belongs to `userId` when given. */
+export async function revokeConnectionAs(ctx: Ctx, id: string, by: { userId?: string; reason: string }): Promise<Connection> {
+  const conn = await store.findConnection(ctx.db, id);
+  if (!conn || (by.userId && conn.user_id !== by.userId)) throw notFound('connection', id, { hint: 'List connections with: svc connections list' });
+  await revokeConnection(ctx, id, by.reason);
+  return getConnection(ctx, id);
+}
+
+/** Housekeeping for the cleanup job: expired requests, codes and access tokens. */
+export async function purgeExpired(ctx: Ctx): Promise<void> {
+  const now = nowIso(ctx.clock);
+  await store.deleteExpiredRequests(ctx.db, now);
+  await store.deleteExpiredAccessTokens(ctx.db, now);
+  // Used codes are kept a day past expiry so a replay still finds (and revokes) what they issued.
+  await store.deleteOldCodes(ctx.db, iso(new Date(ctx.clock.now().getTime() - 86_400_000)));
+}

@@ -1,0 +1,123 @@
+import type { Queryable } from '../db/connect.js';
+
+export interface ClientRow {
+  id: string;
+  secret_hash: string | null;
+  auth_method: string;
+  client_name: string | null;
+  redirect_uris: string;
+  metadata: string;
+  created_at: string;
+  first_granted_at: string | null;
+}
+
+export interface RequestRow {
+  id_hash: string;
+  session_hash: string;
+  client_id: string;
+  params: string;
+  expires_at: string;
+}
+
+export interface ConnectionRow {
+  id: string;
+  client_id: string;
+  user_id: string;
+  workspace_id: string;
+  scopes: string;
+  created_at: string;
+  last_used_at: string;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+}
+
+export interface CodeRow {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  workspace_id: string;
+  scopes: string;
+  redirect_uri: string | null;
+  code_challenge: string;
+  resource: string | null;
+  expires_at: string;
+  used_at: string | null;
+  connection_id: string | null;
+}
+
+export interface TokenRow {
+  token_hash: string;
+  connection_id: string;
+  kind: 'access' | 'refresh';
+  created_at: string;
+  expires_at: string | null;
+  rotated_at: string | null;
+}
+
+// Clients
+export const insertClient = (db: Queryable, row: ClientRow) => db('oauth_clients').insert(row);
+export const findClient = (db: Queryable, id: string): Promise<ClientRow | undefined> => db('oauth_clients').where({ id }).first();
+export const markClientGranted = (db: Queryable, id: string, now: string) =>
+  db('oauth_clients').where({ id }).whereNull('first_granted_at').update({ first_granted_at: now });
+export const deleteUngrantedClients = (db: Queryable, createdBefore: string) =>
+  db('oauth_clients').whereNull('first_granted_at').andWhere('created_at', '<', createdBefore).delete();
+
+// Pending authorization requests (consent screen)
+export const insertRequest = (db: Queryable, row: RequestRow) => db('oauth_requests').insert(row);
+export const findRequest = (db: Queryable, idHash: string): Promise<RequestRow | undefined> => db('oauth_requests').where({ id_hash: idHash }).first();
+/** Deletes and reports whether this call consumed it (one decision per request). */
+export const consumeRequest = async (db: Queryable, idHash: string): Promise<boolean> => (await db('oauth_requests').where({ id_hash: idHash }).delete()) > 0;
+export const deleteExpiredRequests = (db: Queryable, now: string) => db('oauth_requests').where('expires_at', '<=', now).delete();
+
+// Codes
+export const insertCode = (db: Queryable, row: CodeRow) => db('oauth_codes').insert(row);
+export const findCode = (db: Queryable, hash: string): Promise<CodeRow | undefined> => db('oauth_codes').where({ code_hash: hash }).first();
+/** Marks the code used; false when another exchange already did (single use, race-safe). */
+export const claimCode = async (db: Queryable, hash: string, now: string): Promise<boolean> =>
+  (await db('oauth_codes').where({ code_hash: hash }).whereNull('used_at').update({ used_at: now })) > 0;
+export const setCodeConnection = (db: Queryable, hash: string, connectionId: string) =>
+  db('oauth_codes').where({ code_hash: hash }).update({ connection_id: connectionId });
+export const deleteOldCodes = (db: Queryable, expiredBefore: string) => db('oauth_codes').where('expires_at', '<', expiredBefore).delete();
+
+// Connections
+export const insertConnection = (db: Queryable, row: ConnectionRow) => db('oauth_connections').insert(row);
+export const findConnection = (db: Queryable, id: string): Promise<ConnectionRow | undefined> => db('oauth_connections').where({ id }).first();
+export const touchConnection = (db: Queryable, id: string, now: string) => db('oauth_connections').where({ id }).update({ last_used_at: now });
+export const revokeConnectionRow = async (db: Queryable, id: string, now: string, reason: string): Promise<boolean> => {
+  const n = await db('oauth_connections').where({ id }).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+  await db('oauth_tokens').where({ connection_id: id }).delete();
+  return n > 0;
+};
+/** Live connections of one user for one client in one workspace (replaced by a new approval). */
+export const findLiveConnections = (db: Queryable, where: { client_id: string; user_id: string; workspace_id: string }): Promise<ConnectionRow[]> =>
+  db('oauth_connections').where(where).whereNull('revoked_at');
+
+export interface ConnectionListRow extends ConnectionRow {
+  client_name: string | null;
+  redirect_uris: string;
+  workspace_name: string;
+  email: string;
+}
+
+export function listConnectionRows(db: Queryable, filter: { id?: string; userId?: string; workspaceId?: string; includeRevoked?: boolean }): Promise<ConnectionListRow[]> {
+  const q = db('oauth_connections as c')
+    .join('oauth_clients as k', 'k.id', 'c.client_id')
+    .join('workspaces as w', 'w.id', 'c.workspace_id')
+    .join('users as u', 'u.id', 'c.user_id')
+    .select('c.*', 'k.client_name', 'k.redirect_uris', 'w.name as workspace_name', 'u.email')
+    .orderBy('c.created_at', 'desc')
+    .orderBy('c.id');
+  if (filter.id) q.where('c.id', filter.id);
+  if (filter.userId) q.where('c.user_id', filter.userId);
+  if (filter.workspaceId) q.where('c.workspace_id', filter.workspaceId);
+  if (!filter.includeRevoked) q.whereNull('c.revoked_at');
+  return q;
+}
+
+// Tokens
+export const insertToken = (db: Queryable, row: TokenRow) => db('oauth_tokens').insert(row);
+export const findToken = (db: Queryable, hash: string): Promise<TokenRow | undefined> => db('oauth_tokens').where({ token_hash: hash }).first();
+/** Marks a refresh token rotated; false when a parallel refresh already did. */
+export const claimRefresh = async (db: Queryable, hash: string, now: string): Promise<boolean> =>
+  (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now })) > 0;
+export const deleteExpiredAccessTokens = (db: Queryable, now: string) => db('oauth_tokens').where({ kind: 'access' }).andWhere('expires_at', '<=', now).delete();

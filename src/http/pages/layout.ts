@@ -45,7 +45,7 @@ input:focus-visible,button:focus-visible,a:focus-visible,.choice input:focus-vis
 .alert.ok{background:#ebfbee;color:#1e6b2f;border:1px solid #b2f2bb}
 .app{display:flex;gap:14px;align-items:center;margin-bottom:18px}
 .app .icon{flex:none;width:48px;height:48px;border-radius:12px;background:#edf2ff;color:var(--brand);display:grid;place-items:center;font-weight:800;font-size:20px}
-.host{font-size:14px;color:var(--muted);word-break:break-all}
+.host{font-size:14px;color:var(--muted);overflow-wrap:anywhere}
 .choice{display:flex;gap:12px;align-items:flex-start;padding:12px 14px;border:1px solid var(--line);border-radius:12px;margin-bottom:10px;cursor:pointer}
 .choice:hover{border-color:#bac8ff}
 .choice input{margin-top:4px;width:18px;height:18px;accent-color:var(--brand);flex:none}

@@ -23,12 +23,17 @@ export interface TestDaemon {
  */
 export async function startDaemon(options: { overrides?: Record<string, unknown>; env?: Record<string, string>; jobs?: boolean } = {}): Promise<TestDaemon> {
   const { dir, env } = await freshEnv(options.env);
+  return startDaemonOn(env, dir, options.overrides, options.jobs);
+}
+
+/** Like startDaemon, but on an existing data directory / database (a restart, a second daemon). */
+export async function startDaemonOn(env: Record<string, string>, dir: string, overrides: Record<string, unknown> = {}, withJobs = true): Promise<TestDaemon> {
   const server = await bindServer(0, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
-  const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...options.overrides } });
+  const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...overrides } });
   const app = await createApp({ config, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
   const http = createHttpServer(app, server);
-  const jobs = options.jobs === false ? { stop: async () => {} } : startJobs(app);
+  const jobs = withJobs ? startJobs(app) : { stop: async () => {} };
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -95,3 +95,65 @@ export const form = (fields: Record<string, string>) => ({
   headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 });
+
+/** A cookie-carrying fetch for driving the pages without a browser. */
+export class Browserless {
+  cookie = '';
+  constructor(readonly base: string) {}
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookie) headers.set('Cookie', this.cookie);
+    const res = await fetch(path.startsWith('http') ? path : this.base + path, { ...init, headers, redirect: 'manual' });
+    const set = res.headers.getSetCookie().find((c) => c.startsWith('__session='));
+    if (set) this.cookie = set.split(';')[0];
+    return res;
+  }
+  async signIn(email: string, password: string): Promise<Response> {
+    const page = await (await this.fetch('/login')).text();
+    return this.fetch('/login', form({ csrf: field(page, 'csrf'), email, password, next: '/connections' }));
+  }
+}
+
+/** The value of a hidden input in a page. */
+export function field(page: string, name: string): string {
+  const m = new RegExp(`name="${name}" value="([^"]*)"`).exec(page);
+  if (!m) throw new Error(`no field ${name} in page:\n${page.slice(0, 2000)}`);
+  return m[1];
+}
+
+export interface Registered {
+  client_id: string;
+  client_secret?: string;
+  redirect: string;
+}
+
+export async function register(base: string, meta: Record<string, unknown> = {}): Promise<Registered> {
+  const redirect = 'http://127.0.0.1:9/callback';
+  const res = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Proto Client', redirect_uris: [redirect], token_endpoint_auth_method: 'none', ...meta }),
+  });
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
+  return { ...(await res.json()), redirect };
+}
+
+/** Signed-in browserless user approves `client`; returns the redirect Location as a URL. */
+export async function approve(
+  b: Browserless,
+  client: Registered,
+  o: { challenge: string; state?: string; scopes?: string[]; workspaceId: string; extra?: Record<string, string> },
+): Promise<URL> {
+  const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect, code_challenge: o.challenge, code_challenge_method: 'S256', state: o.state ?? 'st-1' });
+  const page = await (await b.fetch(`/oauth/authorize?${q}`)).text();
+  const body = new URLSearchParams({ csrf: field(page, 'csrf'), request: field(page, 'request'), workspace: o.workspaceId, decision: 'approve', ...o.extra });
+  for (const s of o.scopes ?? ['read', 'content']) body.append('scope', s);
+  const res = await b.fetch('/oauth/authorize', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+  if (res.status !== 303) throw new Error(`approve failed: ${res.status} ${await res.text()}`);
+  return new URL(res.headers.get('location')!);
+}
+
+export async function token(base: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}

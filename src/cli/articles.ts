@@ -197,6 +197,7 @@ export function registerArticles(program: Command, io: Io): void {
     .action(
       act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
         const result = await unpublishArticle(app, await workspace(), args[0]);
+        if (result.receiverNotTold) out.note(NOT_TOLD);
         out.result(result, () => `Unpublished ${result.article.slug}${result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : ''}`);
       }),
     );
@@ -214,6 +215,8 @@ export function registerArticles(program: Command, io: Io): void {
       }),
     );
 }
+
+const NOT_TOLD = 'Note: the webhook is disabled, so its receiver was not told; remove the post there by hand (or enable the webhook first and publish/unpublish again).';
 
 function describe(a: Article): string {
   const excerpt = a.bodyMarkdown.length > 400 ? `${a.bodyMarkdown.slice(0, 400)}...` : a.bodyMarkdown;

@@ -62,6 +62,8 @@ export async function publishArticle(ctx: Ctx, ws: Workspace, ref: string, opts:
 export interface UnpublishResult {
   article: Article;
   removedFrom: ConnectorKind[];
+  /** The article was on a webhook that is disabled now: its receiver was not told (and may still show it). */
+  receiverNotTold: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
     return (await articles.findArticleById(trx, article.id))!;
   });
   announce(ctx, ws, removedFrom);
-  return { article: updated, removedFrom };
+  return { article: updated, removedFrom, receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled) };
 }
 
 /** Delete the article and its snapshot at once; the webhook hears `article.deleted` (with retries). */

@@ -52,4 +52,20 @@ describe('unpublish through the webhook', () => {
     expect(res.json().error).toMatchObject({ code: 'receiver_refused', message: expect.stringContaining('connection refused') });
     expect((await getArticle(w.d.app, w.ws, a.id)).status).toBe('published');
   });
+
+  it('says so when the webhook is disabled and its receiver therefore was not told', async () => {
+    const w = await webhookWorld();
+    const a = await w.article();
+    await publishArticle(w.d.app, w.ws, a.id);
+    await w.receiver.waitFor(1);
+    expect((await runCli(['webhook', 'disable', '-w', w.ws.name], { env: w.d.env, cwd: w.d.dir })).code).toBe(0);
+
+    const res = await runCli(['articles', 'unpublish', a.slug, '-w', w.ws.name, '--json'], { env: w.d.env, cwd: w.d.dir });
+    expect(res.code).toBe(0);
+    expect(res.json()).toMatchObject({ receiverNotTold: true });
+    expect(res.stderr).toContain('the webhook is disabled, so its receiver was not told');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(w.receiver.received).toHaveLength(1); // only the publish
+    expect(await listForArticle(w.d.app.db, a.id)).toEqual([]);
+  });
 });

@@ -39,7 +39,12 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
     gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
       const result = await unpublishArticle(env.app, env.workspace, refOf(args));
       const from = result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : '';
-      return text(`Unpublished "${result.article.title}" (${result.article.slug})${from}; it is now a draft.`, { article: summary(result.article), removedFrom: result.removedFrom });
+      const notTold = result.receiverNotTold ? ' The webhook is disabled, so its receiver was not told.' : '';
+      return text(`Unpublished "${result.article.title}" (${result.article.slug})${from}; it is now a draft.${notTold}`, {
+        article: summary(result.article),
+        removedFrom: result.removedFrom,
+        receiverNotTold: result.receiverNotTold,
+      });
     }),
   );
 }

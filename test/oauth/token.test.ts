@@ -1,159 +1,170 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
-import { resolveOAuthAccessToken } from '../../src/oauth/resolve.js';
-import { Browserless, type Registered, approve, form, pkce, register, token } from './helpers.js';
+import { type BrowserSession, approve, exchange, mcp, registerClient, sessionFor, token } from './flow.js';
 
-/** A daemon, a signed-in member and a registered client, ready to approve. */
-async function setup(overrides: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
-  const d = await startDaemon({ jobs: false, overrides });
+let d: TestDaemon;
+let s: BrowserSession;
+let client: { client_id: string; redirect_uris: string[] };
+
+beforeAll(async () => {
+  d = await startDaemon({ jobs: false });
   const ws = await seedWorkspace(d.app);
-  const user = await seedUser(d.app, ws, 'editor');
-  const b = new Browserless(d.url);
-  await b.signIn(user.email, user.password);
-  const client = await register(d.url, meta);
-  const grant = async (scopes?: string[]) => {
-    const p = pkce();
-    const loc = await approve(b, client, { challenge: p.challenge, workspaceId: ws.id, scopes });
-    return { code: loc.searchParams.get('code')!, verifier: p.verifier };
-  };
-  return { d, ws, user, b, client, grant };
+  const user = await seedUser(d.app, ws, 'admin');
+  s = await sessionFor(d, user.id);
+  client = await registerClient(d);
+});
+
+const codeGrant = (c: { code: string; verifier: string; redirectUri: string }, over: Record<string, string> = {}) => ({
+  grant_type: 'authorization_code',
+  code: c.code,
+  code_verifier: c.verifier,
+  redirect_uri: c.redirectUri,
+  client_id: client.client_id,
+  ...over,
+});
+
+async function expectError(res: Response, status: number, error: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  const body = await res.json();
+  expect(body.error).toBe(error);
+  expect(typeof body.error_description).toBe('string');
+  return body;
 }
 
-const exchange = (d: TestDaemon, client: Registered, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  token(d.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirect, client_id: client.client_id, ...extra });
-
-describe('/oauth/token: authorization_code', () => {
-  it('issues Bearer tokens with a refresh token, the granted scope and Cache-Control: no-store', async () => {
-    const { d, client, grant, ws } = await setup();
-    const { code, verifier } = await grant(['read']);
-    const res = await exchange(d, client, code, verifier, { resource: `${d.url}/api/mcp` });
+describe('token endpoint: authorization_code', () => {
+  it('issues a bearer + refresh pair with no-store, and the token works on /api/mcp', async () => {
+    const c = await approve(d, s, client, { scopes: ['read'] });
+    const res = await token(d, codeGrant(c));
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read' });
-    expect(res.body.refresh_token).toMatch(/^svc_ort_/);
-    const principal = await resolveOAuthAccessToken(d.app, res.body.access_token);
-    expect(principal).toMatchObject({ kind: 'oauth', workspaceId: ws.id, scopes: ['read'], label: 'Proto Client' });
+    const body = await res.json();
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read' });
+    expect(body.access_token).toMatch(/^svc_oat_/);
+    expect(body.refresh_token).toMatch(/^svc_ort_/);
+    expect((await mcp(d, body.access_token)).status).toBe(200);
   });
 
-  it('refuses a wrong PKCE verifier and a missing one', async () => {
-    const { d, client, grant } = await setup();
-    const { code } = await grant();
-    const wrong = await exchange(d, client, code, pkce().verifier);
-    expect(wrong.status).toBe(400);
-    expect(wrong.body).toEqual({ error: 'invalid_grant', error_description: 'PKCE verification failed: code_verifier does not match the code_challenge' });
-    const missing = await token(d.url, { grant_type: 'authorization_code', code, redirect_uri: client.redirect, client_id: client.client_id });
-    expect(missing.body.error).toBe('invalid_request');
+  it('refuses a PKCE verifier mismatch with invalid_grant', async () => {
+    const c = await approve(d, s, client);
+    await expectError(await token(d, codeGrant(c, { code_verifier: 'x'.repeat(43) })), 400, 'invalid_grant');
+    const { code_verifier: _v, ...noVerifier } = codeGrant(c);
+    await expectError(await token(d, noVerifier), 400, 'invalid_request');
+    // A failed attempt does not use the code up: the right verifier still works.
+    expect((await token(d, codeGrant(c))).status).toBe(200);
   });
 
-  it('refuses a redirect_uri different from the authorization request', async () => {
-    const { d, client, grant } = await setup();
-    const { code, verifier } = await grant();
-    const res = await exchange(d, client, code, verifier, { redirect_uri: 'http://127.0.0.1:9/other' });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('invalid_grant');
-    expect(res.body.error_description).toContain('redirect_uri');
+  it('refuses a wrong redirect_uri', async () => {
+    const c = await approve(d, s, client);
+    await expectError(await token(d, codeGrant(c, { redirect_uri: 'http://127.0.0.1:9999/elsewhere' })), 400, 'invalid_grant');
   });
 
   it('refuses a reused code and revokes what the first exchange issued', async () => {
-    const { d, client, grant } = await setup();
-    const { code, verifier } = await grant();
-    const first = await exchange(d, client, code, verifier);
-    expect(first.status).toBe(200);
-    expect(await resolveOAuthAccessToken(d.app, first.body.access_token)).not.toBeNull();
-    const second = await exchange(d, client, code, verifier);
-    expect(second.status).toBe(400);
-    expect(second.body.error).toBe('invalid_grant');
-    expect(await resolveOAuthAccessToken(d.app, first.body.access_token)).toBeNull();
-    const refresh = await token(d.url, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
-    expect(refresh.body.error).toBe('invalid_grant');
+    const c = await approve(d, s, client);
+    const first = await exchange(d, client.client_id, c);
+    expect((await mcp(d, first.access_token)).status).toBe(200);
+    await expectError(await token(d, codeGrant(c)), 400, 'invalid_grant');
+    expect((await mcp(d, first.access_token)).status).toBe(401);
+    await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
   });
 
-  it('refuses an expired code', async () => {
-    const { d, client, grant } = await setup({ 'oauth.authorizationCodeTtl': 1 });
-    const { code, verifier } = await grant();
-    await new Promise((r) => setTimeout(r, 20));
-    const res = await exchange(d, client, code, verifier);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'The authorization code has expired; approve the connection again' });
+  it('refuses a code from another client and unknown grant types', async () => {
+    const c = await approve(d, s, client);
+    const other = await registerClient(d);
+    await expectError(await token(d, codeGrant(c, { client_id: other.client_id })), 400, 'invalid_grant');
+    await expectError(await token(d, { grant_type: 'password', client_id: client.client_id }), 400, 'unsupported_grant_type');
+    await expectError(await token(d, { client_id: client.client_id }), 400, 'invalid_request');
+    await expectError(await token(d, codeGrant(c, { resource: 'https://other.example/api/mcp' })), 400, 'invalid_target');
   });
 
-  it('refuses a wrong resource, an unknown grant type and a code of another client', async () => {
-    const { d, client, grant } = await setup();
-    const { code, verifier } = await grant();
-    expect((await exchange(d, client, code, verifier, { resource: 'https://x.example/api/mcp' })).body.error).toBe('invalid_target');
-    expect((await token(d.url, { grant_type: 'password', client_id: client.client_id })).body.error).toBe('unsupported_grant_type');
-    const otherClient = await register(d.url);
-    expect((await exchange(d, otherClient, code, verifier)).body.error).toBe('invalid_grant');
-  });
+  it('answers invalid_client with 401 for unknown clients and bad secrets (basic and post)', async () => {
+    await expectError(await token(d, { grant_type: 'authorization_code', code: 'x', code_verifier: 'y', client_id: 'cli_unknown' }), 401, 'invalid_client');
+    await expectError(await token(d, { grant_type: 'authorization_code', code: 'x' }), 401, 'invalid_client');
+    const conf = (await registerClient(d, { token_endpoint_auth_method: 'client_secret_basic' })) as { client_id: string; client_secret: string; redirect_uris: string[] };
+    const basic = (id: string, secret: string) => ({ Authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+    const bad = await token(d, { grant_type: 'refresh_token', refresh_token: 'r' }, basic(conf.client_id, 'wrong'));
+    await expectError(bad, 401, 'invalid_client');
+    expect(bad.headers.get('www-authenticate')).toContain('Basic');
+    await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: 'r', client_id: conf.client_id, client_secret: 'wrong' }), 401, 'invalid_client');
+    await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: 'r', client_id: conf.client_id }), 401, 'invalid_client');
 
-  it('answers invalid_client with 401 for unknown clients and wrong secrets', async () => {
-    const { d, client, grant } = await setup({}, { token_endpoint_auth_method: 'client_secret_basic' });
-    const unknown = await token(d.url, { grant_type: 'authorization_code', code: 'x', code_verifier: 'y', client_id: 'cli_nope' });
-    expect(unknown.status).toBe(401);
-    expect(unknown.body.error).toBe('invalid_client');
-    const basic = (secret: string) => ({ Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}` });
-    const { code, verifier } = await grant();
-    const wrong = await token(d.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirect }, basic('wrong'));
-    expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('www-authenticate')).toContain('Basic');
-    const noSecret = await token(d.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirect, client_id: client.client_id });
-    expect(noSecret.status).toBe(401);
-    // client_secret_basic and client_secret_post both work for a confidential client.
-    const ok = await token(d.url, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: client.redirect }, basic(client.client_secret!));
+    // The right secret, both ways: a real exchange, then a refresh.
+    const c = await approve(d, s, conf);
+    const ok = await token(d, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri }, basic(conf.client_id, conf.client_secret));
     expect(ok.status).toBe(200);
-    const post = await token(d.url, { grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret! });
+    const pair = await ok.json();
+    const post = await token(d, { grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: conf.client_id, client_secret: conf.client_secret });
     expect(post.status).toBe(200);
   });
 });
 
-describe('/oauth/token: refresh_token', () => {
-  it('rotates; the previous token works within the grace period (parallel refresh)', async () => {
-    const { d, client, grant } = await setup();
-    const { code, verifier } = await grant();
-    const first = (await exchange(d, client, code, verifier)).body;
-    const a = await token(d.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id, scope: 'read offline_access' });
-    expect(a.status).toBe(200);
-    expect(a.body.refresh_token).not.toBe(first.refresh_token);
-    const b = await token(d.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id });
-    expect(b.status).toBe(200);
-    expect(await resolveOAuthAccessToken(d.app, a.body.access_token)).not.toBeNull();
-    expect(await resolveOAuthAccessToken(d.app, b.body.access_token)).not.toBeNull();
-    const widen = await token(d.url, { grant_type: 'refresh_token', refresh_token: a.body.refresh_token, client_id: client.client_id, scope: 'publish' });
-    expect(widen.body.error).toBe('invalid_scope');
+describe('token endpoint: refresh_token and revocation', () => {
+  it('rotates refresh tokens; the old one works within the grace; scope cannot grow', async () => {
+    const c = await approve(d, s, client, { scopes: ['read', 'content'] });
+    const first = await exchange(d, client.client_id, c);
+    const r1 = await token(d, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id });
+    expect(r1.status).toBe(200);
+    expect(r1.headers.get('cache-control')).toBe('no-store');
+    const second = await r1.json();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.access_token).not.toBe(first.access_token);
+    expect(second.scope).toBe('read content');
+    // A parallel refresh with the previous token (within 60 s) still works.
+    const parallel = await token(d, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id });
+    expect(parallel.status).toBe(200);
+    expect((await mcp(d, second.access_token)).status).toBe(200);
+    await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: client.client_id, scope: 'read publish' }), 400, 'invalid_scope');
+    const narrower = await token(d, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: client.client_id, scope: 'read offline_access' });
+    expect(narrower.status).toBe(200);
   });
 
-  it('revokes the whole connection when a rotated token is replayed after the grace period', async () => {
-    const { d, client, grant } = await setup({ 'oauth.refreshTokenGrace': 1 });
-    const { code, verifier } = await grant();
-    const first = (await exchange(d, client, code, verifier)).body;
-    const next = (await token(d.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id })).body;
-    await new Promise((r) => setTimeout(r, 20));
-    const replay = await token(d.url, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id });
-    expect(replay.status).toBe(400);
-    expect(replay.body.error).toBe('invalid_grant');
-    expect(replay.body.error_description).toContain('revoked');
-    expect(await resolveOAuthAccessToken(d.app, next.access_token)).toBeNull();
-    const legit = await token(d.url, { grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: client.client_id });
-    expect(legit.body.error).toBe('invalid_grant');
+  it('revocation (RFC 7009): 200 for unknown tokens, ends the connection for either token', async () => {
+    const revoke = (fields: Record<string, string>) => fetch(`${d.url}/oauth/revoke`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const unknown = await revoke({ token: 'svc_ort_doesnotexist', client_id: client.client_id });
+    expect(unknown.status).toBe(200);
+    const c = await approve(d, s, client);
+    const pair = await exchange(d, client.client_id, c);
+    const other = await registerClient(d);
+    expect((await revoke({ token: pair.access_token, client_id: other.client_id })).status).toBe(200);
+    expect((await mcp(d, pair.access_token)).status).toBe(200); // another client's revoke does nothing
+    expect((await revoke({ token: pair.access_token, client_id: client.client_id, token_type_hint: 'access_token' })).status).toBe(200);
+    expect((await mcp(d, pair.access_token)).status).toBe(401);
+    await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id }), 400, 'invalid_grant');
+    const noToken = await revoke({ client_id: client.client_id });
+    expect(noToken.status).toBe(400);
+    expect((await revoke({ token: 'x', client_id: 'cli_unknown' })).status).toBe(401);
   });
 });
 
-describe('/oauth/revoke (RFC 7009)', () => {
-  it('revokes the connection by access token, answers 200 for unknown tokens, and ignores tokens of other clients', async () => {
-    const { d, client, grant } = await setup();
-    const { code, verifier } = await grant();
-    const t = (await exchange(d, client, code, verifier)).body;
-    const stranger = await register(d.url);
-    expect((await fetch(`${d.url}/oauth/revoke`, form({ token: t.access_token, client_id: stranger.client_id }))).status).toBe(200);
-    expect(await resolveOAuthAccessToken(d.app, t.access_token)).not.toBeNull();
-    expect((await fetch(`${d.url}/oauth/revoke`, form({ token: 'svc_oat_unknown', client_id: client.client_id }))).status).toBe(200);
-    const res = await fetch(`${d.url}/oauth/revoke`, form({ token: t.access_token, client_id: client.client_id }));
-    expect(res.status).toBe(200);
-    expect(await resolveOAuthAccessToken(d.app, t.access_token)).toBeNull();
-    expect((await token(d.url, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: client.client_id })).body.error).toBe('invalid_grant');
-    const missing = await fetch(`${d.url}/oauth/revoke`, form({ client_id: client.client_id }));
-    expect(missing.status).toBe(400);
-    expect((await missing.json()).error).toBe('invalid_request');
+describe('lifetimes (tiny overrides)', () => {
+  it('refuses an expired code', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'oauth.authorizationCodeTtl': 50 } });
+    const ws = await seedWorkspace(t.app);
+    const u = await seedUser(t.app, ws);
+    const ss = await sessionFor(t, u.id);
+    const cl = await registerClient(t);
+    const c = await approve(t, ss, cl);
+    await new Promise((r) => setTimeout(r, 120));
+    const res = await token(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: cl.client_id });
+    const body = await expectError(res, 400, 'invalid_grant');
+    expect(body.error_description).toContain('expired');
+  });
+
+  it('revokes the whole connection when a rotated refresh token comes back after the grace', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'oauth.refreshTokenGrace': 50 } });
+    const ws = await seedWorkspace(t.app);
+    const u = await seedUser(t.app, ws);
+    const ss = await sessionFor(t, u.id);
+    const cl = await registerClient(t);
+    const first = await exchange(t, cl.client_id, await approve(t, ss, cl));
+    const r = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
+    const second = await r.json();
+    await new Promise((res) => setTimeout(res, 120));
+    const replay = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
+    const body = await expectError(replay, 400, 'invalid_grant');
+    expect(body.error_description).toContain('revoked');
+    expect((await mcp(t, second.access_token)).status).toBe(401);
+    await expectError(await token(t, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: cl.client_id }), 400, 'invalid_grant');
   });
 });

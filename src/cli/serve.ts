@@ -34,6 +34,9 @@ export function registerServe(program: Command, io: Io): void {
       });
       const http = createHttpServer(app, server);
       const jobs = startJobs(app);
+      if (config.unknownEnv.length > 0) {
+        log.warn({ variables: config.unknownEnv }, 'ignoring SVC_* variables that name no setting (typo?); see config.example.yaml');
+      }
       log.info({ version: VERSION, address: `${address.address}:${address.port}`, baseUrl: config.server.baseUrl, database: config.database.client }, 'svc is serving');
       io.stdout.write(`svc ${VERSION} listening on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port} (base URL ${config.server.baseUrl})\n`);
 

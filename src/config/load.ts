@@ -135,8 +135,18 @@ export function loadConfig(options: LoadOptions): Config {
     server: { ...cfg.server, baseUrl: (cfg.server.baseUrl ?? `http://${publicHost}:${cfg.server.port}`).replace(/\/+$/, '') },
     database: { ...cfg.database, filename: path.resolve(dataDir, cfg.database.filename ?? 'svc.sqlite') },
     source: file,
+    unknownEnv: unknownVariables(env, new Set(envEntries.map(([name]) => name))),
   };
   return deepFreeze(config);
+}
+
+// Read by the loader itself or by the test suite, not settings.
+const NOT_SETTINGS = new Set(['SVC_CONFIG']);
+
+function unknownVariables(env: Record<string, string | undefined>, known: Set<string>): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('SVC_') && !known.has(name) && !NOT_SETTINGS.has(name) && !name.startsWith('SVC_TEST_'))
+    .sort();
 }
 
 function readYaml(file: string): Record<string, unknown> {

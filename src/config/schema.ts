@@ -104,4 +104,6 @@ export type Config = z.output<typeof configSchema> & {
   database: z.output<typeof configSchema>['database'] & { filename: string };
   /** Path of the config file that was read, if any. */
   source: string | null;
+  /** SVC_* variables that name no setting (likely typos); the daemon logs them at start. */
+  unknownEnv: string[];
 };

@@ -201,3 +201,12 @@ describe('config: validation', () => {
     expect(err.hint).toContain('SVC_DATABASE_URL');
   });
 });
+
+describe('config: unknown SVC_* variables', () => {
+  it('lists SVC_* variables that name no setting (typos), but not SVC_CONFIG or the test variables', () => {
+    const dir = tempDir();
+    const c = loadConfig({ env: { SVC_PROT: '9000', SVC_PORT: '9001', SVC_TEST_DATABASE_URL: 'x', SVC_WEBHOOK_TIMEOUT: '1s', PATH: '/bin' }, cwd: dir });
+    expect(c.unknownEnv).toEqual(['SVC_PROT', 'SVC_WEBHOOK_TIMEOUT']);
+    expect(c.server.port).toBe(9001);
+  });
+});

@@ -1,0 +1,153 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
+import { seedUser, seedWorkspace } from '../helpers/seed.js';
+import { removeMember } from '../../src/workspaces/members.js';
+import { approve, cookieOf, exchange, hidden, mcp, registerClient, sessionFor } from './flow.js';
+
+let d: TestDaemon;
+beforeAll(async () => {
+  d = await startDaemon({ jobs: false });
+});
+
+const postForm = (url: string, cookie: string | undefined, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(cookie ? { Cookie: cookie } : {}), ...headers }, body: new URLSearchParams(fields).toString() });
+
+async function loginForm(base: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}/login?next=%2Fconnections`, { headers });
+  const html = await res.text();
+  return { res, cookie: cookieOf(res)!, csrf: hidden(html, 'csrf')! };
+}
+
+describe('login, session cookie, logout', () => {
+  it('signs in with the form: cookie HttpOnly + SameSite=Lax, not Secure over http, rotated at login', async () => {
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws);
+    const { res, cookie, csrf } = await loginForm(d.url);
+    const raw = res.headers.getSetCookie().find((c) => c.startsWith('__session='))!;
+    expect(raw).toMatch(/httponly/i);
+    expect(raw).toMatch(/samesite=lax/i);
+    expect(raw).not.toMatch(/secure/i);
+    const ok = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: user.password, next: '/connections' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/connections');
+    const signedIn = cookieOf(ok)!;
+    expect(signedIn).not.toBe(cookie);
+    // The pre-login session is gone (fixation): the old cookie is not signed in.
+    const old = await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: cookie } });
+    expect(old.status).toBe(302);
+    const page = await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: signedIn } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Connected applications');
+
+    // Logout needs the CSRF token; then the cookie no longer works.
+    const newCsrf = hidden(await (await fetch(`${d.url}/connections`, { headers: { Cookie: signedIn } })).text(), 'csrf')!;
+    const noCsrf = await postForm(`${d.url}/logout`, signedIn, {});
+    expect(noCsrf.status).toBe(303);
+    expect((await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: signedIn } })).status).toBe(200);
+    const out = await postForm(`${d.url}/logout`, signedIn, { csrf: newCsrf });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/login');
+    expect(out.headers.getSetCookie().find((c) => c.startsWith('__session='))).toMatch(/expires=Thu, 01 Jan 1970|max-age=0/i);
+    expect((await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: signedIn } })).status).toBe(302);
+  });
+
+  it('refuses a login POST without the CSRF token, and never redirects off-site after login', async () => {
+    const user = await seedUser(d.app, await seedWorkspace(d.app));
+    const { cookie, csrf } = await loginForm(d.url);
+    const bad = await postForm(`${d.url}/login`, cookie, { email: user.email, password: user.password });
+    expect(bad.status).toBe(403);
+    expect(await bad.text()).toContain('expired');
+    const ok = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: user.password, next: '//evil.example/x' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/connections');
+  });
+
+  it('throttles repeated wrong passwords with a clear message and Retry-After', async () => {
+    const user = await seedUser(d.app, await seedWorkspace(d.app));
+    const { cookie, csrf } = await loginForm(d.url);
+    for (let i = 0; i < 5; i++) {
+      const res = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: 'wrong password' });
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('do not match');
+    }
+    const blocked = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: user.password });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await blocked.text()).toMatch(/Too many sign-in attempts\. Please wait \d+ minutes? and try again\./);
+    expect(cookieOf(blocked)).toBeUndefined();
+  });
+
+  it('marks the cookie Secure behind a trusted proxy that says https', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'server.trustProxy': true } });
+    const { res } = await loginForm(t.url, { 'X-Forwarded-Proto': 'https' });
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('__session='))).toMatch(/;\s*secure/i);
+    // Without trustProxy the header is ignored.
+    const { res: plain } = await loginForm(d.url, { 'X-Forwarded-Proto': 'https' });
+    expect(plain.headers.getSetCookie().find((c) => c.startsWith('__session='))).not.toMatch(/secure/i);
+  });
+});
+
+describe('connections after consent', () => {
+  it('a member removed after consent gets 403 on /api/mcp', async () => {
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws, 'editor');
+    const s = await sessionFor(d, user.id);
+    const client = await registerClient(d);
+    const pair = await exchange(d, client.client_id, await approve(d, s, client, { scopes: ['read'] }));
+    expect((await mcp(d, pair.access_token)).status).toBe(200);
+    await removeMember(d.app, ws.id, user.email);
+    const res = await mcp(d, pair.access_token);
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(await res.json())).toContain('You are no longer a member of this workspace');
+  });
+
+  it('a code approved before the member was removed cannot be exchanged', async () => {
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws, 'editor');
+    const s = await sessionFor(d, user.id);
+    const client = await registerClient(d);
+    const c = await approve(d, s, client);
+    await removeMember(d.app, ws.id, user.email);
+    await expect(exchange(d, client.client_id, c)).rejects.toThrow(/invalid_grant/);
+  });
+
+  it('an expired (idle) connection answers 401 on /api/mcp and cannot refresh', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'oauth.connectionIdleExpiry': 100 } });
+    const ws = await seedWorkspace(t.app);
+    const user = await seedUser(t.app, ws);
+    const s = await sessionFor(t, user.id);
+    const client = await registerClient(t);
+    const pair = await exchange(t, client.client_id, await approve(t, s, client));
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await mcp(t, pair.access_token);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const refresh = await fetch(`${t.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id }).toString(),
+    });
+    expect(refresh.status).toBe(400);
+    expect((await refresh.json()).error_description).toContain('approve it again');
+  });
+
+  it('revoking from the connections page needs the CSRF token and ends the connection', async () => {
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws);
+    const s = await sessionFor(d, user.id);
+    const client = await registerClient(d, { client_name: 'Page Agent' });
+    const pair = await exchange(d, client.client_id, await approve(d, s, client));
+    const html = await (await fetch(`${d.url}/connections`, { headers: { Cookie: s.cookie } })).text();
+    expect(html).toContain('Page Agent');
+    const id = /action="\/connections\/([^/"]+)\/revoke"/.exec(html)![1];
+    expect((await postForm(`${d.url}/connections/${id}/revoke`, s.cookie, {})).status).toBe(403);
+    expect((await mcp(d, pair.access_token)).status).toBe(200);
+    // Someone else's session cannot revoke it.
+    const other = await sessionFor(d, (await seedUser(d.app, ws)).id);
+    expect((await postForm(`${d.url}/connections/${id}/revoke`, other.cookie, { csrf: other.csrf })).status).toBe(404);
+    const ok = await postForm(`${d.url}/connections/${id}/revoke`, s.cookie, { csrf: s.csrf });
+    expect(ok.status).toBe(303);
+    expect((await mcp(d, pair.access_token)).status).toBe(401);
+    expect(await (await fetch(`${d.url}/connections`, { headers: { Cookie: s.cookie } })).text()).not.toContain('Page Agent');
+  });
+});

@@ -15,7 +15,15 @@ import { AppError, forbidden, unauthorized } from '../errors.js';
  */
 export function createWorkspaceApi(app: App): Middleware {
   const router = new Router({ prefix: '/api/v1/workspaces' });
-  const json = bodyParser({ enableTypes: ['json'], jsonLimit: '16kb' });
+  const json = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: '16kb',
+    onError: (err) => {
+      const status = (err as { status?: number }).status;
+      if (status === 413) throw new AppError('payload_too_large', 413, 'The body is larger than 16 kB');
+      throw new AppError('invalid_body', 400, 'The body is not valid JSON', { cause: err });
+    },
+  });
 
   router.post('/:id/api-keys', sameOrigin(app), requireJson, json, async (ctx) => {
     const userId = await sessionUser(app, ctx);
@@ -49,7 +57,7 @@ function sameOrigin(app: App): Middleware {
     const site = ctx.get('Sec-Fetch-Site');
     if (site && site !== 'same-origin' && site !== 'none') throw forbidden('Cross-site requests are not allowed here', { details: { reason: 'cross_site' } });
     const origin = ctx.get('Origin');
-    if (origin && origin !== ours && origin !== ctx.origin) throw forbidden(`Origin ${origin} is not allowed here`, { details: { reason: 'cross_site' } });
+    if (origin && origin !== ours && origin !== `${ctx.protocol}://${ctx.host}`) throw forbidden(`Origin ${origin} is not allowed here`, { details: { reason: 'cross_site' } });
     await next();
   };
 }

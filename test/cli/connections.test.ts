@@ -1,0 +1,58 @@
+import prompts from 'prompts';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { seedUser, seedWorkspace } from '../helpers/seed.js';
+import { approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flow.js';
+
+// Filters and the basic --yes refusal are also covered in test/oauth/connections-cli.test.ts;
+// here: the effect seen over HTTP by the running daemon, the terminal prompt, expired status.
+
+describe('svc connections (operator)', () => {
+  it('revoke stops the token on /api/mcp at once; on a terminal it asks first', async () => {
+    const d = await startDaemon({ jobs: false });
+    const ws = await seedWorkspace(d.app, { name: 'ops.example' });
+    const user = await seedUser(d.app, ws, 'admin');
+    const client = await registerClient(d, { client_name: 'Cursor' });
+    const pair = await exchange(d, client.client_id, await approve(d, await sessionFor(d, user.id), client, { scopes: ['read'] }));
+    const cli = (args: string[], interactive = false) => runCli(args, { env: d.env, cwd: d.dir, interactive });
+
+    const list = await cli(['connections', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const [conn] = list.json();
+    expect(conn).toMatchObject({ client: { name: 'Cursor' }, workspace: { name: 'ops.example' }, user: { email: user.email }, scopes: ['read'], status: 'active', revokedAt: null });
+    const table = await cli(['connections', 'list']);
+    expect(table.stdout).toMatch(/Cursor\s+ops\.example/);
+
+    const noTty = await cli(['connections', 'revoke', conn.id]);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toContain('Refusing without --yes');
+
+    prompts.inject([false]);
+    const declined = await cli(['connections', 'revoke', conn.id], true);
+    expect(declined.code).toBe(2);
+    expect((await mcp(d, pair.access_token)).status).toBe(200);
+
+    prompts.inject([true]);
+    const done = await cli(['connections', 'revoke', conn.id, '--json'], true);
+    expect(done.code).toBe(0);
+    expect(done.json()).toMatchObject({ id: conn.id, status: 'revoked' });
+    const after = await mcp(d, pair.access_token);
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('resource_metadata=');
+    expect((await cli(['connections', 'list', '--json'])).json()).toEqual([]);
+  });
+
+  it('marks connections unused for too long as expired', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'oauth.connectionIdleExpiry': 100 } });
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws);
+    const client = await registerClient(d);
+    await exchange(d, client.client_id, await approve(d, await sessionFor(d, user.id), client));
+    await new Promise((r) => setTimeout(r, 200));
+    // The CLI reads its own config: give it the same tiny expiry through the environment.
+    const res = await runCli(['connections', 'list', '--json'], { env: { ...d.env, SVC_OAUTH_CONNECTION_IDLE_EXPIRY: '100ms' }, cwd: d.dir });
+    expect(res.code).toBe(0);
+    expect(res.json()[0].status).toBe('expired');
+  });
+});

@@ -127,5 +127,11 @@ describe('connecting an agent in the browser (SDK client auth + real pages)', ()
     await page.waitForURL((u) => u.pathname === '/login');
     await page.goto(`${d.url}/connections`);
     expect(new URL(page.url()).pathname).toBe('/login');
+
+    // A link to an unknown application: an error page, not a redirect.
+    const bad = await page.goto(`${d.url}/oauth/authorize?response_type=code&client_id=cli_unknown&redirect_uri=https%3A%2F%2Fevil.example%2Fcb`);
+    expect(bad!.status()).toBe(400);
+    expect(new URL(page.url()).host).toBe(new URL(d.url).host);
+    await page.screenshot(shot('4-error'));
   });
 });

@@ -49,7 +49,14 @@ export function redirectWith(ctx: Ctx, redirectUri: string, params: Record<strin
   return url.toString();
 }
 
-export async function parseAuthorizationRequest(ctx: Ctx, q: Record<string, string | undefined>): Promise<AuthorizationRequest> {
+export async function parseAuthorizationRequest(ctx: Ctx, query: Record<string, string | string[] | undefined>): Promise<AuthorizationRequest> {
+  // RFC 6749 3.1: parameters must not be repeated. Before the redirect URI is verified that is a
+  // page error; after, an invalid_request sent back (a repeated state is not echoed).
+  const repeated = Object.keys(query).filter((k) => Array.isArray(query[k]));
+  if (repeated.includes('client_id') || repeated.includes('redirect_uri')) {
+    throw new PageError(`This sign-in link is malformed: ${repeated.includes('client_id') ? 'client_id' : 'redirect_uri'} appears more than once.`);
+  }
+  const q = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
   if (!q.client_id) throw new PageError('This sign-in link is incomplete: it names no application (client_id is missing).');
   const client = await findClient(ctx, q.client_id);
   if (!client) throw new PageError('This application is not registered here (any more). Start connecting again from the app.');
@@ -60,6 +67,7 @@ export async function parseAuthorizationRequest(ctx: Ctx, q: Record<string, stri
   const fail = (error: string, description: string): never => {
     throw new RedirectError(redirectWith(ctx, redirectUri, { error, error_description: description }, q.state));
   };
+  if (repeated.length) fail('invalid_request', `${repeated[0]} was sent more than once`);
   if (q.response_type !== 'code') fail('unsupported_response_type', 'response_type must be code');
   if (!q.code_challenge) fail('invalid_request', 'code_challenge is required (PKCE with S256)');
   if (q.code_challenge_method !== 'S256') fail('invalid_request', 'code_challenge_method must be S256');

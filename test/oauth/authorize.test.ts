@@ -60,6 +60,22 @@ describe('authorization endpoint errors', () => {
     expect(to.searchParams.get('iss')).toBe(d.url);
   });
 
+  it('refuses repeated parameters (RFC 6749 3.1): a page for client_id/redirect_uri, else a redirect', async () => {
+    const q = new URLSearchParams(base() as Record<string, string>);
+    const url = (extra: string) => `${d.url}/oauth/authorize?${q}&${extra}`;
+    const page = await fetch(url(`client_id=${client.client_id}`), { redirect: 'manual', headers: { Cookie: s.cookie } });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    for (const extra of ['scope=read&scope=content', 'state=other', 'code_challenge_method=S256']) {
+      const res = await fetch(`${url('scope=read')}&${extra}`, { redirect: 'manual', headers: { Cookie: s.cookie } });
+      expect(res.status, extra).toBe(302);
+      const to = new URL(res.headers.get('location')!);
+      expect(to.searchParams.get('error')).toBe('invalid_request');
+      expect(to.searchParams.get('error_description')).toContain('more than once');
+      expect(to.searchParams.get('state')).toBe(extra.startsWith('state') ? null : 'abc');
+    }
+  });
+
   it('sends a signed-out person to the login page and back', async () => {
     const { res } = await getAuthorize(d, null, base());
     expect(res.status).toBe(302);

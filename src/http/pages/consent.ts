@@ -71,7 +71,7 @@ ${canApprove ? '<button class="btn primary" type="submit" name="decision" value=
 /** GET /oauth/authorize (login if needed, then consent) and POST /oauth/authorize (the answer). */
 export function consentRoutes(app: App, router: Router): void {
   router.get('/oauth/authorize', async (ctx) => {
-    const req = await guard(ctx, () => parseAuthorizationRequest(app, ctx.query as Record<string, string | undefined>));
+    const req = await guard(ctx, () => parseAuthorizationRequest(app, ctx.query));
     if (!req) return;
     const { session, user } = pageState(ctx);
     if (!session || !user) return ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);

@@ -26,9 +26,12 @@ export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string } | null;
   const status = e?.status ?? e?.statusCode;
-  if (status && status >= 400 && status < 500 && e?.expose) {
+  // Client errors from Koa and its middleware (e.g. @koa/bodyparser on malformed JSON) are the
+  // client's fault even when not marked `expose`: answer their status, with our own wording then.
+  if (status && status >= 400 && status < 500) {
     const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status === 400 ? 'invalid_body' : 'bad_request';
-    return new AppError(code, status, e.message ?? 'Bad request');
+    const fallback = status === 400 ? 'The request body could not be parsed' : 'Bad request';
+    return new AppError(code, status, e?.expose && e.message ? e.message : fallback);
   }
   return new AppError('internal_error', 500, 'Internal error', { cause: err });
 }

@@ -162,6 +162,15 @@ describe('consent', () => {
     expect(two.html.match(/type="radio" name="workspace"/g)).toHaveLength(2);
   });
 
+  it('escapes what the client chose (its name) on the consent page', async () => {
+    const evil = await registerClient(d, { client_name: '<script>alert(1)</script>"><img src=x>' });
+    const { res, html } = await getAuthorize(d, s, { ...base(), client_id: evil.client_id, redirect_uri: evil.redirect_uris[0] });
+    expect(res.status).toBe(200);
+    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('<img src=x>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x&gt; wants to connect');
+  });
+
   it('sets no form-action CSP on the consent page', async () => {
     const { res } = await getAuthorize(d, s, base());
     const csp = res.headers.get('content-security-policy') ?? '';

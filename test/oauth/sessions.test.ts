@@ -60,6 +60,12 @@ describe('login, session cookie, logout', () => {
     const ok = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: user.password, next: '//evil.example/x' });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/connections');
+    for (const next of ['/\\evil.example', 'https://evil.example/', '/\t/evil.example']) {
+      const again = await loginForm(d.url);
+      const res = await postForm(`${d.url}/login`, again.cookie, { csrf: again.csrf, email: user.email, password: user.password, next });
+      const to = new URL(res.headers.get('location')!, d.url);
+      expect(to.origin, next).toBe(d.url);
+    }
   });
 
   it('throttles repeated wrong passwords with a clear message and Retry-After', async () => {

@@ -83,6 +83,17 @@ describe('login, session cookie, logout', () => {
     expect(cookieOf(blocked)).toBeUndefined();
   });
 
+  it('a session past oauth.sessionTtl is signed out', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'oauth.sessionTtl': 100 } });
+    const user = await seedUser(t.app, await seedWorkspace(t.app));
+    const s = await sessionFor(t, user.id);
+    expect((await fetch(`${t.url}/connections`, { redirect: 'manual', headers: { Cookie: s.cookie } })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await fetch(`${t.url}/connections`, { redirect: 'manual', headers: { Cookie: s.cookie } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toContain('/login');
+  });
+
   it('marks the cookie Secure behind a trusted proxy that says https', async () => {
     const t = await startDaemon({ jobs: false, overrides: { 'server.trustProxy': true } });
     const { res } = await loginForm(t.url, { 'X-Forwarded-Proto': 'https' });

@@ -151,6 +151,23 @@ describe('lifetimes (tiny overrides)', () => {
     expect(body.error_description).toContain('expired');
   });
 
+  it('an expired access token answers 401 on /api/mcp; a refresh gets a working one', async () => {
+    const t = await startDaemon({ jobs: false, overrides: { 'oauth.accessTokenTtl': 1000 } });
+    const ws = await seedWorkspace(t.app);
+    const u = await seedUser(t.app, ws);
+    const cl = await registerClient(t);
+    const first = await exchange(t, cl.client_id, await approve(t, await sessionFor(t, u.id), cl));
+    await new Promise((r) => setTimeout(r, 1100));
+    const res = await mcp(t, first.access_token);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const r = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
+    expect(r.status).toBe(200);
+    const second = await r.json();
+    expect(second.expires_in).toBe(1);
+    expect((await mcp(t, second.access_token)).status).toBe(200);
+  });
+
   it('revokes the whole connection when a rotated refresh token comes back after the grace', async () => {
     const t = await startDaemon({ jobs: false, overrides: { 'oauth.refreshTokenGrace': 50 } });
     const ws = await seedWorkspace(t.app);

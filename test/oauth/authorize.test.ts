@@ -162,6 +162,14 @@ describe('consent', () => {
     expect(two.html.match(/type="radio" name="workspace"/g)).toHaveLength(2);
   });
 
+  it('ticks only what the client asked for; offline_access is accepted as a no-op', async () => {
+    const { res, html } = await getAuthorize(d, s, { ...base(), scope: 'read offline_access' });
+    expect(res.status).toBe(200);
+    expect(html).toMatch(/value="read" checked/);
+    expect(html).not.toMatch(/value="content" checked/);
+    expect(html).not.toMatch(/value="publish" checked/);
+  });
+
   it('escapes what the client chose (its name) on the consent page', async () => {
     const evil = await registerClient(d, { client_name: '<script>alert(1)</script>"><img src=x>' });
     const { res, html } = await getAuthorize(d, s, { ...base(), client_id: evil.client_id, redirect_uri: evil.redirect_uris[0] });

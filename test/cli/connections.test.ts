@@ -5,8 +5,6 @@ import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flow.js';
 
-// Filters and the basic --yes refusal are also covered in test/oauth/connections-cli.test.ts;
-// here: the effect seen over HTTP by the running daemon, the terminal prompt, expired status.
 
 describe('svc connections (operator)', () => {
   it('revoke stops the token on /api/mcp at once; on a terminal it asks first', async () => {
@@ -54,5 +52,29 @@ describe('svc connections (operator)', () => {
     const res = await runCli(['connections', 'list', '--json'], { env: { ...d.env, SVC_OAUTH_CONNECTION_IDLE_EXPIRY: '100ms' }, cwd: d.dir });
     expect(res.code).toBe(0);
     expect(res.json()[0].status).toBe('expired');
+  });
+
+  it('filters by workspace and user, and names an unknown connection clearly', async () => {
+    const d = await startDaemon({ jobs: false });
+    const wsA = await seedWorkspace(d.app, { name: 'cli-a.example' });
+    const wsB = await seedWorkspace(d.app, { name: 'cli-b.example' });
+    const alice = await seedUser(d.app, wsA, 'editor');
+    const bob = await seedUser(d.app, wsB, 'editor');
+    const client = await registerClient(d, { client_name: 'VS Code' });
+    // A connection exists once the code is exchanged for tokens.
+    await exchange(d, client.client_id, await approve(d, await sessionFor(d, alice.id), client, { workspaceId: wsA.id }));
+    await exchange(d, client.client_id, await approve(d, await sessionFor(d, bob.id), client, { workspaceId: wsB.id }));
+    const cli = (args: string[]) => runCli(args, { env: d.env, cwd: d.dir });
+
+    expect((await cli(['connections', 'list', '--json'])).json()).toHaveLength(2);
+    const onlyA = (await cli(['connections', 'list', '--workspace', 'cli-a.example', '--json'])).json();
+    expect(onlyA.map((c: any) => c.user.email)).toEqual([alice.email]);
+    const onlyBob = (await cli(['connections', 'list', '--user', bob.email, '--json'])).json();
+    expect(onlyBob.map((c: any) => c.workspace.name)).toEqual(['cli-b.example']);
+    expect(onlyBob[0]).toMatchObject({ client: { name: 'VS Code', redirectHost: '127.0.0.1:9999' }, scopes: ['read', 'content'], status: 'active' });
+
+    const unknown = await cli(['connections', 'revoke', 'oac_nope', '--yes']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Connection "oac_nope" not found');
   });
 });

@@ -2,18 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { findClient, purgeUnusedClients } from '../../src/oauth/clients.js';
-import { Browserless, approve, pkce, register } from './helpers.js';
+import { approve, getAuthorize, registerClient, sessionFor } from './flow.js';
+import { pkce } from './helpers.js';
 
 describe('unused client expiry', () => {
   it('removes clients that never got a grant after oauth.unusedClientExpiry, and keeps approved ones', async () => {
     const d = await startDaemon({ jobs: false });
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws, 'editor');
-    const idle = await register(d.url, { client_name: 'Never approved' });
-    const used = await register(d.url, { client_name: 'Approved' });
-    const b = new Browserless(d.url);
-    await b.signIn(user.email, user.password);
-    await approve(b, used, { challenge: pkce().challenge, workspaceId: ws.id });
+    const idle = await registerClient(d, { client_name: 'Never approved' });
+    const used = await registerClient(d, { client_name: 'Approved' });
+    const session = await sessionFor(d, user.id);
+    await approve(d, session, used, { workspaceId: ws.id });
 
     expect(await purgeUnusedClients(d.app)).toBe(0); // not a day old yet
     const tomorrow = { ...d.app, clock: { now: () => new Date(Date.now() + 86_400_000 + 60_000) } };
@@ -22,8 +22,14 @@ describe('unused client expiry', () => {
     expect(await findClient(d.app, used.client_id)).not.toBeNull();
 
     // The authorization endpoint now shows an error page for the removed client (no redirect).
-    const res = await b.fetch(`/oauth/authorize?response_type=code&client_id=${idle.client_id}&redirect_uri=${encodeURIComponent(idle.redirect)}&code_challenge=${pkce().challenge}&code_challenge_method=S256`);
+    const { res, html } = await getAuthorize(d, session, {
+      response_type: 'code',
+      client_id: idle.client_id,
+      redirect_uri: idle.redirect_uris[0],
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
     expect(res.status).toBe(400);
-    expect(await res.text()).toContain('not registered here');
+    expect(html).toContain('not registered here');
   });
 });

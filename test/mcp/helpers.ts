@@ -43,4 +43,4 @@ export async function rpc(d: TestDaemon, body: unknown, headers: Record<string, 
   });
 }
 
-export const toolCall = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+export const toolCall = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/connect.js';
+import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
 
@@ -133,11 +134,27 @@ export class VersionReader {
   /** Hold a connection only when the pool has others left for everything else. */
   private readonly holds: boolean;
 
+  private readonly signal: SqliteChangeSignal | null;
+  private readonly known = new Map<string, { token: string; version: number | null }>();
+
   constructor(private readonly db: Db) {
     this.holds = Number(db.client.config.pool?.max ?? 1) > 1;
+    const filename = (db.client.config.connection as { filename?: string } | undefined)?.filename;
+    this.signal = db.client.config.client === 'sqlite3' && filename ? new SqliteChangeSignal(`${filename}-shm`) : null;
   }
 
   async read(workspaceId: string): Promise<number | null> {
+    // SQLite: when nothing was committed anywhere since this workspace's last read, that read
+    // still holds (see SqliteChangeSignal); the token is taken before the read it vouches for.
+    const token = this.signal?.token() ?? null;
+    const known = this.known.get(workspaceId);
+    if (token !== null && known?.token === token) return known.version;
+    const version = await this.readDb(workspaceId);
+    if (token !== null) this.known.set(workspaceId, { token, version });
+    return version;
+  }
+
+  private async readDb(workspaceId: string): Promise<number | null> {
     if (!this.holds) {
       const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version');
       return row ? Number(row.content_version) : null;
@@ -154,6 +171,7 @@ export class VersionReader {
 
   /** Give the held connection back to the pool (before the database is closed). */
   close(): void {
+    this.signal?.close();
     const conn = this.conn;
     if (conn) this.release(conn);
   }

@@ -14,9 +14,8 @@ export function requestLog(app: App): Middleware {
     try {
       await next();
     } finally {
-      // Routes that write the raw response themselves (the MCP transport) set ctx.respond = false.
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      app.log.info({ requestId, method: ctx.method, url: redactUrl(ctx.originalUrl), status: ctx.respond === false ? ctx.res.statusCode : ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      app.log.info({ requestId, method: ctx.method, url: redactUrl(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   };
 }

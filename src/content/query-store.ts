@@ -143,6 +143,11 @@ export class VersionReader {
     this.signal = db.client.config.client === 'sqlite3' && filename ? new SqliteChangeSignal(`${filename}-shm`) : null;
   }
 
+  /** The database's change token (SQLite), or null when there is none; see SqliteChangeSignal. */
+  changeToken(): string | null {
+    return this.signal?.token() ?? null;
+  }
+
   async read(workspaceId: string): Promise<number | null> {
     // SQLite: when nothing was committed anywhere since this workspace's last read, that read
     // still holds (see SqliteChangeSignal); the token is taken before the read it vouches for.

@@ -1,3 +1,4 @@
+import { PG_URL } from '../helpers/env.js';
 import { describe, expect, it } from 'vitest';
 import { regenerateBlogKey } from '../../src/auth/blog-keys.js';
 import { runCli } from '../helpers/cli.js';
@@ -101,5 +102,28 @@ describe('CORS', () => {
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
     }
+  });
+});
+
+describe('wrong keys', () => {
+  it('does not query the database again for a key already found wrong while nothing changed (SQLite), and a key made by another process works at once', async () => {
+    const f = await contentFixture({ jobs: false });
+    const lookups: string[] = [];
+    f.d.app.db.on('query', (q: { sql: string }) => {
+      if (/blog_keys/.test(q.sql) && /key_hash/.test(q.sql)) lookups.push(q.sql);
+    });
+    const wrong = 'svc_blog_' + 'x'.repeat(32);
+    for (let i = 0; i < 5; i++) expect((await f.api('/tags', { key: wrong })).status).toBe(401);
+    if (PG_URL) expect(lookups.length).toBe(5);
+    else expect(lookups.length).toBe(1);
+
+    // Another App (the CLI) makes a workspace and a key: usable on the very next request.
+    const added = await runCli(['workspaces', 'add', '--name', 'second.example', '--website', 'https://second.example'], f.cli);
+    expect(added.code).toBe(0);
+    const gen = await runCli(['blog-key', 'generate', '-w', 'second.example', '--json'], f.cli);
+    expect(gen.code).toBe(0);
+    expect((await f.api('/tags', { key: gen.json().key })).status).toBe(200);
+    // And the wrong key is still wrong after the change.
+    expect((await f.api('/tags', { key: wrong })).status).toBe(401);
   });
 });

@@ -7,6 +7,7 @@ import { authenticateClient, registerClient } from '../oauth/clients.js';
 import { OAuthError, isOAuthError } from '../oauth/errors.js';
 import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
+import { toAppError } from './middleware/errors.js';
 
 /**
  * The OAuth 2.1 authorization server for agents, as plain Koa routes over our own small
@@ -71,18 +72,14 @@ export function createOAuthRouter(app: App): Middleware {
   return router.routes() as unknown as Middleware;
 }
 
-/** OAuthError -> RFC 6749 body; body-parser errors -> invalid_request; anything else -> server_error. */
+/** OAuthError -> RFC 6749 body; other client errors (bad body, bad text) -> invalid_request; anything else -> server_error. */
 function oauthErrors(app: App): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const httpStatus = (err as { status?: number }).status;
-      const e = isOAuthError(err)
-        ? err
-        : httpStatus && httpStatus >= 400 && httpStatus < 500
-          ? new OAuthError('invalid_request', `The request body could not be read: ${(err as Error).message}`)
-          : new OAuthError('server_error', 'Internal error');
+      const other = isOAuthError(err) ? null : toAppError(err);
+      const e = isOAuthError(err) ? err : other && other.status < 500 ? new OAuthError('invalid_request', other.message) : new OAuthError('server_error', 'Internal error');
       if (e.code === 'server_error') app.log.error({ err, requestId: ctx.state.requestId }, 'oauth request failed');
       ctx.status = e.status;
       ctx.set('Cache-Control', 'no-store');

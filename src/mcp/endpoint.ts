@@ -5,7 +5,7 @@ import { isApiKeyToken, resolveApiKey } from '../auth/api-keys.js';
 import { checkCallAccess } from '../auth/mcp-access.js';
 import { CallRateLimiter } from '../auth/mcp-rate-limit.js';
 import type { Principal } from '../auth/principal.js';
-import { AppError } from '../errors.js';
+import { toAppError } from '../http/middleware/errors.js';
 import { resolveOAuthAccessToken } from '../oauth/resolve.js';
 import { MCP_PATH, acceptBoth, bearerToken, hasRequest, originPolicy, readJsonBody, requestId, rpcError, setCors, setPreflight } from './http.js';
 import { createMcpServer } from './server.js';
@@ -53,9 +53,10 @@ export function createMcpEndpoint(app: App): Middleware {
       const access = await checkCallAccess(app, principal);
       acceptBoth(ctx.req);
       await handle(app, ctx, { principal, ...access }, body);
-    } catch (err) {
-      if (!(err instanceof AppError)) {
-        app.log.error({ err, principal: principal.id }, 'MCP request failed');
+    } catch (caught) {
+      const err = toAppError(caught);
+      if (err.status >= 500) {
+        app.log.error({ err: caught, principal: principal.id }, 'MCP request failed');
         return rpcError(ctx, 500, 'Internal error', { rpcCode: -32603, id: requestId(body) });
       }
       const retry = err.details?.retryAfterSeconds;

@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { getArticle, listArticles } from '../articles/service.js';
 import { scopeRefusal } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
+import { toAppError } from '../http/middleware/errors.js';
 import type { ToolEnv } from './result.js';
 
 const MAX_LISTED = 200;
@@ -32,19 +33,29 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
     { title: 'Published article', description: 'A published article of the workspace as Markdown, by slug.', mimeType: 'text/markdown' },
     async (uri, variables) => {
       requireRead();
-      const slug = decodeURIComponent(String(variables.slug ?? ''));
+      const slug = decodeSlug(String(variables.slug ?? ''));
       try {
         const a = await getArticle(env.app, env.workspace, slug);
         if (a.status !== 'published') throw new AppError('not_found', 404, `No published article "${slug}"`);
         const front = [`title: ${a.title}`, `slug: ${a.slug}`, `focusKeyword: ${a.focusKeyword ?? ''}`, `metaDescription: ${a.metaDescription ?? ''}`, `seoScore: ${a.seoScore ?? ''}`];
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `---\n${front.join('\n')}\n---\n# ${a.title}\n\n${a.bodyMarkdown}` }] };
       } catch (err) {
-        if (err instanceof AppError && err.code === 'not_found') throw new McpError(ErrorCode.InvalidParams, `No published article "${slug}"`);
         if (err instanceof McpError) throw err;
+        const e = toAppError(err);
+        if (e.code === 'not_found') throw new McpError(ErrorCode.InvalidParams, `No published article "${slug}"`);
+        if (e.status < 500) throw new McpError(ErrorCode.InvalidParams, e.message);
         // The SDK would echo the message: keep internals in the log.
         env.app.log.error({ err, slug }, 'MCP resource read failed');
         throw new McpError(ErrorCode.InternalError, 'Internal error');
       }
     },
   );
+}
+
+function decodeSlug(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, 'The article URI is not valid percent-encoding');
+  }
 }

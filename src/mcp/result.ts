@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Principal } from '../auth/principal.js';
 import { type Scope, scopeRefusal } from '../auth/scopes.js';
-import { AppError } from '../errors.js';
+import { toAppError } from '../http/middleware/errors.js';
 import { type Role, roleAtLeast } from '../workspaces/roles.js';
 import type { Membership, Workspace } from '../workspaces/types.js';
 
@@ -37,7 +37,8 @@ export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope; role:
     try {
       return await fn(args);
     } catch (err) {
-      if (err instanceof AppError && err.code !== 'internal_error') return toolError(err.message);
+      const e = toAppError(err);
+      if (e.status < 500 && e.code !== 'internal_error') return toolError(e.message);
       env.app.log.error({ err, tool: gate.tool, principal: env.principal.id }, 'MCP tool failed');
       return toolError('Internal error');
     }

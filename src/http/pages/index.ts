@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
+import { toAppError } from '../middleware/errors.js';
 import { errorPage } from './layout.js';
 import { loginRoutes } from './login.js';
 import { loadSession, pageHeaders } from './session.js';
@@ -27,12 +28,13 @@ function pageErrors(app: App): Middleware {
     try {
       await next();
     } catch (err) {
-      const status = (err as { status?: number }).status;
-      const client = status !== undefined && status >= 400 && status < 500;
+      const e = toAppError(err);
+      const client = e.status < 500;
       if (!client) app.log.error({ err, requestId: ctx.state.requestId }, 'page failed');
-      ctx.status = client ? status : 500;
+      ctx.status = e.status;
       ctx.type = 'html';
-      ctx.body = errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? 'The form could not be read. Go back and try again.' : 'An internal error occurred. Please try again in a moment.');
+      const detail = e.code === 'invalid_input' ? `${e.message}. Go back and try again.` : 'The form could not be read. Go back and try again.';
+      ctx.body = errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.');
     }
   };
 }

@@ -47,6 +47,32 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
   return article;
 }
 
+/**
+ * Check a batch of new drafts as insertDraft would, without writing anything: bad fields, a
+ * missing title, and explicit slugs taken in the workspace or repeated in the batch.
+ * Returns one problem per line, prefixed with the item's label; empty when all would insert.
+ */
+export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label: string; input: ArticleCreateInput }>): Promise<string[]> {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const { label, input } of batch) {
+    let data;
+    try {
+      data = parseInput(articleCreateInput, input, 'article');
+    } catch (err) {
+      problems.push(`${label}: ${(err as Error).message}`);
+      continue;
+    }
+    if (!(data.title || firstH1(data.bodyMarkdown))) problems.push(`${label}: a title is required (set title in the front matter, or start the markdown with "# Title")`);
+    if (data.slug === undefined) continue;
+    const earlier = seen.get(data.slug);
+    if (earlier) problems.push(`${label}: the slug "${data.slug}" is also used by ${earlier}`);
+    else if ((await store.slugsStartingWith(ctx.db, ws.id, data.slug)).has(data.slug)) problems.push(`${label}: ${slugTaken(data.slug, ws)}`);
+    seen.set(data.slug, earlier ?? label);
+  }
+  return problems;
+}
+
 /** Edit the article. The live snapshot is untouched until the article is republished. */
 export async function updateArticle(ctx: Ctx, ws: Workspace, ref: string, input: ArticleUpdateInput): Promise<Article> {
   const article = await getArticle(ctx, ws, ref);

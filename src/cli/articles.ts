@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { parseMarkdownFile } from '../articles/front-matter.js';
 import type { ArticleCreateInput, ArticleUpdateInput } from '../articles/inputs.js';
-import { getArticle, listArticles, updateArticle } from '../articles/service.js';
+import { checkDrafts, getArticle, listArticles, updateArticle } from '../articles/service.js';
 import { createArticle } from '../publishing/create.js';
 import type { Article } from '../articles/types.js';
 import { deleteArticle, publishArticle, scheduleArticle, unpublishArticle } from '../publishing/publish.js';
@@ -100,6 +100,8 @@ export function registerArticles(program: Command, io: Io): void {
             problems.push(err.message);
           }
         }
+        // Then check them as a batch (fields, titles, slugs), so a bad file never leaves half an import.
+        if (!problems.length) problems.push(...(await checkDrafts(app, ws, inputs.map(({ file, input }) => ({ label: file, input })))));
         if (problems.length) {
           throw new AppError('invalid_front_matter', 400, `Nothing imported; fix these files first:\n  ${problems.join('\n  ')}`);
         }
@@ -239,16 +241,31 @@ function describe(a: Article): string {
 }
 
 async function readText(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not a markdown file`);
     throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
   }
+  return utf8(bytes, file);
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return utf8(Buffer.concat(chunks), 'stdin');
+}
+
+/** Markdown must be UTF-8 text: a binary or Latin-1 file would be stored with its bytes replaced. */
+function utf8(bytes: Buffer, source: string): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError('invalid_encoding', 400, `${source} is not UTF-8 text`, { hint: 'Save it as UTF-8 (e.g. iconv -f latin1 -t utf-8).' });
+  }
+  if (text.includes('\0')) throw new AppError('invalid_encoding', 400, `${source} is a binary file, not markdown text`);
+  return text;
 }

@@ -3,6 +3,7 @@ import { type App, createApp } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../lib/log.js';
+import { usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type Io, type Output, output } from './io.js';
@@ -46,4 +47,13 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
       await app.close();
     }
   };
+}
+
+/** A whole-number flag value in [min, max]; anything else is a usage mistake (exit 2), not NaN passed on. */
+export function intOption(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw usageError(`${flag} takes a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, not "${value}"`);
+  }
+  return n;
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createApp, migrateLatest, migrateRollback, migrationStatus } from '../app.js';
 import { createLogger } from '../lib/log.js';
+import { usageError } from '../errors.js';
 import { configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
@@ -11,6 +12,7 @@ export function registerMigrate(program: Command, io: Io): void {
     .option('--status', 'list applied and pending migrations without changing anything')
     .option('--rollback', 'undo the last batch of migrations')
     .action(async (opts: { status?: boolean; rollback?: boolean }, command: Command) => {
+      if (opts.status && opts.rollback) throw usageError('Pass --status or --rollback, not both');
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));

@@ -5,7 +5,7 @@ import { AppError, isAppError } from '../errors.js';
 import { daemonStatus } from '../webhooks/heartbeat.js';
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
 import { confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, intOption } from './harness.js';
 import { type Io, table } from './io.js';
 import { registerWebhookListen } from './webhook-listen.js';
 
@@ -124,7 +124,7 @@ export function registerWebhooks(program: Command, io: Io): void {
       act<WsOpts & { article?: string; failed?: boolean; limit: string }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
         const articleId = opts.article ? await articleIdOf(app, ws, opts.article) : undefined;
-        const rows = await listWebhookDeliveries(app, ws, { articleId, failed: opts.failed, limit: Math.max(1, Number(opts.limit) || 50) });
+        const rows = await listWebhookDeliveries(app, ws, { articleId, failed: opts.failed, limit: intOption(opts.limit, '--limit', 1, 500) });
         const view = rows.map((d) => ({ ...d, status: d.statusCode ?? '-', result: d.ok ? 'ok' : (d.error ?? 'failed'), duration: `${d.durationMs}ms` }));
         out.result(rows, () => table(view, ['createdAt', 'event', 'articleId', 'status', 'duration', 'result', 'id', 'eventId']));
       }),

@@ -189,13 +189,16 @@ describe('svc articles import', () => {
     expect((await box.json(['articles', 'list'])).total).toBe(0);
   });
 
-  it('a rule broken by one article stops the import and says how far it got', async () => {
+  it('a rule broken by one article stops the import before anything is written', async () => {
     const box = await initialised();
     writeFileSync(path.join(box.dir, 'a.md'), md('title: A\nslug: same'));
     writeFileSync(path.join(box.dir, 'b.md'), md('title: B\nslug: same'));
     writeFileSync(path.join(box.dir, 'c.md'), md('title: C\ncontentType: sonnet'));
-    expectCleanError(await box.cli(['articles', 'import', 'a.md', 'b.md']), 1, 'error: b.md: The slug "same" is already used by another article in workspace example.com (1 of 2 imported before it)');
+    expectCleanError(await box.cli(['articles', 'import', 'a.md', 'b.md']), 1, 'error: Nothing imported; fix these files first:\n  b.md: the slug "same" is also used by a.md');
     expectCleanError(await box.cli(['articles', 'import', 'c.md']), 1, 'c.md: Invalid article: contentType: content type must be one of');
+    expect((await box.json(['articles', 'list'])).total).toBe(0);
+    await box.json(['articles', 'import', 'a.md']);
+    expectCleanError(await box.cli(['articles', 'import', 'b.md']), 1, 'b.md: The slug "same" is already used by another article in workspace example.com');
     expectCleanError(await box.cli(['articles', 'import']), 2, "error: missing required argument 'files'");
   });
 });

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError } from '../../src/errors.js';
+import { parseInput } from '../../src/lib/validate.js';
+import { createArticle } from '../../src/publishing/create.js';
+import { startDaemon } from '../helpers/daemon.js';
+import { seedWorkspace } from '../helpers/seed.js';
+
+describe('parseInput', () => {
+  it('refuses NUL anywhere in the input, naming the field (SQLite and PostgreSQL alike)', () => {
+    const schema = z.object({ title: z.string(), tags: z.array(z.string()) });
+    let error: unknown;
+    try {
+      parseInput(schema, { title: 'ok', tags: ['a', 'b\u0000c'] }, 'article');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'invalid_input', status: 400, message: 'Invalid article: tags.1: text may not contain the NUL character (U+0000)', details: { field: 'tags' } });
+    expect(parseInput(schema, { title: 'ok', tags: ['a'] })).toEqual({ title: 'ok', tags: ['a'] });
+  });
+
+  it('keeps a NUL out of the database through a real service', async () => {
+    const d = await startDaemon({ jobs: false });
+    const ws = await seedWorkspace(d.app);
+    await expect(createArticle(d.app, ws, { title: 'Bad\u0000title', bodyMarkdown: 'x' })).rejects.toMatchObject({ code: 'invalid_input', status: 400 });
+  });
+});

@@ -14,6 +14,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     // `svc` alone serves, so commander would read a mistyped command as an argument of serve.
     const unknown = unknownCommand(program, argv);
     if (unknown) {
+      if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: `unknown command '${unknown}'` } }, null, 2) + '\n');
       io.stderr.write(`error: unknown command '${unknown}'\n(run svc --help for the list of commands)\n`);
       return 2;
     }
@@ -21,8 +22,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Help and version are "errors" to commander; usage mistakes were already printed.
-      return err.exitCode === 0 ? 0 : 2;
+      // Help and version are "errors" to commander; usage mistakes were already printed on stderr.
+      if (err.exitCode === 0) return 0;
+      if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: err.message.replace(/^error: /, '') } }, null, 2) + '\n');
+      return 2;
     }
     // Operational failures (database down, port taken) are AppErrors too: a message, not a stack.
     if (err instanceof AppError && err.code !== 'internal_error') {

@@ -66,3 +66,16 @@ describe('svc bad input: a clean message and the right exit code, never a stack 
     expectCleanError(await box.cli(['migrate', '--status', '--rollback']), 2, 'error: Pass --status or --rollback, not both');
   });
 });
+
+describe('svc --json with usage mistakes', () => {
+  it('prints the error as JSON on stdout too, exit 2', async () => {
+    const box = await initialised();
+    const missing = await box.cli(['articles', 'show', '--json']);
+    expect(missing.code).toBe(2);
+    expect(missing.json()).toEqual({ error: { code: 'usage', message: "missing required argument 'id|slug'" } });
+    const unknown = await box.cli(['bogus', '--json']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.json()).toEqual({ error: { code: 'usage', message: "unknown command 'bogus'" } });
+    expect((await box.cli(['--help', '--json'])).code).toBe(0);
+  });
+});

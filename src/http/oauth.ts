@@ -7,7 +7,7 @@ import { authenticateClient, registerClient } from '../oauth/clients.js';
 import { OAuthError, isOAuthError } from '../oauth/errors.js';
 import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
-import { toAppError } from './middleware/errors.js';
+import { toAppError } from '../errors.js';
 
 /**
  * The OAuth 2.1 authorization server for agents, as plain Koa routes over our own small

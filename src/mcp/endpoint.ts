@@ -5,7 +5,7 @@ import { isApiKeyToken, resolveApiKey } from '../auth/api-keys.js';
 import { checkCallAccess } from '../auth/mcp-access.js';
 import { CallRateLimiter } from '../auth/mcp-rate-limit.js';
 import type { Principal } from '../auth/principal.js';
-import { toAppError } from '../http/middleware/errors.js';
+import { toAppError } from '../errors.js';
 import { resolveOAuthAccessToken } from '../oauth/resolve.js';
 import { MCP_PATH, acceptBoth, bearerToken, hasRequest, originPolicy, readJsonBody, requestId, rpcError, setCors, setPreflight } from './http.js';
 import { createMcpServer } from './server.js';

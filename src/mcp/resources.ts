@@ -2,8 +2,7 @@ import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { getArticle, listArticles } from '../articles/service.js';
 import { scopeRefusal } from '../auth/scopes.js';
-import { AppError } from '../errors.js';
-import { toAppError } from '../http/middleware/errors.js';
+import { AppError, toAppError } from '../errors.js';
 import type { ToolEnv } from './result.js';
 
 const MAX_LISTED = 200;

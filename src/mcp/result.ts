@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Principal } from '../auth/principal.js';
 import { type Scope, scopeRefusal } from '../auth/scopes.js';
-import { toAppError } from '../http/middleware/errors.js';
+import { toAppError } from '../errors.js';
 import { type Role, roleAtLeast } from '../workspaces/roles.js';
 import type { Membership, Workspace } from '../workspaces/types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { toAppError } from '../../src/http/middleware/errors.js';
+import { toAppError } from '../../src/errors.js';
 import { startDaemon } from '../helpers/daemon.js';
 
 describe('HTTP error envelope', () => {

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
-import { toAppError } from '../middleware/errors.js';
+import { toAppError } from '../../errors.js';
 import { errorPage } from './layout.js';
 import { loginRoutes } from './login.js';
 import { loadSession, pageHeaders } from './session.js';

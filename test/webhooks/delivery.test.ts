@@ -18,6 +18,14 @@ async function until<T>(cond: () => Promise<T | undefined | null | false>, what:
 
 const eventRow = (w: Awaited<ReturnType<typeof webhookWorld>>, id: string) => w.d.app.db('webhook_events').where({ id }).first();
 
+
+/** The delivery log of an article once it holds `n` attempts (newest first). */
+const attemptsOf = (w: Awaited<ReturnType<typeof webhookWorld>>, articleId: string, n: number) =>
+  until(async () => {
+    const l = await listWebhookDeliveries(w.d.app, w.ws, { articleId });
+    return l.length === n && l;
+  }, `${n} attempts`);
+
 describe('webhook delivery engine', () => {
   it('retries on the configured schedule with a stable event id and a new delivery id per attempt, then succeeds', async () => {
     const w = await webhookWorld({ script: (_req, i) => ({ status: i < 2 ? 500 : 200 }) });
@@ -59,10 +67,7 @@ describe('webhook delivery engine', () => {
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await w.receiver.waitFor(2);
-    const log = await until(async () => {
-      const l = await listWebhookDeliveries(w.d.app, w.ws, { articleId: a.id });
-      return l.length === 2 && l;
-    }, 'two attempts');
+    const log = await attemptsOf(w, a.id, 2);
     expect(log[1]).toMatchObject({ ok: false, statusCode: null, error: 'timed out after 200 ms' });
     expect(log[0]).toMatchObject({ ok: true, statusCode: 200 });
   });
@@ -72,10 +77,7 @@ describe('webhook delivery engine', () => {
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await w.receiver.waitFor(2);
-    const log = await until(async () => {
-      const l = await listWebhookDeliveries(w.d.app, w.ws, { articleId: a.id });
-      return l.length === 2 && l;
-    }, 'two attempts');
+    const log = await attemptsOf(w, a.id, 2);
     expect(log[1]).toMatchObject({ ok: false, statusCode: 302, error: 'HTTP 302 (redirects are not followed)' });
   });
 

@@ -1,12 +1,10 @@
 import type { App } from '../app.js';
-import { startScheduler } from './scheduler.js';
 import { startWebhookWorker } from '../webhooks/worker.js';
+import type { Job } from './job.js';
 import { startOAuthCleanup } from './oauth-cleanup.js';
+import { startScheduler } from './scheduler.js';
 
-export interface Job {
-  /** Stop taking new work and wait for work in progress. */
-  stop(): Promise<void>;
-}
+export type { Job } from './job.js';
 
 /** Background work of the daemon. Each job is started here so serve.ts reads top to bottom. */
 export function startJobs(app: App): Job {
@@ -14,8 +12,10 @@ export function startJobs(app: App): Job {
   jobs.push(startWebhookWorker(app));
   jobs.push(startOAuthCleanup(app));
   return {
-    async stop() {
-      for (const job of jobs.reverse()) await job.stop();
+    async stop(deadline) {
+      let finished = true;
+      for (const job of jobs.reverse()) if (!(await job.stop(deadline))) finished = false;
+      return finished;
     },
   };
 }

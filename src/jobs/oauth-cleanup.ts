@@ -2,7 +2,7 @@ import type { App } from '../app.js';
 import { purgeExpiredSessions } from '../auth/sessions.js';
 import { purgeUnusedClients } from '../oauth/clients.js';
 import { purgeExpired } from '../oauth/connections.js';
-import type { Job } from './index.js';
+import type { Job } from './job.js';
 
 const EVERY_MS = 60_000;
 
@@ -32,6 +32,7 @@ export function startOAuthCleanup(app: App): Job {
       stopped = true;
       clearTimeout(timer);
       await running;
+      return true;
     },
   };
 }

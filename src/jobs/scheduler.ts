@@ -1,7 +1,7 @@
 import type { App } from '../app.js';
 import { publishDueArticles } from '../publishing/publish.js';
 import { getWorkspace } from '../workspaces/service.js';
-import type { Job } from './index.js';
+import type { Job } from './job.js';
 
 /**
  * Every `scheduler.interval`: publish scheduled articles whose time has come (within a few
@@ -24,6 +24,7 @@ export function startScheduler(app: App): Job {
       stopped = true;
       clearTimeout(timer);
       await running;
+      return true;
     },
   };
 }

@@ -8,8 +8,8 @@ import { HEARTBEAT_EVERY_MS } from './heartbeat.js';
 import { type EventRow, beatHeart, claimEvent, dueEvents, removeHeartbeat, settleEvent } from './store.js';
 
 export interface WebhookWorker {
-  /** Stop claiming; wait for attempts in flight to finish and record their result. */
-  stop(): Promise<void>;
+  /** Stop claiming; wait for attempts in flight to finish and record their result (a Job, see jobs/job.ts). */
+  stop(deadline?: AbortSignal): Promise<boolean>;
 }
 
 /**
@@ -112,6 +112,7 @@ export function startWebhookWorker(ctx: Ctx): WebhookWorker {
       if (ticking) await ticking;
       await queue.onIdle();
       await removeHeartbeat(ctx.db, id).catch(() => {});
+      return true;
     },
   };
 }

@@ -33,7 +33,7 @@ export async function startDaemonOn(env: Record<string, string>, dir: string, ov
   const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...overrides } });
   const app = await createApp({ config, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
   const http = createHttpServer(app, server);
-  const jobs = withJobs ? startJobs(app) : { stop: async () => {} };
+  const jobs = withJobs ? startJobs(app) : { stop: async () => true };
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { bindServer, createHttpServer } from '../../src/http/server.js';
 import { startJobs } from '../../src/jobs/index.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
 import { freshEnv } from './env.js';
 
@@ -19,19 +20,20 @@ export interface TestDaemon {
 
 /**
  * The real daemon in-process: fresh database, migrations, Koa on 127.0.0.1:<ephemeral>, and
- * the background jobs (unless jobs: false). Stopped after the test file.
+ * the background jobs (unless jobs: false). Stopped after the test file. Pass a TestClock
+ * (helpers/clock.ts) to move time forward instead of sleeping.
  */
-export async function startDaemon(options: { overrides?: Record<string, unknown>; env?: Record<string, string>; jobs?: boolean } = {}): Promise<TestDaemon> {
+export async function startDaemon(options: { overrides?: Record<string, unknown>; env?: Record<string, string>; jobs?: boolean; clock?: Clock } = {}): Promise<TestDaemon> {
   const { dir, env } = await freshEnv(options.env);
-  return startDaemonOn(env, dir, options.overrides, options.jobs);
+  return startDaemonOn(env, dir, options.overrides, options.jobs, options.clock);
 }
 
 /** Like startDaemon, but on an existing data directory / database (a restart, a second daemon). */
-export async function startDaemonOn(env: Record<string, string>, dir: string, overrides: Record<string, unknown> = {}, withJobs = true): Promise<TestDaemon> {
+export async function startDaemonOn(env: Record<string, string>, dir: string, overrides: Record<string, unknown> = {}, withJobs = true, clock?: Clock): Promise<TestDaemon> {
   const server = await bindServer(0, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
   const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...overrides } });
-  const app = await createApp({ config, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
+  const app = await createApp({ config, clock, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
   const http = createHttpServer(app, server);
   const jobs = withJobs ? startJobs(app) : { stop: async () => true };
   let stopped = false;

@@ -3,6 +3,7 @@ import type { App } from '../app.js';
 import { ContentDelivery } from '../content/delivery.js';
 import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
+import { bearerToken } from '../lib/bearer.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
 import { RateLimiter } from './middleware/rate-limit.js';
@@ -81,9 +82,8 @@ function matchPath(rest: string): Path {
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
 function presentedKey(ctx: Context, query: URLSearchParams): string {
-  const auth = ctx.get('Authorization');
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (bearer) return bearer[1];
+  const bearer = bearerToken(ctx.get('Authorization'));
+  if (bearer) return bearer;
   const header = ctx.get('X-Api-Key').trim();
   if (header) return header;
   return query.get('key')?.trim() ?? '';

@@ -56,6 +56,10 @@ export async function markRevoked(db: Queryable, id: string, at: string): Promis
   return db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
 }
 
-export async function touchLastUsed(db: Queryable, id: string, at: string): Promise<void> {
-  await db('api_keys').where({ id }).update({ last_used_at: at });
+/** Set last_used_at unless another call already did since `staleBefore` (lib/last-used.ts). */
+export async function touchLastUsed(db: Queryable, id: string, at: string, staleBefore: string): Promise<void> {
+  await db('api_keys')
+    .where({ id })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', staleBefore))
+    .update({ last_used_at: at });
 }

@@ -4,6 +4,7 @@ import { notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import { recordUse } from '../lib/last-used.js';
 import { parseInput } from '../lib/validate.js';
 import { requireRole } from '../workspaces/members.js';
 import * as store from './api-keys-store.js';
@@ -65,9 +66,6 @@ export async function revokeApiKey(ctx: Ctx, workspaceId: string, id: string): P
   return rest;
 }
 
-// last_used_at is written at most once a minute per key, so a busy agent does not write per call.
-const TOUCH_EVERY_MS = 60_000;
-
 /**
  * A bearer token -> the API key's principal, or null when it is not an active API key.
  * Read from the database on every call, so a revocation in another process applies at once.
@@ -76,10 +74,7 @@ export async function resolveApiKey(ctx: Ctx, token: string): Promise<Principal 
   if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
   const key = await store.findActiveByHash(ctx.db, sha256Hex(token));
   if (!key) return null;
-  const now = ctx.clock.now();
-  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_EVERY_MS) {
-    await store.touchLastUsed(ctx.db, key.id, now.toISOString()).catch((err: unknown) => ctx.log.warn({ err, keyId: key.id }, 'could not record API key use'));
-  }
+  await recordUse(ctx, key.lastUsedAt, (at, staleBefore) => store.touchLastUsed(ctx.db, key.id, at, staleBefore), { keyId: key.id });
   return { kind: 'api_key', id: key.id, userId: key.userId, workspaceId: key.workspaceId, scopes: key.scopes, label: key.name };
 }
 

@@ -1,15 +1,12 @@
 import type { Ctx } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
-import { iso, nowIso } from '../lib/clock.js';
+import { nowIso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { recordUse } from '../lib/last-used.js';
 import { isIdle } from './connections.js';
 import * as store from './store.js';
 import { ACCESS_PREFIX } from './tokens.js';
-
-// Writing last_used_at on every call would cost a write per MCP request; a minute's precision
-// is plenty for "last used" and for the 30-day idle expiry.
-const TOUCH_EVERY_MS = 60_000;
 
 /**
  * An OAuth access token -> the connection's principal, or null when the token is unknown,
@@ -24,9 +21,7 @@ export async function resolveOAuthAccessToken(ctx: Ctx, token: string): Promise<
   if (!row || row.kind !== 'access' || !row.expires_at || row.expires_at <= now) return null;
   const conn = await store.findConnection(ctx.db, row.connection_id);
   if (!conn || conn.revoked_at || isIdle(ctx, conn.last_used_at)) return null;
-  if (ctx.clock.now().getTime() - new Date(conn.last_used_at).getTime() >= TOUCH_EVERY_MS) {
-    await store.touchConnection(ctx.db, conn.id, iso(ctx.clock.now()));
-  }
+  await recordUse(ctx, conn.last_used_at, (at, staleBefore) => store.touchConnection(ctx.db, conn.id, at, staleBefore), { connectionId: conn.id });
   const client = await store.findClient(ctx.db, conn.client_id);
   return {
     kind: 'oauth',

@@ -82,7 +82,14 @@ export const deleteOldCodes = (db: Queryable, expiredBefore: string) => db('oaut
 // Connections
 export const insertConnection = (db: Queryable, row: ConnectionRow) => db('oauth_connections').insert(row);
 export const findConnection = (db: Queryable, id: string): Promise<ConnectionRow | undefined> => db('oauth_connections').where({ id }).first();
-export const touchConnection = (db: Queryable, id: string, now: string) => db('oauth_connections').where({ id }).update({ last_used_at: now });
+/** With `staleBefore`, only when no other call recorded a use since then (lib/last-used.ts). */
+export const touchConnection = (db: Queryable, id: string, now: string, staleBefore?: string) =>
+  db('oauth_connections')
+    .where({ id })
+    .modify((q) => {
+      if (staleBefore) q.where('last_used_at', '<=', staleBefore);
+    })
+    .update({ last_used_at: now });
 export const revokeConnectionRow = async (db: Queryable, id: string, now: string, reason: string): Promise<boolean> => {
   const n = await db('oauth_connections').where({ id }).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
   await db('oauth_tokens').where({ connection_id: id }).delete();

@@ -1,12 +1,12 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { findMembership } from '../workspaces/members.js';
+import { NOT_A_MEMBER } from '../workspaces/roles.js';
 import { getWorkspace, subscriptionLapsed } from '../workspaces/service.js';
 import type { Membership, Workspace } from '../workspaces/types.js';
 import type { Principal } from './principal.js';
 
-// Exact refusal texts of the spec (Agent connection refusals).
-export const NOT_A_MEMBER = 'You are no longer a member of this workspace';
+// Exact refusal text of the spec (Agent connection refusals).
 export const SUBSCRIPTION_LAPSED = "This workspace's subscription has lapsed";
 
 export interface CallAccess {

@@ -3,7 +3,7 @@ import type { App } from '../app.js';
 import type { Principal } from '../auth/principal.js';
 import { type Scope, scopeRefusal } from '../auth/scopes.js';
 import { toAppError } from '../errors.js';
-import { type Role, roleAtLeast } from '../workspaces/roles.js';
+import { type Role, roleAtLeast, roleRefusal } from '../workspaces/roles.js';
 import type { Membership, Workspace } from '../workspaces/types.js';
 
 /** What every tool of one call sees: checked fresh for this call by the endpoint. */
@@ -20,10 +20,6 @@ export const text = (body: string, structuredContent?: Record<string, unknown>):
 });
 
 export const toolError = (message: string): CallToolResult => ({ content: [{ type: 'text', text: message }], isError: true });
-
-/** The refusal for a role below what a tool needs, naming both roles. */
-export const roleRefusal = (min: Role, role: Role): string =>
-  `This needs the ${min} role; you are ${role === 'admin' ? 'an' : 'a'} ${role} in this workspace`;
 
 /**
  * Gate and wrap one tool: the scope is checked when the tool is used (spec: "unticked scopes

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
-import { type Role, isRole, roleAtLeast } from './roles.js';
+import { NOT_A_MEMBER, type Role, isRole, roleAtLeast, roleRefusal } from './roles.js';
 import * as store from './store.js';
 import type { Membership } from './types.js';
 import { getUserByEmail } from './users.js';
@@ -48,7 +48,7 @@ export const listUserWorkspaces = (ctx: Ctx, userId: string) => store.listUserWo
 /** Throws unless the user is a member with at least `min`. */
 export async function requireRole(ctx: Ctx, workspaceId: string, userId: string, min: Role): Promise<Membership> {
   const m = await store.findMembership(ctx.db, workspaceId, userId);
-  if (!m) throw forbidden('You are no longer a member of this workspace', { details: { reason: 'not_member' } });
-  if (!roleAtLeast(m.role, min)) throw forbidden(`This needs the ${min} role; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} in this workspace`, { details: { reason: 'role' } });
+  if (!m) throw forbidden(NOT_A_MEMBER, { details: { reason: 'not_member' } });
+  if (!roleAtLeast(m.role, min)) throw forbidden(roleRefusal(min, m.role), { details: { reason: 'role' } });
   return m;
 }

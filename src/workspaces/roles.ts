@@ -5,3 +5,9 @@ export type Role = (typeof ROLES)[number];
 export const isRole = (v: string): v is Role => (ROLES as readonly string[]).includes(v);
 
 export const roleAtLeast = (role: Role, min: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(min);
+
+/** The spec's refusal once the acting user left the workspace (Agent connection refusals). */
+export const NOT_A_MEMBER = 'You are no longer a member of this workspace';
+
+/** The one refusal for a role below what an action needs, naming both roles (CLI, HTTP, MCP). */
+export const roleRefusal = (min: Role, role: Role): string => `This needs the ${min} role; you are ${role === 'admin' ? 'an' : 'a'} ${role} in this workspace`;

@@ -16,16 +16,21 @@ export class CallRateLimiter {
     private readonly windowMs = 60_000,
   ) {}
 
-  /** Count one call for `id` at `nowMs`, or throw a 429 rate_limited with retryAfterSeconds. */
-  take(id: string, nowMs: number): void {
+  /**
+   * Count `count` calls (the requests of one POST, a JSON-RPC batch included) for `id` at
+   * `nowMs`, all or none, or throw a 429 rate_limited with retryAfterSeconds.
+   */
+  take(id: string, nowMs: number, count = 1): void {
     const since = nowMs - this.windowMs;
     const list = (this.calls.get(id) ?? []).filter((t) => t > since);
-    if (list.length >= this.limit) {
+    if (list.length + count > this.limit) {
       this.calls.set(id, list);
-      const retryAfterSeconds = Math.max(1, Math.ceil((list[0] + this.windowMs - nowMs) / 1000));
+      // When enough of the counted calls have left the window (never, for more than the limit at once).
+      const freeing = list[list.length + count - this.limit - 1];
+      const retryAfterSeconds = Math.max(1, Math.ceil(((freeing ?? nowMs) + this.windowMs - nowMs) / 1000));
       throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds } });
     }
-    list.push(nowMs);
+    for (let i = 0; i < count; i++) list.push(nowMs);
     this.calls.set(id, list);
     if (++this.sweeps % 1000 === 0) this.sweep(since);
   }

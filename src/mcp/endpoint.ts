@@ -1,21 +1,30 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
 import { isApiKeyToken, resolveApiKey } from '../auth/api-keys.js';
 import { checkCallAccess } from '../auth/mcp-access.js';
 import { CallRateLimiter } from '../auth/mcp-rate-limit.js';
 import type { Principal } from '../auth/principal.js';
-import { toAppError } from '../errors.js';
+import { AppError, toAppError } from '../errors.js';
+import { bearerToken } from '../lib/bearer.js';
 import { resolveOAuthAccessToken } from '../oauth/resolve.js';
-import { MCP_PATH, acceptBoth, bearerToken, hasRequest, originPolicy, readJsonBody, requestId, rpcError, setCors, setPreflight } from './http.js';
+import { guardRequests } from './guard.js';
+import { MCP_PATH, type PostBody, originPolicy, readJsonBody, rpcError, setCors, setPreflight } from './http.js';
+import { checkMessages, replyIds } from './messages.js';
+import { REFUSED } from './rpc-error.js';
 import { createMcpServer } from './server.js';
 
 const BODY_LIMIT = 5 * 1024 * 1024; // an article body may be 2 MB of markdown, JSON-escaped
 
+/** JSON-RPC codes of refusals of the whole POST (everything else is -32000, with data.code). */
+const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request: -32600, batch_not_supported: -32600, internal_error: -32603 };
+
 /**
- * POST /api/mcp: the agent endpoint (stateless Streamable HTTP). In order: Origin (403),
- * bearer API key or OAuth token (401 + WWW-Authenticate, RFC 9728), body, call budget (429),
- * membership and subscription (403), then a fresh McpServer and transport for this request.
+ * POST /api/mcp: the agent endpoint (stateless Streamable HTTP). In order: Origin (403), bearer
+ * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), the body (415, 413,
+ * parse error), its JSON-RPC shape and batch rules (400), the call budget charged one call per
+ * request in the body (429), membership and subscription (403), then a fresh McpServer and
+ * transport for this request. Every refusal is a JSON-RPC error answering the request's id(s).
  * GET and DELETE answer 405 (no server-initiated streams, no sessions) and cost nothing.
  */
 export function createMcpEndpoint(app: App): Middleware {
@@ -26,63 +35,85 @@ export function createMcpEndpoint(app: App): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH && ctx.path !== `${MCP_PATH}/`) return next();
     const origin = ctx.get('Origin');
-    if (origin) {
-      if (!originAllowed(origin)) return rpcError(ctx, 403, `Origin ${origin} is not allowed to call this server`, { code: 'origin_not_allowed' });
-      setCors(ctx, origin);
-    }
-    if (ctx.method === 'OPTIONS') {
-      setPreflight(ctx);
-      ctx.status = 204;
-      return;
-    }
     if (ctx.method !== 'POST') {
+      if (origin && !originAllowed(origin)) return rpcError(ctx, 403, `Origin ${origin} is not allowed to call this server`, { code: 'origin_not_allowed' });
+      if (origin) setCors(ctx, origin);
+      if (ctx.method === 'OPTIONS') {
+        setPreflight(ctx);
+        ctx.status = 204;
+        return;
+      }
       ctx.set('Allow', 'POST, OPTIONS');
       return rpcError(ctx, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST', { code: 'method_not_allowed' });
     }
 
-    const principal = await authenticate(app, ctx);
-    if (!principal) {
-      ctx.set('WWW-Authenticate', `Bearer resource_metadata="${resourceMetadata}"`);
-      return rpcError(ctx, 401, 'Unauthorized: send a valid API key or OAuth access token as Authorization: Bearer <token>', { code: 'invalid_token' });
-    }
-
-    let body: unknown;
+    let body: PostBody = {};
+    let principal: Principal | undefined;
     try {
       body = await readJsonBody(ctx, BODY_LIMIT);
-      if (hasRequest(body)) limiter.take(principal.id, app.clock.now().getTime());
+      if (origin) {
+        if (!originAllowed(origin)) throw new AppError('origin_not_allowed', 403, `Origin ${origin} is not allowed to call this server`);
+        setCors(ctx, origin);
+      }
+      principal = await authenticate(app, ctx, resourceMetadata);
+      if (body.problem) throw body.problem;
+      const requests = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
+      if (requests > 0) limiter.take(principal.id, app.clock.now().getTime(), requests);
       const access = await checkCallAccess(app, principal);
-      acceptBoth(ctx.req);
-      await handle(app, ctx, { principal, ...access }, body);
+      await handle(app, ctx, { principal, ...access }, body.value);
     } catch (caught) {
       const err = toAppError(caught);
+      // A refusal of a batch as a whole (its shape, its version) answers once, with id null.
+      const to = Array.isArray(body.value) && err.status === 400 ? null : replyIds(body.value);
       if (err.status >= 500) {
-        app.log.error({ err: caught, principal: principal.id }, 'MCP request failed');
-        return rpcError(ctx, 500, 'Internal error', { rpcCode: -32603, id: requestId(body) });
+        app.log.error({ err: caught, principal: principal?.id }, 'MCP request failed');
+        return rpcError(ctx, 500, 'Internal error', { rpcCode: RPC_CODES.internal_error, to });
       }
       const retry = err.details?.retryAfterSeconds;
       if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
-      const rpcCode = err.code === 'parse_error' ? -32700 : -32000;
-      return rpcError(ctx, err.status, err.message, { rpcCode, id: requestId(body), code: err.code });
+      return rpcError(ctx, err.status, err.message, { rpcCode: RPC_CODES[err.code] ?? REFUSED, to, code: err.code });
     }
   };
 }
 
-/** API keys by their prefix; anything else is offered to the OAuth token resolver. */
-async function authenticate(app: App, ctx: Context): Promise<Principal | null> {
-  const token = bearerToken(ctx);
-  if (!token) return null;
-  return isApiKeyToken(token) ? resolveApiKey(app, token) : resolveOAuthAccessToken(app, token);
+/**
+ * The principal of the bearer token: API keys by their prefix, anything else is offered to the
+ * OAuth token resolver. Otherwise a 401 whose challenge names the resource metadata (RFC 9728)
+ * and, when a token was presented, `error="invalid_token"` (RFC 6750 §3.1: a request without
+ * any token gets no error code, so a client simply starts authorization).
+ */
+async function authenticate(app: App, ctx: Context, resourceMetadata: string): Promise<Principal> {
+  const token = bearerToken(ctx.get('Authorization'));
+  const principal = token ? await (isApiKeyToken(token) ? resolveApiKey(app, token) : resolveOAuthAccessToken(app, token)) : null;
+  if (principal) return principal;
+  const error = token ? ', error="invalid_token", error_description="The access token is unknown, expired or revoked"' : '';
+  ctx.set('WWW-Authenticate', `Bearer resource_metadata="${resourceMetadata}"${error}`);
+  if (token) throw new AppError('invalid_token', 401, 'Unauthorized: the API key or access token is unknown, expired or revoked');
+  throw new AppError('unauthorized', 401, 'Unauthorized: send a valid API key or OAuth access token as Authorization: Bearer <token>');
 }
 
+/**
+ * One fresh McpServer and transport for this POST (stateless). The SDK's web-standard transport
+ * answers plain JSON (enableJsonResponse), which we write through Koa; it answers a batch of one
+ * request with a bare object, which JSON-RPC 2.0 §6 wants in an array.
+ */
 async function handle(app: App, ctx: Context, env: Omit<Parameters<typeof createMcpServer>[0], 'app'>, body: unknown): Promise<void> {
   const server = createMcpServer({ app, ...env });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  ctx.res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  ctx.status = 200; // for the request log; the transport writes the real answer
-  ctx.respond = false;
-  await transport.handleRequest(ctx.req, ctx.res, body);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    guardRequests(server, transport);
+    const headers = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' });
+    const version = ctx.get('MCP-Protocol-Version');
+    if (version) headers.set('MCP-Protocol-Version', version);
+    const response = await transport.handleRequest(new Request(`${app.config.server.baseUrl}${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: body });
+    const text = await response.text();
+    ctx.status = response.status;
+    if (!text) return void (ctx.body = '');
+    const answer: unknown = JSON.parse(text);
+    ctx.type = 'application/json';
+    ctx.body = Array.isArray(body) && !Array.isArray(answer) ? [answer] : answer;
+  } finally {
+    await server.close();
+  }
 }

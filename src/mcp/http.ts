@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import type { replyIds } from './messages.js';
+import { REFUSED } from './rpc-error.js';
 
-// HTTP-level pieces of /api/mcp: Origin and CORS, bearer token, body, JSON-RPC error bodies.
+// HTTP-level pieces of /api/mcp: Origin and CORS, body, JSON-RPC error bodies.
 
 export const MCP_PATH = '/api/mcp';
 
@@ -45,63 +47,68 @@ export function setPreflight(ctx: HttpContext): void {
   ctx.set('Access-Control-Max-Age', '86400');
 }
 
-export function bearerToken(ctx: HttpContext): string | null {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  return match ? match[1] : null;
-}
-
-/** A JSON-RPC error answer with an HTTP status (auth-level refusals, decisions.md). */
-export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; id?: unknown; code?: string } = {}): void {
+/**
+ * A JSON-RPC error answer with an HTTP status (refusals of the whole POST, decisions.md), to
+ * `to` as replyIds (messages.ts) reads it: one error with the request's id or null, or, for a
+ * batch, one per request.
+ */
+export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; to?: ReturnType<typeof replyIds>; code?: string } = {}): void {
+  const error = { code: opts.rpcCode ?? REFUSED, message, ...(opts.code ? { data: { code: opts.code } } : {}) };
+  const to = opts.to ?? null;
   ctx.status = status;
   ctx.type = 'application/json';
-  ctx.body = {
-    jsonrpc: '2.0',
-    error: { code: opts.rpcCode ?? -32000, message, ...(opts.code ? { data: { code: opts.code } } : {}) },
-    id: opts.id ?? null,
-  };
+  ctx.body = Array.isArray(to) ? to.map((id) => ({ jsonrpc: '2.0', error, id })) : { jsonrpc: '2.0', error, id: to };
 }
 
-/** Read and parse the JSON body with a size limit; AppErrors (413/415/400) on bad bodies. */
-export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<unknown> {
-  if (!ctx.is('application/json')) throw new AppError('unsupported_media_type', 415, 'Content-Type must be application/json');
-  const declared = Number(ctx.get('Content-Length') || 0);
-  if (declared > limitBytes) throw new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new AppError('parse_error', 400, 'Parse error: the body is not valid JSON');
-  }
+/** The body, read up to a limit, and what is wrong with it (a 415, 413 or parse error) if anything. */
+export interface PostBody {
+  /** The parsed JSON, also when the Content-Type was wrong (so a refusal can echo its id). */
+  value?: unknown;
+  problem?: AppError;
 }
-
-type Message = { method?: unknown; id?: unknown };
-
-/** Whether the body holds at least one JSON-RPC request (notifications and responses do not count as calls). */
-export function hasRequest(body: unknown): boolean {
-  const messages = (Array.isArray(body) ? body : [body]) as Message[];
-  return messages.some((m) => m !== null && typeof m === 'object' && typeof m.method === 'string' && m.id !== undefined && m.id !== null);
-}
-
-/** The id to echo in a refusal, when the body is one request. */
-export const requestId = (body: unknown): unknown => (body && typeof body === 'object' && !Array.isArray(body) ? ((body as Message).id ?? null) : null);
 
 /**
- * We always answer plain JSON (enableJsonResponse), so a client that accepts only
- * application/json (or sends no Accept) is served too; the SDK transport insists on both types.
+ * Read and parse the body with a size limit. Never throws: a refusal of the request (origin,
+ * token) comes first, and every refusal echoes the request id when it can be read.
  */
-export function acceptBoth(req: IncomingMessage): void {
-  const accept = req.headers.accept ?? '';
-  if (accept.includes('application/json') && accept.includes('text/event-stream')) return;
-  const value = 'application/json, text/event-stream';
-  const raw = req.rawHeaders;
-  const kept: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() !== 'accept') kept.push(raw[i], raw[i + 1]);
-  raw.splice(0, raw.length, ...kept, 'Accept', value);
-  req.headers.accept = value;
+export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<PostBody> {
+  const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
+  if (Number(ctx.get('Content-Length') || 0) > limitBytes) {
+    ctx.set('Connection', 'close'); // not worth reading
+    return { problem: tooLarge() };
+  }
+  const chunks = await readUpTo(ctx, limitBytes);
+  if (!chunks) return { problem: tooLarge() };
+  let value: unknown;
+  let parsed = true;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    parsed = false;
+  }
+  if (!ctx.is('application/json')) return { value, problem: new AppError('unsupported_media_type', 415, 'Content-Type must be application/json') };
+  if (!parsed) return { problem: new AppError('parse_error', 400, 'Parse error: the body is not valid JSON') };
+  return { value };
+}
+
+/**
+ * The body's chunks, or null past the limit: then the rest is discarded and the connection
+ * closed after the answer (destroying the request would lose the 413 with the socket).
+ */
+function readUpTo(ctx: HttpContext, limitBytes: number): Promise<Buffer[] | null> {
+  const req = ctx.req;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) return void chunks.push(chunk);
+      req.off('data', onData).off('end', onEnd).off('error', reject);
+      ctx.set('Connection', 'close');
+      req.resume();
+      resolve(null);
+    };
+    const onEnd = () => resolve(chunks);
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }

@@ -1,16 +1,17 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { getArticle, listArticles } from '../articles/service.js';
 import { scopeRefusal } from '../auth/scopes.js';
 import { AppError, toAppError } from '../errors.js';
 import type { ToolEnv } from './result.js';
+import { INVALID_PARAMS, REFUSED, RESOURCE_NOT_FOUND, RpcError } from './rpc-error.js';
 
 const MAX_LISTED = 200;
 
 /** Published articles as resources `article://<slug>` (Markdown), readable with the `read` scope. */
 export function registerArticleResources(server: McpServer, env: ToolEnv): void {
   const requireRead = () => {
-    if (!env.principal.scopes.includes('read')) throw new McpError(ErrorCode.InvalidRequest, scopeRefusal('read'));
+    if (!env.principal.scopes.includes('read')) throw new RpcError(REFUSED, scopeRefusal('read'), { code: 'scope_not_granted' });
   };
   server.registerResource(
     'published-article',
@@ -39,22 +40,26 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
         const front = [`title: ${a.title}`, `slug: ${a.slug}`, `focusKeyword: ${a.focusKeyword ?? ''}`, `metaDescription: ${a.metaDescription ?? ''}`, `seoScore: ${a.seoScore ?? ''}`];
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `---\n${front.join('\n')}\n---\n# ${a.title}\n\n${a.bodyMarkdown}` }] };
       } catch (err) {
-        if (err instanceof McpError) throw err;
+        if (err instanceof RpcError) throw err;
         const e = toAppError(err);
-        if (e.code === 'not_found') throw new McpError(ErrorCode.InvalidParams, `No published article "${slug}"`);
-        if (e.status < 500) throw new McpError(ErrorCode.InvalidParams, e.message);
+        if (e.code === 'not_found') throw new RpcError(RESOURCE_NOT_FOUND, `No published article "${slug}"`, { uri: uri.href });
+        if (e.status < 500) throw new RpcError(INVALID_PARAMS, e.message, { uri: uri.href });
         // The SDK would echo the message: keep internals in the log.
         env.app.log.error({ err, slug }, 'MCP resource read failed');
-        throw new McpError(ErrorCode.InternalError, 'Internal error');
+        throw new RpcError(ErrorCode.InternalError, 'Internal error');
       }
     },
   );
 }
 
 function decodeSlug(raw: string): string {
+  let slug: string;
   try {
-    return decodeURIComponent(raw);
+    slug = decodeURIComponent(raw);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, 'The article URI is not valid percent-encoding');
+    throw new RpcError(INVALID_PARAMS, 'The article URI is not valid percent-encoding');
   }
+  // Refused here, so SQLite and PostgreSQL (which cannot store it) answer alike.
+  if (slug.includes('\u0000')) throw new RpcError(INVALID_PARAMS, 'Text may not contain the NUL character (U+0000)');
+  return slug;
 }

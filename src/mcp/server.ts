@@ -25,5 +25,8 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerPublishingTools(server, env);
   registerArticleResources(server, env);
   registerPrompts(server);
+  // Stateless: a server that lives for one request can never send list_changed notifications,
+  // so it advertises none (the SDK turns listChanged on when the first tool is registered).
+  server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined }, prompts: { listChanged: undefined } });
   return server;
 }

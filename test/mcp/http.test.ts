@@ -64,15 +64,24 @@ describe('/api/mcp over HTTP', () => {
     const auth = { Authorization: `Bearer ${await key(['read'])}` };
     const notJson = await rpc(d, '{"jsonrpc":', auth);
     expect(notJson.status).toBe(400);
-    expect(await notJson.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: the body is not valid JSON' } });
+    expect(await notJson.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON', data: { code: 'parse_error' } } });
     const text = await fetch(`${d.url}/api/mcp`, { method: 'POST', headers: { ...auth, 'Content-Type': 'text/plain' }, body: 'hello' });
     expect(text.status).toBe(415);
+    expect(await text.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Content-Type must be application/json', data: { code: 'unsupported_media_type' } } });
     const notRpc = await rpc(d, { hello: 'world' }, auth);
     expect(notRpc.status).toBe(400);
-    expect((await notRpc.json()).error.message).toMatch(/Invalid JSON-RPC message/);
-    const unknownTool = await rpc(d, toolCall('drop_database'), auth);
+    expect(await notRpc.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response', data: { code: 'invalid_request' } },
+    });
+    const unknownTool = await rpc(d, toolCall('drop_database', {}, 3), auth);
     expect(unknownTool.status).toBe(200);
-    expect((await unknownTool.json()).result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('Tool drop_database not found') }] });
+    expect(await unknownTool.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: 'Unknown tool "drop_database": tools/list names the tools of this server', data: { name: 'drop_database' } },
+    });
   });
 
   it('offers published articles as resources and a prompt for writing one that passes the audit', async () => {

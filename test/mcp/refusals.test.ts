@@ -6,6 +6,7 @@ import { seedArticle, seedUser } from '../helpers/seed.js';
 import { connect, rpc, toolCall, workspaceWithAdmin } from './helpers.js';
 
 const metadataUrl = (base: string) => `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/api/mcp"`;
+const invalidToken = (base: string) => `${metadataUrl(base)}, error="invalid_token", error_description="The access token is unknown, expired or revoked"`;
 
 async function refusal(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
   const err = await promise.then(() => null, (e: unknown) => e);
@@ -16,14 +17,27 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; mes
 }
 
 describe('/api/mcp authentication', () => {
-  it('answers 401 with WWW-Authenticate and a JSON-RPC error for a missing, unknown or malformed token', async () => {
+  it('answers 401 with WWW-Authenticate: error="invalid_token" only when a token was presented (RFC 6750 §3.1)', async () => {
     const { d } = await workspaceWithAdmin();
-    for (const auth of [undefined, 'Bearer svc_api_unknownkey000000000000000000000000', 'Bearer some-oauth-token', 'Basic abc']) {
-      const res = await rpc(d, toolCall('get_site_profile'), auth ? { Authorization: auth } : {});
+    for (const auth of [undefined, 'Basic abc', 'Bearer']) {
+      const res = await rpc(d, toolCall('get_site_profile', {}, 'no-token'), auth ? { Authorization: auth } : {});
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe(metadataUrl(d.url));
-      const body = await res.json();
-      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Unauthorized/) } });
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 'no-token',
+        error: { code: -32000, message: 'Unauthorized: send a valid API key or OAuth access token as Authorization: Bearer <token>', data: { code: 'unauthorized' } },
+      });
+    }
+    for (const auth of ['Bearer svc_api_unknownkey000000000000000000000000', 'bearer some-oauth-token', 'Bearer two parts']) {
+      const res = await rpc(d, toolCall('get_site_profile', {}, 9), { Authorization: auth });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(invalidToken(d.url));
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32000, message: 'Unauthorized: the API key or access token is unknown, expired or revoked', data: { code: 'invalid_token' } },
+      });
     }
   });
 
@@ -41,7 +55,7 @@ describe('/api/mcp authentication', () => {
     expect((err as StreamableHTTPError).code).toBe(401);
     const res = await rpc(d, toolCall('get_site_profile'), { Authorization: `Bearer ${value}` });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(metadataUrl(d.url));
+    expect(res.headers.get('www-authenticate')).toBe(invalidToken(d.url));
   });
 });
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { auditArticleSpendingCredit } from '../../articles/credited.js';
 import { type ToolEnv, gated, text } from '../result.js';
-import { articleRef, refOf } from './present.js';
+import { articleRefInput, refOf } from './present.js';
 
 export function registerAuditTool(server: McpServer, env: ToolEnv): void {
   server.registerTool(
@@ -14,7 +14,7 @@ export function registerAuditTool(server: McpServer, env: ToolEnv): void {
         'heading structure (no extra H1, at least two ## sections, no skipped levels), word count (at least 90% of targetLength, ' +
         'or 300 words), alt text on every image, and at least one link. Each failed check says what to change. ' +
         'Spends one `audits` credit. Needs `content`.',
-      inputSchema: articleRef,
+      inputSchema: articleRefInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'audit_article', scope: 'content', role: 'editor' }, async (args: { id?: string; slug?: string }) => {

@@ -1,12 +1,21 @@
 import { z } from 'zod';
 import type { Article } from '../../articles/types.js';
 import { invalidInput } from '../../errors.js';
+import { type Descriptions, toolInput } from '../tool-input.js';
 
-/** Input fields naming one article: by id or by slug. */
+/** Input fields naming one article: by id or by slug (MCP's own: the CLI takes one positional). */
 export const articleRef = {
-  id: z.string().min(1).max(200).optional().describe('The article id, e.g. "art_4fZk8QmT2bX9cL1p". Give either id or slug.'),
-  slug: z.string().min(1).max(200).optional().describe('The article slug, e.g. "how-to-brew-coffee". Give either id or slug.'),
+  id: z.string().min(1).max(200).optional(),
+  slug: z.string().min(1).max(200).optional(),
 };
+
+export const ARTICLE_REF: Descriptions<typeof articleRef> = {
+  id: 'The article id, e.g. "art_4fZk8QmT2bX9cL1p". Give either id or slug.',
+  slug: 'The article slug, e.g. "how-to-brew-coffee". Give either id or slug.',
+};
+
+/** The input of tools that take one article and nothing else. */
+export const articleRefInput = toolInput('arguments', articleRef, ARTICLE_REF);
 
 export function refOf(args: { id?: string; slug?: string }): string {
   const ref = args.id?.trim() || args.slug?.trim();

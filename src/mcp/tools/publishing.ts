@@ -1,8 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { ConnectorKind } from '../../connectors/store.js';
 import { publishArticle, unpublishArticle } from '../../publishing/publish.js';
 import { type ToolEnv, gated, text } from '../result.js';
-import { articleRef, refOf, summary } from './present.js';
+import { toolInput } from '../tool-input.js';
+import { ARTICLE_REF, articleRef, articleRefInput, refOf, summary } from './present.js';
+
+const PUBLISH = toolInput('arguments', { ...articleRef, to: z.enum(['headless', 'webhook'] as const satisfies readonly ConnectorKind[]).optional() }, {
+  ...ARTICLE_REF,
+  to: 'Publish only to this destination. Default: every enabled one.',
+});
 
 export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
   server.registerTool(
@@ -12,10 +19,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       description:
         'Publish (or republish) an article, by id or slug, to every enabled destination of the workspace: the headless content API ' +
         'and/or the webhook to the CMS; `to` limits it to one. Republishing replaces the live copy with the current version. Needs `publish`.',
-      inputSchema: {
-        ...articleRef,
-        to: z.enum(['headless', 'webhook']).optional().describe('Publish only to this destination. Default: every enabled one.'),
-      },
+      inputSchema: PUBLISH,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'publish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; to?: 'headless' | 'webhook' }) => {
@@ -33,7 +37,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       description:
         'Take a published article (by id or slug) down from every destination; it becomes a draft. When it is on the webhook, the ' +
         'receiver must confirm first: if it refuses, nothing changes and its answer is reported. Needs `publish`.',
-      inputSchema: articleRef,
+      inputSchema: articleRefInput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {

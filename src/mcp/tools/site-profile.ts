@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { getUsage } from '../../workspaces/usage.js';
 import { type ToolEnv, gated, text } from '../result.js';
+import { toolInput } from '../tool-input.js';
 
 /** Lines of decisions.md "get_site_profile text", one item a line. */
 export async function siteProfileText(env: ToolEnv): Promise<{ text: string; usage: Awaited<ReturnType<typeof getUsage>> }> {
@@ -15,6 +16,9 @@ export async function siteProfileText(env: ToolEnv): Promise<{ text: string; usa
   return { text: lines.join('\n'), usage };
 }
 
+/** No arguments (and none unknown: the schema is strict like every tool's). */
+const NO_INPUT = toolInput('arguments', {}, {});
+
 export function registerSiteProfileTool(server: McpServer, env: ToolEnv): void {
   server.registerTool(
     'get_site_profile',
@@ -24,6 +28,7 @@ export function registerSiteProfileTool(server: McpServer, env: ToolEnv): void {
         'Describe the workspace this connection works in: site name and URL, plan and billing status, ' +
         "this month's credit usage (articles, audits, keyword lookups: used/allowed) and the scopes granted to this connection. " +
         'Call it first to learn what you may do and how many credits are left. Needs the `read` scope; spends nothing.',
+      inputSchema: NO_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'get_site_profile', scope: 'read', role: 'viewer' }, async () => {

@@ -1,0 +1,117 @@
+import type { McpServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ClientRequestSchema, type JSONRPCMessage, type JSONRPCRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { toAppError } from '../errors.js';
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from './rpc-error.js';
+import { checkToolArguments } from './tool-input.js';
+
+/** The SDK's schema of each client request, by method (the spec's types). */
+const REQUESTS = new Map<string, (typeof ClientRequestSchema.options)[number]>(ClientRequestSchema.options.map((s) => [s.shape.method.value, s]));
+
+type Answer = { error: { code: number; message: string; data?: Record<string, unknown> } } | { result: Record<string, unknown> };
+
+/**
+ * Answers, in front of the SDK, the requests a strict client expects to be refused in the
+ * spec's words (issue 11): params that do not match the method's schema (-32602 naming the
+ * field; the SDK answers -32603 with a raw validation dump), an unknown tool or prompt (-32602;
+ * the SDK makes an unknown tool a tool result), a URI no resource or template serves (-32002
+ * with `data.uri`), and tool arguments our schemas refuse (a tool error worded as the CLI words
+ * it; the SDK would prefix its own). Everything else goes on to the SDK unchanged.
+ * Call after server.connect(transport).
+ */
+export function guardRequests(server: McpServer, transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('guardRequests: connect the server to the transport first');
+  const registry = sdkRegistry(server);
+  const served = servedMethods(registry);
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    const answer = isJSONRPCRequest(message) && served.has(message.method) ? check(registry, message) : undefined;
+    if (!answer) return deliver(message, extra);
+    void transport.send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, ...answer } as JSONRPCMessage);
+  };
+}
+
+function check(registry: Registry, request: JSONRPCRequest): Answer | undefined {
+  const parsed = REQUESTS.get(request.method)?.safeParse(request);
+  if (parsed && !parsed.success) return invalidParams(`Invalid params for ${request.method}: ${describeIssues(parsed.error.issues)}`);
+  const params = (request.params ?? {}) as { name?: string; uri?: string; arguments?: unknown };
+  switch (request.method) {
+    case 'tools/call': {
+      const tool = registry._registeredTools[params.name!];
+      if (!tool?.enabled) return invalidParams(`Unknown tool "${params.name}": tools/list names the tools of this server`, { name: params.name });
+      return toolArgumentsRefused(tool, params.arguments);
+    }
+    case 'prompts/get':
+      if (!registry._registeredPrompts[params.name!]?.enabled) return invalidParams(`Unknown prompt "${params.name}": prompts/list names the prompts of this server`, { name: params.name });
+      return undefined;
+    case 'resources/read':
+      if (!hasResource(registry, params.uri!)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${params.uri}`, data: { uri: params.uri } } };
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function toolArgumentsRefused(tool: RegisteredTool, args: unknown): Answer | undefined {
+  try {
+    checkToolArguments(tool.inputSchema, args);
+    return undefined;
+  } catch (err) {
+    const e = toAppError(err);
+    if (e.status >= 500) throw err;
+    return { result: { content: [{ type: 'text', text: e.message }], isError: true } };
+  }
+}
+
+const invalidParams = (message: string, data?: Record<string, unknown>): Answer => ({ error: { code: INVALID_PARAMS, message, ...(data ? { data } : {}) } });
+
+/** "protocolVersion: expected string, received undefined; clientInfo: ..." */
+function describeIssues(issues: Array<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .map((i) => {
+      const path = (i.path[0] === 'params' ? i.path.slice(1) : i.path).map(String).join('.');
+      const message = i.message.replace(/^Invalid input: /, '');
+      return path ? `${path}: ${message}` : message;
+    })
+    .join('; ');
+}
+
+/**
+ * The methods whose params are checked here: those the McpServer answers for what was
+ * registered. Others go on as they are (the SDK answers -32601 Method not found).
+ */
+function servedMethods(registry: Registry): Set<string> {
+  const any = (o: object) => Object.keys(o).length > 0;
+  return new Set([
+    'initialize',
+    'ping',
+    ...(any(registry._registeredTools) ? ['tools/list', 'tools/call'] : []),
+    ...(any(registry._registeredResources) || any(registry._registeredResourceTemplates) ? ['resources/list', 'resources/templates/list', 'resources/read'] : []),
+    ...(any(registry._registeredPrompts) ? ['prompts/list', 'prompts/get'] : []),
+  ]);
+}
+
+interface Registry {
+  _registeredTools: Record<string, RegisteredTool>;
+  _registeredPrompts: Record<string, RegisteredPrompt>;
+  _registeredResources: Record<string, RegisteredResource>;
+  _registeredResourceTemplates: Record<string, RegisteredResourceTemplate>;
+}
+
+/**
+ * What the McpServer registered. The SDK keeps it private and offers no accessor; reading it
+ * here (the one place) lets an unknown name be told apart exactly as the SDK itself looks it up.
+ * If an SDK upgrade moves it, this throws on the first request and every MCP test fails.
+ */
+function sdkRegistry(server: McpServer): Registry {
+  const registry = server as unknown as Registry;
+  for (const key of ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const) {
+    if (!registry[key] || typeof registry[key] !== 'object') throw new Error(`The MCP SDK no longer has McpServer.${key}: update src/mcp/guard.ts`);
+  }
+  return registry;
+}
+
+function hasResource(registry: Registry, uri: string): boolean {
+  if (registry._registeredResources[uri]?.enabled) return true;
+  return Object.values(registry._registeredResourceTemplates).some((t) => t.enabled && t.resourceTemplate.uriTemplate.match(uri) !== null);
+}

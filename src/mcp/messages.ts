@@ -1,0 +1,56 @@
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AppError } from '../errors.js';
+
+/** The first protocol version without JSON-RPC batches (they were added in 2025-03-26 and removed in 2025-06-18). */
+const BATCHES_REMOVED_IN = '2025-06-18';
+
+const invalidRequest = (message: string) => new AppError('invalid_request', 400, `Invalid Request: ${message}`);
+
+/**
+ * The JSON-RPC rules of one POST body, checked before anything is charged or run; returns the
+ * number of requests in it (what the call budget is charged: notifications and responses are
+ * free). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
+ * longer than the SDK's limit, an unsupported MCP-Protocol-Version header (except on
+ * initialize, which negotiates), and any batch in a protocol version that removed them.
+ */
+export function checkMessages(body: unknown, protocolHeader: string | undefined): number {
+  const batch = Array.isArray(body);
+  const messages: unknown[] = batch ? body : [body];
+  if (batch && messages.length === 0) throw invalidRequest('an empty batch holds no message; send at least one');
+  if (messages.length > MAX_BATCH_SIZE) throw invalidRequest(`a batch may hold at most ${MAX_BATCH_SIZE} messages`);
+  messages.forEach((m, i) => {
+    if (!JSONRPCMessageSchema.safeParse(m).success) {
+      throw invalidRequest(`${batch ? `message ${i + 1} of the batch` : 'the body'} is not a JSON-RPC 2.0 request, notification or response`);
+    }
+  });
+  const initialize = messages.find((m): m is { method: 'initialize'; params?: { protocolVersion?: unknown } } => isJSONRPCRequest(m as never) && (m as { method: string }).method === 'initialize');
+  if (protocolHeader && !(SUPPORTED_PROTOCOL_VERSIONS as string[]).includes(protocolHeader) && !(initialize && !batch)) {
+    throw new AppError('unsupported_protocol_version', 400, `Bad Request: unsupported MCP-Protocol-Version ${protocolHeader} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  }
+  if (batch) {
+    // Spec 2025-06-18, transports: without the header (and no other way to tell), assume 2025-03-26.
+    const claimed = protocolHeader || initialize?.params?.protocolVersion;
+    const version = typeof claimed === 'string' ? claimed : DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    if (version >= BATCHES_REMOVED_IN) {
+      throw new AppError('batch_not_supported', 400, `Invalid Request: JSON-RPC batches are not part of protocol version ${version} (removed in ${BATCHES_REMOVED_IN}); send one message per POST`);
+    }
+  }
+  return messages.filter((m) => isJSONRPCRequest(m as never)).length;
+}
+
+type Id = string | number;
+
+/**
+ * Who a refusal of the whole POST answers (JSON-RPC 2.0 §5): the request's id; for a batch, an
+ * error for each request in it (an array); null when no id can be read.
+ */
+export function replyIds(body: unknown): Id | null | Id[] {
+  const idOf = (m: unknown): Id | undefined => {
+    const o = m as { id?: unknown; method?: unknown } | null;
+    return o && typeof o === 'object' && typeof o.method === 'string' && (typeof o.id === 'string' || typeof o.id === 'number') ? o.id : undefined;
+  };
+  if (!Array.isArray(body)) return idOf(body) ?? null;
+  const ids = body.map(idOf).filter((id): id is Id => id !== undefined);
+  return ids.length ? ids : null;
+}

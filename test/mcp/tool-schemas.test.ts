@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { articleCreateInput, articleListInput, articleUpdateInput } from '../../src/articles/inputs.js';
+import { runCli } from '../helpers/cli.js';
+import { seedArticle } from '../helpers/seed.js';
+import { connect, workspaceWithAdmin } from './helpers.js';
+
+// Issue 17: tool input schemas are derived from the domain's (articles/inputs.ts), not restated,
+// so the limits tools/list advertises and the words of a refusal are the CLI's. Issue 11: the
+// `additionalProperties: false` every tool advertises is enforced.
+
+type JsonSchema = { type?: string; properties?: Record<string, any>; additionalProperties?: boolean; required?: string[] };
+
+describe('MCP tool input schemas', () => {
+  it('have exactly the fields of the domain inputs, with the domain limits', async () => {
+    const { d, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
+    const keys = (name: string) => Object.keys(schemas[name].properties ?? {}).sort();
+    expect(keys('create_article')).toEqual(Object.keys(articleCreateInput.shape).sort());
+    expect(keys('update_article')).toEqual(['id', ...Object.keys(articleUpdateInput.shape)].sort());
+    expect(keys('list_articles')).toEqual(Object.keys(articleListInput.shape).sort());
+    const create = schemas.create_article.properties!;
+    expect(create.slug).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(create.metaTitle.anyOf).toContainEqual({ type: 'string', maxLength: 500 });
+    expect(create.bodyMarkdown).toMatchObject({ type: 'string', maxLength: 2_000_000 });
+    expect(create.targetLength).toMatchObject({ type: 'integer', minimum: 0, maximum: 100_000 });
+    expect(schemas.list_articles.properties!.limit).toMatchObject({ minimum: 1, maximum: 500, default: 50 });
+    for (const [name, schema] of Object.entries(schemas)) {
+      expect(schema, name).toMatchObject({ type: 'object', additionalProperties: false });
+      for (const [field, prop] of Object.entries(schema.properties ?? {})) expect(prop.description, `${name}.${field}`).toBeTruthy();
+    }
+  });
+
+  it('refuse an over-long field with the same message as the CLI, and spend nothing', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const a = await seedArticle(d.app, ws);
+    const long = 'x'.repeat(501);
+    const message = 'Invalid article: metaTitle: String must contain at most 500 character(s)';
+
+    const cliAdd = await runCli(['articles', 'add', '--workspace', ws.id, '--title', 'T', '--body', 'b', '--meta-title', long], { env: d.env, cwd: d.dir });
+    expect(cliAdd.code).toBe(1);
+    expect(cliAdd.stderr).toBe(`error: ${message}\n`);
+    expect(await agent.call('create_article', { title: 'T', bodyMarkdown: 'b', metaTitle: long })).toMatchObject({ isError: true, text: message });
+
+    const cliEdit = await runCli(['articles', 'edit', a.id, '--workspace', ws.id, '--meta-title', long], { env: d.env, cwd: d.dir });
+    expect(cliEdit.stderr).toBe(`error: ${message}\n`);
+    expect(await agent.call('update_article', { id: a.id, metaTitle: long })).toMatchObject({ isError: true, text: message });
+
+    expect((await agent.call('get_site_profile')).text).toContain('\nArticles: 0/10\n');
+    expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ metaTitle: null });
+  });
+
+  it('refuse arguments they do not name, on every tool, before anything happens', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const a = await seedArticle(d.app, ws);
+    const calls: Array<[string, Record<string, unknown>, string]> = [
+      ['get_site_profile', {}, 'arguments'],
+      ['list_articles', {}, 'list options'],
+      ['get_article', { id: a.id }, 'arguments'],
+      ['create_article', { title: 'T', bodyMarkdown: 'b' }, 'article'],
+      ['update_article', { id: a.id, title: 'New' }, 'article'],
+      ['audit_article', { id: a.id }, 'arguments'],
+      ['publish_article', { id: a.id }, 'arguments'],
+      ['unpublish_article', { id: a.id }, 'arguments'],
+    ];
+    for (const [tool, args, what] of calls) {
+      expect(await agent.call(tool, { ...args, bogus: 1 }), tool).toMatchObject({ isError: true, text: `Invalid ${what}: Unrecognized key(s) in object: 'bogus'` });
+    }
+    // Nothing was created, changed, audited or spent.
+    expect((await agent.call('get_site_profile')).text).toMatch(/\nArticles: 0\/10\nAudits: 0\/50\n/);
+    expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ title: a.title, status: 'draft', seoScore: null });
+  });
+});

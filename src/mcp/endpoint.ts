@@ -109,10 +109,14 @@ async function handle(app: App, ctx: Context, env: Omit<Parameters<typeof create
     const response = await transport.handleRequest(new Request(`${app.config.server.baseUrl}${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: body });
     const text = await response.text();
     ctx.status = response.status;
-    if (!text) return void (ctx.body = '');
+    if (!text) {
+      ctx.body = ''; // 202: notifications and responses only
+      ctx.remove('Content-Type');
+      return;
+    }
     const answer: unknown = JSON.parse(text);
     ctx.type = 'application/json';
-    ctx.body = Array.isArray(body) && !Array.isArray(answer) ? [answer] : answer;
+    ctx.body = response.ok && Array.isArray(body) && !Array.isArray(answer) ? [answer] : answer;
   } finally {
     await server.close();
   }

@@ -12,7 +12,8 @@ const invalidRequest = (message: string) => new AppError('invalid_request', 400,
  * number of requests in it (what the call budget is charged: notifications and responses are
  * free). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
  * longer than the SDK's limit, an unsupported MCP-Protocol-Version header (except on
- * initialize, which negotiates), and any batch in a protocol version that removed them.
+ * initialize, which negotiates), any batch in a protocol version that removed them, and in
+ * the others a batch holding initialize or one request id twice.
  */
 export function checkMessages(body: unknown, protocolHeader: string | undefined): number {
   const batch = Array.isArray(body);
@@ -35,6 +36,12 @@ export function checkMessages(body: unknown, protocolHeader: string | undefined)
     if (version >= BATCHES_REMOVED_IN) {
       throw new AppError('batch_not_supported', 400, `Invalid Request: JSON-RPC batches are not part of protocol version ${version} (removed in ${BATCHES_REMOVED_IN}); send one message per POST`);
     }
+    // 2025-03-26, lifecycle: "The initialization request MUST NOT be part of a JSON-RPC batch".
+    if (initialize) throw invalidRequest('initialize must be sent on its own, not in a batch');
+    // One answer per id: a repeated id would run twice and be answered once.
+    const ids = messages.filter((m) => isJSONRPCRequest(m as never)).map((m) => (m as { id: string | number }).id);
+    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (repeated !== undefined) throw invalidRequest(`request id ${JSON.stringify(repeated)} appears more than once in the batch`);
   }
   return messages.filter((m) => isJSONRPCRequest(m as never)).length;
 }

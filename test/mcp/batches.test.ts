@@ -93,7 +93,7 @@ describe('JSON-RPC batches and protocol versions', () => {
     }
   });
 
-  it('an empty batch, an invalid element or more than 100 messages are -32600 Invalid Request and cost nothing', async () => {
+  it('an empty batch, an invalid element, more than 100 messages, a repeated id or an initialize are -32600 and cost nothing', async () => {
     const { send } = await budgetDaemon(1);
     const invalid = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}`, data: { code: 'invalid_request' } } });
     const empty = await send([]);
@@ -105,6 +105,14 @@ describe('JSON-RPC batches and protocol versions', () => {
     const long = await send(batchOf(101));
     expect(long.status).toBe(400);
     expect(await long.json()).toEqual(invalid('a batch may hold at most 100 messages'));
+    // A repeated id would run twice and be answered once; initialize must come alone (2025-03-26).
+    const twice = await send([toolCall('get_site_profile', {}, 1), toolCall('list_articles', {}, 1)]);
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toEqual(invalid('request id 1 appears more than once in the batch'));
+    const init = { jsonrpc: '2.0', id: 9, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old', version: '1' } } };
+    const withInit = await send([init]);
+    expect(withInit.status).toBe(400);
+    expect(await withInit.json()).toEqual(invalid('initialize must be sent on its own, not in a batch'));
     expect((await send(ping(3))).status).toBe(200);
   });
 });

@@ -84,7 +84,7 @@ describe('JSON-RPC batches and protocol versions', () => {
 
   it('serves batches for 2025-03-26, and without a header (the spec says: assume 2025-03-26)', async () => {
     const { send } = await budgetDaemon(10);
-    for (const headers of [{ 'MCP-Protocol-Version': '2025-03-26' }, {}]) {
+    for (const headers of [{ 'MCP-Protocol-Version': '2025-03-26' }, {}] as Array<Record<string, string>>) {
       const res = await send([ping('a'), toolCall('get_site_profile', {}, 'b')], headers);
       expect(res.status).toBe(200);
       const answers = (await res.json()) as Answer[];

@@ -1,4 +1,5 @@
 import type { McpServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { safeParse } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientRequestSchema, type JSONRPCMessage, type JSONRPCRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toAppError } from '../errors.js';
@@ -38,14 +39,18 @@ function check(registry: Registry, request: JSONRPCRequest): Answer | undefined 
   switch (request.method) {
     case 'tools/call': {
       const tool = registry._registeredTools[params.name!];
-      if (!tool?.enabled) return invalidParams(`Unknown tool "${params.name}": tools/list names the tools of this server`, { name: params.name });
+      if (!tool?.enabled) return invalidParams(`Unknown tool "${clip(params.name!)}": tools/list names the tools of this server`, { name: params.name });
       return toolArgumentsRefused(tool, params.arguments);
     }
-    case 'prompts/get':
-      if (!registry._registeredPrompts[params.name!]?.enabled) return invalidParams(`Unknown prompt "${params.name}": prompts/list names the prompts of this server`, { name: params.name });
+    case 'prompts/get': {
+      const prompt = registry._registeredPrompts[params.name!];
+      if (!prompt?.enabled) return invalidParams(`Unknown prompt "${clip(params.name!)}": prompts/list names the prompts of this server`, { name: params.name });
+      const args = prompt.argsSchema && safeParse(prompt.argsSchema, params.arguments ?? {});
+      if (args && !args.success) return invalidParams(`Invalid arguments for prompt ${params.name}: ${describeIssues((args.error as { issues: Issue[] }).issues)}`);
       return undefined;
+    }
     case 'resources/read':
-      if (!hasResource(registry, params.uri!)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${params.uri}`, data: { uri: params.uri } } };
+      if (!hasResource(registry, params.uri!)) return { error: { code: RESOURCE_NOT_FOUND, message: `Resource not found: ${clip(params.uri!)}`, data: { uri: params.uri } } };
       return undefined;
     default:
       return undefined;
@@ -63,10 +68,15 @@ function toolArgumentsRefused(tool: RegisteredTool, args: unknown): Answer | und
   }
 }
 
+/** A name or URI quoted in a message, cut at 200 characters (data carries it whole). */
+const clip = (s: string): string => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
+
 const invalidParams = (message: string, data?: Record<string, unknown>): Answer => ({ error: { code: INVALID_PARAMS, message, ...(data ? { data } : {}) } });
 
+type Issue = { path: PropertyKey[]; message: string };
+
 /** "protocolVersion: expected string, received undefined; clientInfo: ..." */
-function describeIssues(issues: Array<{ path: PropertyKey[]; message: string }>): string {
+function describeIssues(issues: readonly Issue[]): string {
   return issues
     .map((i) => {
       const path = (i.path[0] === 'params' ? i.path.slice(1) : i.path).map(String).join('.');
@@ -113,5 +123,14 @@ function sdkRegistry(server: McpServer): Registry {
 
 function hasResource(registry: Registry, uri: string): boolean {
   if (registry._registeredResources[uri]?.enabled) return true;
-  return Object.values(registry._registeredResourceTemplates).some((t) => t.enabled && t.resourceTemplate.uriTemplate.match(uri) !== null);
+  return Object.values(registry._registeredResourceTemplates).some((t) => t.enabled && matches(t, uri));
+}
+
+/** The SDK's matcher throws on a URI over 1 MB: nothing serves that either. */
+function matches(t: RegisteredResourceTemplate, uri: string): boolean {
+  try {
+    return t.resourceTemplate.uriTemplate.match(uri) !== null;
+  } catch {
+    return false;
+  }
 }

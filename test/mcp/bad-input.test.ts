@@ -20,7 +20,7 @@ describe('MCP: bad input is refused as such, never as an internal error, alike o
     expect(profile.result.content[0].text).toContain('\nArticles: 0/10\n');
   });
 
-  it('an article:// URI with bad percent-encoding or a NUL is -32602 with a readable message', async () => {
+  it('an article:// URI with bad percent-encoding or a NUL is -32602, one too long to match -32002, never a 500', async () => {
     const { d, key } = await workspaceWithAdmin();
     const auth = { Authorization: `Bearer ${await key()}` };
     const read = (id: number, uri: string) => rpc(d, { jsonrpc: '2.0', id, method: 'resources/read', params: { uri } }, auth);
@@ -30,6 +30,11 @@ describe('MCP: bad input is refused as such, never as an internal error, alike o
     const nul = await read(8, 'article://a%00b');
     expect(nul.status).toBe(200);
     expect(await nul.json()).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'Text may not contain the NUL character (U+0000)' } });
+    // Longer than the SDK's URI matcher takes (1 MB): nothing serves it; the message quotes 200 characters.
+    const huge = `article://${'a'.repeat(1_100_000)}`;
+    const long = await read(9, huge);
+    expect(long.status).toBe(200);
+    expect(await long.json()).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32002, message: `Resource not found: ${huge.slice(0, 200)}…`, data: { uri: huge } } });
   });
 
   it('params of the wrong shape are -32602 naming the field; arguments out of range a tool error', async () => {

@@ -172,11 +172,15 @@ describe('conformance: prompts (prompts-list, prompts-get-with-args)', () => {
     expect(messages[0].content.text).toContain('about: Cold brew');
   });
 
-  it('an unknown prompt is -32602', async () => {
+  it('an unknown prompt, or one missing its arguments, is -32602', async () => {
     expect((await request('prompts/get', { name: 'nope' })).body.error).toEqual({
       code: -32602,
       message: 'Unknown prompt "nope": prompts/list names the prompts of this server',
       data: { name: 'nope' },
+    });
+    expect((await request('prompts/get', { name: 'write_seo_article', arguments: { topic: 'x' } })).body.error).toEqual({
+      code: -32602,
+      message: 'Invalid arguments for prompt write_seo_article: focusKeyword: Required',
     });
   });
 });

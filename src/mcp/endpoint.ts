@@ -35,25 +35,22 @@ export function createMcpEndpoint(app: App): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH && ctx.path !== `${MCP_PATH}/`) return next();
     const origin = ctx.get('Origin');
-    if (ctx.method !== 'POST') {
-      if (origin && !originAllowed(origin)) return rpcError(ctx, 403, `Origin ${origin} is not allowed to call this server`, { code: 'origin_not_allowed' });
-      if (origin) setCors(ctx, origin);
+    let body: PostBody = {};
+    let principal: Principal | undefined;
+    try {
+      if (ctx.method === 'POST') body = await readJsonBody(ctx, BODY_LIMIT);
+      if (origin) {
+        if (!originAllowed(origin)) throw new AppError('origin_not_allowed', 403, `Origin ${origin} is not allowed to call this server`);
+        setCors(ctx, origin);
+      }
       if (ctx.method === 'OPTIONS') {
         setPreflight(ctx);
         ctx.status = 204;
         return;
       }
-      ctx.set('Allow', 'POST, OPTIONS');
-      return rpcError(ctx, 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST', { code: 'method_not_allowed' });
-    }
-
-    let body: PostBody = {};
-    let principal: Principal | undefined;
-    try {
-      body = await readJsonBody(ctx, BODY_LIMIT);
-      if (origin) {
-        if (!originAllowed(origin)) throw new AppError('origin_not_allowed', 403, `Origin ${origin} is not allowed to call this server`);
-        setCors(ctx, origin);
+      if (ctx.method !== 'POST') {
+        ctx.set('Allow', 'POST, OPTIONS');
+        throw new AppError('method_not_allowed', 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
       }
       principal = await authenticate(app, ctx, resourceMetadata);
       if (body.problem) throw body.problem;

@@ -68,8 +68,9 @@ export interface PostBody {
 }
 
 /**
- * Read and parse the body with a size limit. Never throws: a refusal of the request (origin,
- * token) comes first, and every refusal echoes the request id when it can be read.
+ * Read and parse the body with a size limit. A bad body is returned, not thrown: the refusals
+ * of the request (origin, token) come first, and every refusal echoes the request id when it can
+ * be read. Throws only when the client goes away mid-body (400 request_aborted).
  */
 export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<PostBody> {
   const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
@@ -103,12 +104,14 @@ function readUpTo(ctx: HttpContext, limitBytes: number): Promise<Buffer[] | null
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) return void chunks.push(chunk);
-      req.off('data', onData).off('end', onEnd).off('error', reject);
+      req.off('data', onData).off('end', onEnd); // onError stays: a late error after resolve is a no-op
       ctx.set('Connection', 'close');
       req.resume();
       resolve(null);
     };
     const onEnd = () => resolve(chunks);
-    req.on('data', onData).once('end', onEnd).once('error', reject);
+    // A client that goes away mid-body is not our error (nobody reads the answer anyway).
+    const onError = () => reject(new AppError('request_aborted', 400, 'The request body was not received completely'));
+    req.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }

@@ -26,7 +26,12 @@ export function guardRequests(server: McpServer, transport: Transport): void {
   const registry = sdkRegistry(server);
   const served = servedMethods(registry);
   transport.onmessage = (message: JSONRPCMessage, extra) => {
-    const answer = isJSONRPCRequest(message) && served.has(message.method) ? check(registry, message) : undefined;
+    let answer: Answer | undefined;
+    try {
+      answer = isJSONRPCRequest(message) && served.has(message.method) ? check(registry, message) : undefined;
+    } catch {
+      answer = undefined; // a check that fails unexpectedly leaves the request to the SDK, as before
+    }
     if (!answer) return deliver(message, extra);
     void transport.send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, ...answer } as JSONRPCMessage);
   };

@@ -71,7 +71,7 @@ describe('svc connections (operator)', () => {
     expect(onlyA.map((c: any) => c.user.email)).toEqual([alice.email]);
     const onlyBob = (await cli(['connections', 'list', '--user', bob.email, '--json'])).json();
     expect(onlyBob.map((c: any) => c.workspace.name)).toEqual(['cli-b.example']);
-    expect(onlyBob[0]).toMatchObject({ client: { name: 'VS Code', redirectHost: '127.0.0.1:9999' }, scopes: ['read', 'content'], status: 'active' });
+    expect(onlyBob[0]).toMatchObject({ client: { name: 'VS Code', returnsTo: 'http://127.0.0.1:9999/cb' }, scopes: ['read', 'content'], status: 'active' });
 
     const unknown = await cli(['connections', 'revoke', 'oac_nope', '--yes']);
     expect(unknown.code).toBe(1);

@@ -5,7 +5,7 @@ import type { App } from '../../app.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
 import { toAppError } from '../../errors.js';
-import { errorPage } from './layout.js';
+import { errorPage, sendPage } from './layout.js';
 import { loginRoutes } from './login.js';
 import { loadSession, pageHeaders } from './session.js';
 
@@ -31,10 +31,8 @@ function pageErrors(app: App): Middleware {
       const e = toAppError(err);
       const client = e.status < 500;
       if (!client) app.log.error({ err, requestId: ctx.state.requestId }, 'page failed');
-      ctx.status = e.status;
-      ctx.type = 'html';
       const detail = e.code === 'invalid_input' ? `${e.message}. Go back and try again.` : 'The form could not be read. Go back and try again.';
-      ctx.body = errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.');
+      sendPage(ctx, errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.'), e.status);
     }
   };
 }

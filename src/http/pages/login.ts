@@ -3,11 +3,12 @@ import type { Context } from 'koa';
 import type { App } from '../../app.js';
 import { SESSION_COOKIE, endSession, signIn } from '../../auth/sessions.js';
 import { isAppError } from '../../errors.js';
-import { esc, html, layout } from './layout.js';
+import { type SafeHtml, html } from './html.js';
+import { layout, sendPage } from './layout.js';
 import { clearSessionCookie, csrfOk, ensureSession, pageState, safeNext, setSessionCookie } from './session.js';
 
-function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): string {
-  const error = o.error ? html`<div class="alert error" role="alert">${esc(o.error)}</div>` : '';
+function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
+  const error = o.error && html`<div class="alert error" role="alert">${o.error}</div>`;
   return layout({
     title: 'Sign in',
     body: html`<div class="card">
@@ -15,10 +16,10 @@ function loginPage(o: { csrf: string; next: string; email?: string; error?: stri
 <p class="sub">Use your svc account to connect an AI assistant or manage your connections.</p>
 ${error}
 <form method="post" action="/login" novalidate>
-<input type="hidden" name="csrf" value="${esc(o.csrf)}">
-<input type="hidden" name="next" value="${esc(o.next)}">
+<input type="hidden" name="csrf" value="${o.csrf}">
+<input type="hidden" name="next" value="${o.next}">
 <label class="field" for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}" ${o.email ? '' : 'autofocus'}>
+<input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}" ${o.email ? '' : 'autofocus'}>
 <label class="field" for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required ${o.email ? 'autofocus' : ''}>
 <button class="btn primary block" type="submit">Sign in</button>
@@ -33,8 +34,7 @@ export function loginRoutes(app: App, router: Router): void {
     const next = safeNext(ctx.query.next);
     if (pageState(ctx).user) return ctx.redirect(next);
     const session = await ensureSession(app, ctx);
-    ctx.type = 'html';
-    ctx.body = loginPage({ csrf: session.csrfToken, next });
+    sendPage(ctx, loginPage({ csrf: session.csrfToken, next }));
   });
 
   router.post('/login', async (ctx) => {
@@ -72,7 +72,5 @@ export function loginRoutes(app: App, router: Router): void {
 
 async function retry(ctx: Context, app: App, next: string, email: string, status: number, error: string): Promise<void> {
   const session = await ensureSession(app, ctx);
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = loginPage({ csrf: session.csrfToken, next, email, error });
+  sendPage(ctx, loginPage({ csrf: session.csrfToken, next, email, error }), status);
 }

@@ -1,8 +1,8 @@
-import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
+import { parseBody } from './middleware/body.js';
 import { authenticateClient, registerClient } from '../oauth/clients.js';
 import { oauthError, oauthErrorResponse } from '../oauth/errors.js';
 import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
@@ -19,7 +19,7 @@ export function createOAuthRouter(app: App): Middleware {
   const router = new Router();
   // Browser-based MCP clients (the Inspector) call these cross-origin; no cookies are involved.
   const withCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], maxAge: 86_400 });
-  const parse = bodyParser({ enableTypes: ['form', 'json'], formLimit: '64kb', jsonLimit: '64kb' });
+  const parse = parseBody({ enableTypes: ['form', 'json'], formLimit: '64kb', jsonLimit: '64kb' });
 
   const resourceDoc = (ctx: Context) => {
     ctx.set('Cache-Control', 'public, max-age=300');

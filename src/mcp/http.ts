@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { requireIdentityEncoding } from '../lib/content-encoding.js';
 
 // HTTP-level pieces of /api/mcp: Origin and CORS, bearer token, body, JSON-RPC error bodies.
 
@@ -64,6 +65,7 @@ export function rpcError(ctx: HttpContext, status: number, message: string, opts
 /** Read and parse the JSON body with a size limit; AppErrors (413/415/400) on bad bodies. */
 export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<unknown> {
   if (!ctx.is('application/json')) throw new AppError('unsupported_media_type', 415, 'Content-Type must be application/json');
+  requireIdentityEncoding(ctx);
   const declared = Number(ctx.get('Content-Length') || 0);
   if (declared > limitBytes) throw new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
   const chunks: Buffer[] = [];

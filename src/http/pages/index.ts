@@ -1,7 +1,7 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
+import { parseBody } from '../middleware/body.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
 import { toAppError } from '../../errors.js';
@@ -16,7 +16,7 @@ import { loadSession, pageHeaders } from './session.js';
  */
 export function createPagesRouter(app: App): Middleware {
   const router = new Router();
-  router.use(pageHeaders(), pageErrors(app), bodyParser({ enableTypes: ['form'], formLimit: '32kb' }), loadSession(app));
+  router.use(pageHeaders(), pageErrors(app), parseBody({ enableTypes: ['form'], formLimit: '32kb' }), loadSession(app));
   loginRoutes(app, router);
   consentRoutes(app, router);
   connectionsRoutes(app, router);

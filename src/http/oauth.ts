@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
 import { parseBody } from './middleware/body.js';
-import { authenticateClient, registerClient } from '../oauth/clients.js';
+import { authenticateClient } from '../oauth/clients.js';
+import { registerClient } from '../oauth/registration.js';
 import { oauthError, oauthErrorResponse } from '../oauth/errors.js';
 import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
@@ -32,6 +33,10 @@ export function createOAuthRouter(app: App): Middleware {
     ctx.body = authorizationServerMetadata(app.config);
   });
 
+  // Open registration (RFC 7591), bounded per registration (oauth/registration.ts). The
+  // per-address registration throttle (limits) belongs between oauthErrors and parse: it keys
+  // on ctx.ip (the proxy-appended address, see server.ts) and throws an AppError with status 429
+  // and details.retryAfterSeconds, rendered here as RFC 6749 JSON with Retry-After.
   router.post(OAUTH_PATHS.register, withCors, oauthErrors(app), parse, async (ctx) => {
     const client = await registerClient(app, ctx.request.body);
     ctx.status = 201;

@@ -6,7 +6,7 @@ import { parseBody } from './middleware/body.js';
 import { authenticateClient } from '../oauth/clients.js';
 import { registerClient } from '../oauth/registration.js';
 import { oauthError, oauthErrorResponse } from '../oauth/errors.js';
-import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
+import { OAUTH_PATHS, authorizationServerMetadata, issuerOf, protectedResourceMetadata, resourceOf } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
 
 /**
@@ -22,12 +22,13 @@ export function createOAuthRouter(app: App): Middleware {
   const withCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], maxAge: 86_400 });
   const parse = parseBody({ enableTypes: ['form', 'json'], formLimit: '64kb', jsonLimit: '64kb' });
 
-  const resourceDoc = (ctx: Context) => {
+  const resourceDoc = (resource: string) => (ctx: Context) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = protectedResourceMetadata(app.config);
+    ctx.body = protectedResourceMetadata(app.config, resource);
   };
-  router.get('/.well-known/oauth-protected-resource', withCors, resourceDoc);
-  router.get('/.well-known/oauth-protected-resource/api/mcp', withCors, resourceDoc);
+  // RFC 9728 3.3: each document names the identifier its URL was formed from.
+  router.get('/.well-known/oauth-protected-resource', withCors, resourceDoc(issuerOf(app.config)));
+  router.get('/.well-known/oauth-protected-resource/api/mcp', withCors, resourceDoc(resourceOf(app.config)));
   router.get('/.well-known/oauth-authorization-server', withCors, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = authorizationServerMetadata(app.config);

@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { isId } from '../lib/ids.js';
 import { findMembership } from '../workspaces/members.js';
 import { type Client, findClient, markClientGranted, matchRedirectUri } from './clients.js';
-import { issuerOf, resourceOf } from './metadata.js';
+import { isOurResource, issuerOf, resourceOf } from './metadata.js';
 import { isValidChallenge } from './pkce.js';
 import * as store from './store.js';
 
@@ -73,7 +73,7 @@ export async function parseAuthorizationRequest(ctx: Ctx, query: Record<string, 
   if (!q.code_challenge) fail('invalid_request', 'code_challenge is required (PKCE with S256)');
   if (q.code_challenge_method !== 'S256') fail('invalid_request', 'code_challenge_method must be S256');
   if (!isValidChallenge(q.code_challenge!)) fail('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
-  if (q.resource !== undefined && q.resource !== resourceOf(ctx.config)) fail('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
+  if (q.resource !== undefined && !isOurResource(ctx.config, q.resource)) fail('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
   // Unknown scopes (e.g. offline_access, which is always granted in effect) are ignored.
   const requested = (q.scope ?? '').split(/\s+/).filter(isScope);
   return {

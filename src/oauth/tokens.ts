@@ -9,7 +9,7 @@ import { findMembership } from '../workspaces/members.js';
 import type { Client } from './clients.js';
 import { isIdle, revokeConnection } from './connections.js';
 import { oauthError } from './errors.js';
-import { resourceOf } from './metadata.js';
+import { isOurResource, resourceOf } from './metadata.js';
 import { verifyS256 } from './pkce.js';
 import * as store from './store.js';
 
@@ -37,7 +37,7 @@ async function issuePair(ctx: Ctx, db: Trx | Ctx['db'], connectionId: string, sc
 }
 
 function checkResource(ctx: Ctx, resource: string | undefined): void {
-  if (resource !== undefined && resource !== resourceOf(ctx.config)) throw oauthError('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
+  if (resource !== undefined && !isOurResource(ctx.config, resource)) throw oauthError('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
 }
 
 export interface CodeGrant {

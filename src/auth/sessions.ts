@@ -9,8 +9,9 @@ import * as store from './sessions-store.js';
 /**
  * Browser sessions behind the `__session` cookie. The cookie holds a random token; the database
  * holds its SHA-256, so a leaked database does not hand out sessions, and every process (daemon,
- * CLI) sees the same sessions. A session exists before sign-in too (user null): it carries the
- * CSRF token of the login form. Signing in replaces it with a new one (session fixation).
+ * CLI) sees the same sessions. A session is created by signing in, replacing any the browser
+ * held (session fixation); the sign-in form itself needs none (its CSRF token is a cookie, see
+ * http/pages/session.ts). Rows with no user come from older versions and sign nobody in.
  */
 export const SESSION_COOKIE = '__session';
 
@@ -23,7 +24,7 @@ export interface Session {
 
 const toSession = (r: store.SessionRow): Session => ({ idHash: r.id_hash, userId: r.user_id, csrfToken: r.csrf_token, expiresAt: r.expires_at });
 
-export async function createSession(ctx: Ctx, userId: string | null): Promise<{ token: string; session: Session }> {
+export async function createSession(ctx: Ctx, userId: string): Promise<{ token: string; session: Session }> {
   const token = randomBase62(43); // ~256 bits
   const now = ctx.clock.now();
   const row: store.SessionRow = {

@@ -4,7 +4,7 @@ import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { createUser } from '../../src/workspaces/users.js';
 import { addMember } from '../../src/workspaces/members.js';
-import { approve, cookieOf, exchange, getAuthorize, hidden, registerClient, sessionFor } from './flow.js';
+import { PageClient, approve, exchange, getAuthorize, registerClient, sessionFor } from './flow.js';
 import { pkce } from './helpers.js';
 
 const HOSTILE = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>&amp;`;
@@ -80,15 +80,8 @@ describe('pages show what strangers chose as text', () => {
     const page = await (await fetch(`${d.url}/connections`, { headers: { Cookie: s.cookie } })).text();
     expect(page).toContain('<span>o&#39;neil+x@example.com</span>');
 
-    const form = await fetch(`${d.url}/login`);
-    const cookie = cookieOf(form) ?? form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const csrf = hidden(await form.text(), 'csrf')!;
-    const res = await fetch(`${d.url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
-      body: new URLSearchParams({ csrf, email: HOSTILE, password: 'whatever it is' }).toString(),
-    });
+    const browser = new PageClient(d.url);
+    const res = await browser.signIn(HOSTILE, 'whatever it is');
     expect(res.status).toBe(401);
     const again = await res.text();
     expect(again).not.toContain('<script>');

@@ -15,26 +15,34 @@ const postForm = (url: string, cookie: string | undefined, fields: Record<string
 async function loginForm(base: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}/login?next=%2Fconnections`, { headers });
   const html = await res.text();
-  return { res, cookie: cookieOf(res)!, csrf: hidden(html, 'csrf')! };
+  const raw = res.headers.getSetCookie().find((c) => c.startsWith('__login_csrf='));
+  return { res, raw, cookie: raw?.split(';')[0] ?? '', csrf: hidden(html, 'csrf')! };
 }
 
+const sessionRows = async (t: TestDaemon) => Number((await t.app.db('sessions').count({ n: '*' }).first())!.n);
+
 describe('login, session cookie, logout', () => {
-  it('signs in with the form: cookie HttpOnly + SameSite=Lax, not Secure over http, rotated at login', async () => {
+  it('signs in with the form: the session cookie is HttpOnly + SameSite=Lax, not Secure over http, and replaces any earlier session', async () => {
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws);
-    const { res, cookie, csrf } = await loginForm(d.url);
-    const raw = res.headers.getSetCookie().find((c) => c.startsWith('__session='))!;
+    const { raw, cookie, csrf } = await loginForm(d.url);
+    // The form's CSRF token is a cookie scoped to /login; no session yet.
     expect(raw).toMatch(/httponly/i);
     expect(raw).toMatch(/samesite=lax/i);
-    expect(raw).not.toMatch(/secure/i);
-    const ok = await postForm(`${d.url}/login`, cookie, { csrf, email: user.email, password: user.password, next: '/connections' });
+    expect(raw).toMatch(/path=\/login/i);
+    // A session the browser held before (planted by someone else, say) does not survive sign-in.
+    const planted = await sessionFor(d, (await seedUser(d.app, ws)).id);
+    const ok = await postForm(`${d.url}/login`, `${cookie}; ${planted.cookie}`, { csrf, email: user.email, password: user.password, next: '/connections' });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/connections');
-    const signedIn = cookieOf(ok)!;
-    expect(signedIn).not.toBe(cookie);
-    // The pre-login session is gone (fixation): the old cookie is not signed in.
-    const old = await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: cookie } });
-    expect(old.status).toBe(302);
+    const set = ok.headers.getSetCookie().find((c) => c.startsWith('__session='))!;
+    expect(set).toMatch(/httponly/i);
+    expect(set).toMatch(/samesite=lax/i);
+    expect(set).not.toMatch(/secure/i);
+    expect(ok.headers.getSetCookie().find((c) => c.startsWith('__login_csrf='))).toMatch(/max-age=0|expires=Thu, 01 Jan 1970/i);
+    const signedIn = set.split(';')[0];
+    expect(signedIn).not.toBe(planted.cookie);
+    expect((await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: planted.cookie } })).status).toBe(302);
     const page = await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: signedIn } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Connected applications');
@@ -49,6 +57,26 @@ describe('login, session cookie, logout', () => {
     expect(out.headers.get('location')).toBe('/login');
     expect(out.headers.getSetCookie().find((c) => c.startsWith('__session='))).toMatch(/expires=Thu, 01 Jan 1970|max-age=0/i);
     expect((await fetch(`${d.url}/connections`, { redirect: 'manual', headers: { Cookie: signedIn } })).status).toBe(302);
+  });
+
+  it('showing the sign-in form writes no session; posting it with the right password writes one', async () => {
+    const t = await startDaemon({ jobs: false });
+    const user = await seedUser(t.app, await seedWorkspace(t.app));
+    const before = await sessionRows(t);
+    const forms = await Promise.all(Array.from({ length: 20 }, () => loginForm(t.url)));
+    expect(await sessionRows(t)).toBe(before);
+    // The token is stable for one browser (two tabs work), and new for another.
+    const again = await loginForm(t.url, { Cookie: forms[0].cookie });
+    expect(again.csrf).toBe(forms[0].csrf);
+    expect(again.raw).toBeUndefined();
+    expect(new Set(forms.map((f) => f.csrf)).size).toBe(20);
+    // A wrong password or a missing token writes nothing either.
+    expect((await postForm(`${t.url}/login`, forms[0].cookie, { csrf: forms[0].csrf, email: user.email, password: 'wrong password' })).status).toBe(401);
+    expect((await postForm(`${t.url}/login`, '', { csrf: forms[1].csrf, email: user.email, password: user.password })).status).toBe(403);
+    expect((await postForm(`${t.url}/login`, forms[2].cookie, { csrf: forms[1].csrf, email: user.email, password: user.password })).status).toBe(403);
+    expect(await sessionRows(t)).toBe(before);
+    expect((await postForm(`${t.url}/login`, forms[3].cookie, { csrf: forms[3].csrf, email: user.email, password: user.password })).status).toBe(303);
+    expect(await sessionRows(t)).toBe(before + 1);
   });
 
   it('refuses a login POST without the CSRF token, and never redirects off-site after login', async () => {
@@ -96,11 +124,15 @@ describe('login, session cookie, logout', () => {
 
   it('marks the cookie Secure behind a trusted proxy that says https', async () => {
     const t = await startDaemon({ jobs: false, overrides: { 'server.trustProxy': true } });
-    const { res } = await loginForm(t.url, { 'X-Forwarded-Proto': 'https' });
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('__session='))).toMatch(/;\s*secure/i);
+    const user = await seedUser(t.app, await seedWorkspace(t.app));
+    const https = { 'X-Forwarded-Proto': 'https' };
+    const form = await loginForm(t.url, https);
+    expect(form.raw).toMatch(/;\s*secure/i);
+    const ok = await postForm(`${t.url}/login`, form.cookie, { csrf: form.csrf, email: user.email, password: user.password }, https);
+    expect(ok.headers.getSetCookie().find((c) => c.startsWith('__session='))).toMatch(/;\s*secure/i);
     // Without trustProxy the header is ignored.
-    const { res: plain } = await loginForm(d.url, { 'X-Forwarded-Proto': 'https' });
-    expect(plain.headers.getSetCookie().find((c) => c.startsWith('__session='))).not.toMatch(/secure/i);
+    const plain = await loginForm(d.url, https);
+    expect(plain.raw).not.toMatch(/secure/i);
   });
 });
 

@@ -5,7 +5,7 @@ import { SESSION_COOKIE, endSession, signIn } from '../../auth/sessions.js';
 import { isAppError } from '../../errors.js';
 import { type SafeHtml, html } from './html.js';
 import { layout, sendPage } from './layout.js';
-import { clearSessionCookie, csrfOk, ensureSession, pageState, safeNext, setSessionCookie } from './session.js';
+import { clearLoginCsrf, clearSessionCookie, csrfOk, loginCsrfOk, loginCsrfToken, pageState, safeNext, setSessionCookie } from './session.js';
 
 function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
   const error = o.error && html`<div class="alert error" role="alert">${o.error}</div>`;
@@ -33,15 +33,14 @@ export function loginRoutes(app: App, router: Router): void {
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (pageState(ctx).user) return ctx.redirect(next);
-    const session = await ensureSession(app, ctx);
-    sendPage(ctx, loginPage({ csrf: session.csrfToken, next }));
+    sendPage(ctx, loginPage({ csrf: loginCsrfToken(ctx), next }));
   });
 
   router.post('/login', async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const email = typeof body.email === 'string' ? body.email : '';
-    if (!csrfOk(ctx)) return retry(ctx, app, next, email, 403, 'This sign-in form expired. Please try again.');
+    if (!loginCsrfOk(ctx)) return retry(ctx, next, email, 403, 'This sign-in form expired. Please try again.');
     try {
       const { token } = await signIn(app, {
         email,
@@ -50,12 +49,13 @@ export function loginRoutes(app: App, router: Router): void {
         previousToken: ctx.cookies.get(SESSION_COOKIE),
       });
       setSessionCookie(app, ctx, token);
+      clearLoginCsrf(ctx);
       ctx.status = 303;
       ctx.redirect(next);
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
       if (err.status === 429) ctx.set('Retry-After', String(err.details?.retryAfterSeconds ?? 60));
-      return retry(ctx, app, next, email, err.status, err.message);
+      return retry(ctx, next, email, err.status, err.message);
     }
   });
 
@@ -70,7 +70,6 @@ export function loginRoutes(app: App, router: Router): void {
   router.get('/logout', (ctx) => ctx.redirect('/connections'));
 }
 
-async function retry(ctx: Context, app: App, next: string, email: string, status: number, error: string): Promise<void> {
-  const session = await ensureSession(app, ctx);
-  sendPage(ctx, loginPage({ csrf: session.csrfToken, next, email, error }), status);
+function retry(ctx: Context, next: string, email: string, status: number, error: string): void {
+  sendPage(ctx, loginPage({ csrf: loginCsrfToken(ctx), next, email, error }), status);
 }

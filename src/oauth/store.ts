@@ -88,6 +88,16 @@ export const revokeConnectionRow = async (db: Queryable, id: string, now: string
   await db('oauth_tokens').where({ connection_id: id }).delete();
   return n > 0;
 };
+/** Revoke every live connection of a user (in one workspace, or everywhere) and drop their tokens. */
+export async function revokeUserConnectionRows(db: Queryable, filter: { userId: string; workspaceId?: string }, now: string, reason: string): Promise<number> {
+  const live = db('oauth_connections').where({ user_id: filter.userId }).whereNull('revoked_at');
+  if (filter.workspaceId) live.andWhere({ workspace_id: filter.workspaceId });
+  const ids = (await live.clone().select('id')).map((r: { id: string }) => r.id);
+  if (ids.length === 0) return 0;
+  await db('oauth_tokens').whereIn('connection_id', ids).delete();
+  return db('oauth_connections').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+}
+
 /** Live connections of one user for one client in one workspace (replaced by a new approval). */
 export const findLiveConnections = (db: Queryable, where: { client_id: string; user_id: string; workspace_id: string }): Promise<ConnectionRow[]> =>
   db('oauth_connections').where(where).whereNull('revoked_at');

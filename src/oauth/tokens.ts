@@ -102,6 +102,12 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   if (!token || token.kind !== 'refresh') throw invalid;
   const conn = await store.findConnection(ctx.db, token.connection_id);
   if (!conn || conn.client_id !== client.id || conn.revoked_at) throw invalid;
+  // Removing a member revokes their connections (accounts/members.ts); this also refuses one
+  // whose membership ended any other way (spec: access ends with the membership).
+  if (!(await findMembership(ctx, conn.workspace_id, conn.user_id))) {
+    await revokeConnection(ctx, conn.id, 'membership_removed');
+    throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+  }
   const now = ctx.clock.now();
   if (isIdle(ctx, conn.last_used_at)) {
     await revokeConnection(ctx, conn.id, 'expired');

@@ -124,3 +124,16 @@ export async function countAdmins(db: Queryable, workspaceId: string): Promise<n
   const row = await db('memberships').where({ workspace_id: workspaceId, role: 'admin' }).count<{ n: number }>({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * Serialise changes to one workspace's memberships: a no-op write to each workspace row, so a
+ * concurrent transaction waits (PostgreSQL row lock, SQLite write lock) and then reads what this
+ * one committed. Ids are locked in one order, so two callers cannot deadlock.
+ */
+export async function lockWorkspaces(db: Queryable, ids: string[]): Promise<void> {
+  for (const id of [...new Set(ids)].sort()) await db('workspaces').where({ id }).increment('content_version', 0);
+}
+
+export async function listAdminWorkspaceIds(db: Queryable, userId: string): Promise<string[]> {
+  return (await db('memberships').where({ user_id: userId, role: 'admin' }).select('workspace_id')).map((r: Row) => r.workspace_id as string);
+}

@@ -55,20 +55,7 @@ export const getUserById = (ctx: Ctx, id: string) => store.findUserById(ctx.db, 
 
 export const listUsers = (ctx: Ctx): Promise<User[]> => store.listUserRows(ctx.db);
 
-export async function setPassword(ctx: Ctx, email: string, password: string): Promise<User> {
-  const user = await getUserByEmail(ctx, email);
-  const pw = parseInput(passwordInput, password, 'password');
-  await store.updateUserRow(ctx.db, user.id, { password_hash: await hashPassword(pw), updated_at: nowIso(ctx.clock) });
-  ctx.events.emit('auth.changed', { workspaceId: '*' });
-  return user;
-}
-
-export async function removeUser(ctx: Ctx, email: string): Promise<User> {
-  const user = await getUserByEmail(ctx, email);
-  await store.deleteUserRow(ctx.db, user.id);
-  ctx.events.emit('auth.changed', { workspaceId: '*' });
-  return user;
-}
+// Changing a password and removing a user end sessions and connections: accounts/users.ts.
 
 /** Check a login; undefined when the email or password is wrong (never says which). */
 export async function authenticate(ctx: Ctx, email: string, password: string): Promise<User | undefined> {

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
-import { addMember } from '../../src/workspaces/members.js';
+import { addMember } from '../../src/accounts/members.js';
 import { MemoryProvider, SCREENSHOTS, callbackServer, form, launchBrowser } from './helpers.js';
 
 const shot = (name: string) => ({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });

@@ -3,7 +3,7 @@ import { html, raw } from '../../src/http/pages/html.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { createUser } from '../../src/workspaces/users.js';
-import { addMember } from '../../src/workspaces/members.js';
+import { addMember } from '../../src/accounts/members.js';
 import { PageClient, approve, exchange, getAuthorize, registerClient, sessionFor } from './flow.js';
 import { pkce } from './helpers.js';
 

@@ -1,8 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { removeMember } from '../../src/accounts/members.js';
-import { approve, cookieOf, exchange, hidden, mcp, registerClient, sessionFor } from './flow.js';
+import { listConnections } from '../../src/oauth/connections.js';
+import { approve, cookieOf, exchange, hidden, mcp, registerClient, sessionFor, token } from './flow.js';
+
+const DAY = 86_400_000;
 
 let d: TestDaemon;
 beforeAll(async () => {
@@ -111,15 +115,17 @@ describe('login, session cookie, logout', () => {
     expect(cookieOf(blocked)).toBeUndefined();
   });
 
-  it('a session past oauth.sessionTtl is signed out', async () => {
-    const t = await startDaemon({ jobs: false, overrides: { 'oauth.sessionTtl': 100 } });
+  it('a session lives oauth.sessionTtl (7 days), then the pages ask to sign in again', async () => {
+    const clock = new TestClock();
+    const t = await startDaemon({ jobs: false, clock });
     const user = await seedUser(t.app, await seedWorkspace(t.app));
     const s = await sessionFor(t, user.id);
+    clock.advance(7 * DAY - 60_000);
     expect((await fetch(`${t.url}/connections`, { redirect: 'manual', headers: { Cookie: s.cookie } })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 200));
+    clock.advance(120_000);
     const res = await fetch(`${t.url}/connections`, { redirect: 'manual', headers: { Cookie: s.cookie } });
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toContain('/login');
+    expect(res.headers.get('location')).toBe('/login?next=%2Fconnections');
   });
 
   it('marks the cookie Secure behind a trusted proxy that says https', async () => {
@@ -147,24 +153,26 @@ describe('connections after consent', () => {
     await expect(exchange(d, client.client_id, c)).rejects.toThrow(/invalid_grant/);
   });
 
-  it('an expired (idle) connection answers 401 on /api/mcp and cannot refresh', async () => {
-    const t = await startDaemon({ jobs: false, overrides: { 'oauth.connectionIdleExpiry': 100 } });
+  it('a connection unused for oauth.connectionIdleExpiry (30 days) answers 401 on /api/mcp and cannot refresh', async () => {
+    const clock = new TestClock();
+    const t = await startDaemon({ jobs: false, clock });
     const ws = await seedWorkspace(t.app);
     const user = await seedUser(t.app, ws);
     const s = await sessionFor(t, user.id);
     const client = await registerClient(t);
     const pair = await exchange(t, client.client_id, await approve(t, s, client));
-    await new Promise((r) => setTimeout(r, 200));
+    const refresh = () => token(t, { grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id });
+    const status = async () => (await listConnections(t.app, { userId: user.id }))[0].status;
+    clock.advance(30 * DAY - 60_000);
+    expect(await status()).toBe('active');
+    clock.advance(120_000);
+    expect(await status()).toBe('expired');
     const res = await mcp(t, pair.access_token);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
-    const refresh = await fetch(`${t.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id }).toString(),
-    });
-    expect(refresh.status).toBe(400);
-    expect((await refresh.json()).error_description).toContain('approve it again');
+    const late = await refresh();
+    expect(late.status).toBe(400);
+    expect((await late.json()).error_description).toBe('This connection expired after going unused; approve it again in the browser');
   });
 
   it('revoking from the connections page needs the CSRF token and ends the connection', async () => {

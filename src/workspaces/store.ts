@@ -137,3 +137,12 @@ export async function lockWorkspaces(db: Queryable, ids: string[]): Promise<void
 export async function listAdminWorkspaceIds(db: Queryable, userId: string): Promise<string[]> {
   return (await db('memberships').where({ user_id: userId, role: 'admin' }).select('workspace_id')).map((r: Row) => r.workspace_id as string);
 }
+
+/**
+ * The user's password hash, read with the row locked until the transaction ends: a sign-in and
+ * a password change serialise on it (a no-op write, so it works on SQLite and PostgreSQL).
+ */
+export async function lockPasswordHash(db: Queryable, userId: string): Promise<string | undefined> {
+  await db('users').where({ id: userId }).update({ password_hash: db.raw('??', ['password_hash']) });
+  return (await db('users').where({ id: userId }).first('password_hash'))?.password_hash;
+}

@@ -59,12 +59,17 @@ export const listUsers = (ctx: Ctx): Promise<User[]> => store.listUserRows(ctx.d
 
 /** Check a login; undefined when the email or password is wrong (never says which). */
 export async function authenticate(ctx: Ctx, email: string, password: string): Promise<User | undefined> {
-  const user = await store.findUserByEmail(ctx.db, email.trim().toLowerCase());
+  return (await verifyCredentials(ctx, email, password))?.user;
+}
+
+/** authenticate, plus the password hash that was verified (a sign-in checks it did not change since). */
+export async function verifyCredentials(ctx: Ctx, email: string, password: string): Promise<{ user: User; passwordHash: string } | undefined> {
+  const found = await store.findUserByEmail(ctx.db, email.trim().toLowerCase());
   // Hash anyway on unknown emails so timing does not reveal which accounts exist.
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) return undefined;
-  const { passwordHash: _ignored, ...rest } = user;
-  return rest;
+  const ok = await verifyPassword(password, found?.passwordHash ?? DUMMY_HASH);
+  if (!found || !ok) return undefined;
+  const { passwordHash, ...user } = found;
+  return { user, passwordHash };
 }
 
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + 'A'.repeat(86) + '==';

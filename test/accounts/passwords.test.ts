@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
-import { PageClient, approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flow.js';
+import { changePassword } from '../../src/accounts/users.js';
+import { PageClient, approve, exchange, hidden, mcp, registerClient, sessionFor } from '../oauth/flow.js';
 
 let d: TestDaemon;
 beforeAll(async () => {
@@ -51,5 +52,23 @@ describe('svc users passwd', () => {
     expect((await mcp(d, theirs.access_token)).status).toBe(200);
     const human = await runCli(['users', 'passwd', '--email', user.email, '--password', 'a third password', '--revoke-connections'], { env: d.env, cwd: d.dir });
     expect(human.stdout).toBe(`Password changed for ${user.email}\nSigned out of 0 browser sessions\nRevoked 0 agent connections\n`);
+  });
+
+  it('a sign-in with the old password racing the change opens no session that outlives it', async () => {
+    const t = await startDaemon({ jobs: false });
+    const user = await seedUser(t.app, await seedWorkspace(t.app));
+    const browsers = Array.from({ length: 8 }, () => new PageClient(t.url));
+    const forms = await Promise.all(browsers.map(async (b) => hidden(await (await b.get('/login')).text(), 'csrf')!));
+    const answers = await Promise.all([
+      ...browsers.map((b, i) => b.post('/login', { csrf: forms[i], email: user.email, password: user.password })),
+      changePassword(t.app, user.email, 'the new password'),
+    ]);
+    // Whichever sign-ins won before the change were ended by it; the others found the new password.
+    expect(Number((await t.app.db('sessions').where({ user_id: user.id }).count({ n: '*' }).first())!.n)).toBe(0);
+    for (const [i, b] of browsers.entries()) {
+      const status = (answers[i] as Response).status;
+      expect([303, 401, 429], `sign-in ${i}`).toContain(status);
+      expect((await b.get('/connections')).status).toBe(302);
+    }
   });
 });

@@ -6,6 +6,7 @@ import { iso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { findMembership } from '../workspaces/members.js';
+import { findMembership as findMembershipRow, lockWorkspaces } from '../workspaces/store.js';
 import type { Client } from './clients.js';
 import { isIdle, revokeConnection } from './connections.js';
 import { oauthError } from './errors.js';
@@ -71,6 +72,10 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
 
   const scopes = JSON.parse(code.scopes) as Scope[];
   const result = await withTransaction(ctx.db, async (trx) => {
+    // A member removed meanwhile must not get a connection that adding them back would revive:
+    // take the lock a membership change takes (accounts/members.ts), then look again.
+    await lockWorkspaces(trx, [code.workspace_id]);
+    if (!(await findMembershipRow(trx, code.workspace_id, code.user_id))) return 'not_member' as const;
     if (!(await store.claimCode(trx, hash, iso(now)))) return null;
     // One live connection per user, workspace and client: a new approval replaces the old one.
     for (const old of await store.findLiveConnections(trx, { client_id: client.id, user_id: code.user_id, workspace_id: code.workspace_id })) {
@@ -84,6 +89,7 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     await store.setCodeConnection(trx, hash, connectionId);
     return issuePair(ctx, trx, connectionId, scopes);
   });
+  if (result === 'not_member') throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
   if (!result) throw oauthError('invalid_grant', 'The authorization code was already used');
   ctx.events.emit('auth.changed', { workspaceId: code.workspace_id });
   return result;

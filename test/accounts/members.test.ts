@@ -108,6 +108,23 @@ describe('removing a member ends their agent connections to that workspace', () 
     expect((await again.json()).error).toBe('invalid_grant');
   });
 
+  it('a code exchanged while the member is being removed leaves no connection that re-adding revives', async () => {
+    const ws = await seedWorkspace(d.app);
+    const client = await registerClient(d);
+    const users = await Promise.all(Array.from({ length: 6 }, () => seedUser(d.app, ws, 'editor')));
+    const codes = await Promise.all(users.map(async (u) => approve(d, await sessionFor(d, u.id), client)));
+    const exchanged = await Promise.all(
+      users.map(async (u, i) => {
+        const [pair] = await Promise.allSettled([exchange(d, client.client_id, codes[i]), removeMember(d.app, ws.id, u.email)]);
+        return pair;
+      }),
+    );
+    for (const u of users) await addMember(d.app, ws.id, u.email, 'editor');
+    for (const [i, r] of exchanged.entries()) {
+      if (r.status === 'fulfilled') expect((await mcp(d, r.value.access_token)).status, `user ${i}`).toBe(401);
+    }
+  });
+
   it('refuses refresh to a non-member even when the membership ended without the revocation', async () => {
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws, 'editor');

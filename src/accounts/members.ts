@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
-import { revokeUserConnectionRows } from '../oauth/store.js';
+import { revokeUserGrants } from '../oauth/store.js';
 import type { Role } from '../workspaces/roles.js';
 import * as workspaces from '../workspaces/store.js';
 import type { Membership } from '../workspaces/types.js';
@@ -31,7 +31,7 @@ async function changeMembership(ctx: Ctx, workspaceId: string, email: string, ne
     if (before?.role === 'admin' && next.role !== 'admin' && (await workspaces.countAdmins(trx, workspaceId)) <= 1) throw lastAdmin(user.email);
     if (next.role === null) {
       await workspaces.deleteMembership(trx, workspaceId, user.id);
-      const revoked = await revokeUserConnectionRows(trx, { userId: user.id, workspaceId }, now, 'membership_removed');
+      const revoked = await revokeUserGrants(trx, { userId: user.id, workspaceId }, now, 'membership_removed');
       if (revoked > 0) ctx.log.info({ userId: user.id, workspaceId, revoked }, 'agent connections revoked with the membership');
       return { before };
     }

@@ -1,4 +1,4 @@
-import { revokeUserConnectionRows } from '../oauth/store.js';
+import { revokeUserGrants } from '../oauth/store.js';
 import { deleteUserSessions } from '../auth/sessions-store.js';
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
@@ -30,7 +30,7 @@ export async function changePassword(ctx: Ctx, email: string, password: string, 
   const ended = await withTransaction(ctx.db, async (trx) => {
     await workspaces.updateUserRow(trx, user.id, { password_hash: hash, updated_at: now });
     const sessionsEnded = await deleteUserSessions(trx, user.id);
-    const connectionsRevoked = options.revokeConnections ? await revokeUserConnectionRows(trx, { userId: user.id }, now, 'password_changed') : 0;
+    const connectionsRevoked = options.revokeConnections ? await revokeUserGrants(trx, { userId: user.id }, now, 'password_changed') : 0;
     return { sessionsEnded, connectionsRevoked };
   });
   ctx.events.emit('auth.changed', { workspaceId: '*' });

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
 
 export interface ClientRow {
@@ -88,11 +89,14 @@ export const revokeConnectionRow = async (db: Queryable, id: string, now: string
   await db('oauth_tokens').where({ connection_id: id }).delete();
   return n > 0;
 };
-/** Revoke every live connection of a user (in one workspace, or everywhere) and drop their tokens. */
-export async function revokeUserConnectionRows(db: Queryable, filter: { userId: string; workspaceId?: string }, now: string, reason: string): Promise<number> {
-  const live = db('oauth_connections').where({ user_id: filter.userId }).whereNull('revoked_at');
-  if (filter.workspaceId) live.andWhere({ workspace_id: filter.workspaceId });
-  const ids = (await live.clone().select('id')).map((r: { id: string }) => r.id);
+/**
+ * Revoke every live connection of a user (in one workspace, or everywhere), drop their tokens,
+ * and delete the codes they were approved but did not exchange yet. Returns the connections revoked.
+ */
+export async function revokeUserGrants(db: Queryable, filter: { userId: string; workspaceId?: string }, now: string, reason: string): Promise<number> {
+  const scope = (q: Knex.QueryBuilder) => (filter.workspaceId ? q.where({ user_id: filter.userId, workspace_id: filter.workspaceId }) : q.where({ user_id: filter.userId }));
+  await scope(db('oauth_codes')).whereNull('used_at').delete();
+  const ids = (await scope(db('oauth_connections')).whereNull('revoked_at').select('id')).map((r: { id: string }) => r.id);
   if (ids.length === 0) return 0;
   await db('oauth_tokens').whereIn('connection_id', ids).delete();
   return db('oauth_connections').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });

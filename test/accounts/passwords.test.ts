@@ -44,12 +44,14 @@ describe('svc users passwd', () => {
     const client = await registerClient(d);
     const mine = await exchange(d, client.client_id, await approve(d, await sessionFor(d, user.id), client));
     const theirs = await exchange(d, client.client_id, await approve(d, await sessionFor(d, other.id), client));
+    const pending = await approve(d, await sessionFor(d, user.id), client); // approved, not exchanged yet
 
     const r = await runCli(['users', 'passwd', '--email', user.email, '--password', 'a new password', '--revoke-connections', '--json'], { env: d.env, cwd: d.dir });
     expect(r.code).toBe(0);
-    expect(r.json()).toMatchObject({ email: user.email, sessionsEnded: 1, connectionsRevoked: 1 });
+    expect(r.json()).toMatchObject({ email: user.email, sessionsEnded: 2, connectionsRevoked: 1 });
     expect((await mcp(d, mine.access_token)).status).toBe(401);
     expect((await mcp(d, theirs.access_token)).status).toBe(200);
+    await expect(exchange(d, client.client_id, pending)).rejects.toThrow(/invalid_grant/);
     const human = await runCli(['users', 'passwd', '--email', user.email, '--password', 'a third password', '--revoke-connections'], { env: d.env, cwd: d.dir });
     expect(human.stdout).toBe(`Password changed for ${user.email}\nSigned out of 0 browser sessions\nRevoked 0 agent connections\n`);
   });

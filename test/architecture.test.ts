@@ -60,7 +60,7 @@ const FILES: SourceFile[] = listTs(SRC).map((full) => {
   return { file, text, imports: parseImports(file, text) };
 });
 
-const FEATURES = ['workspaces', 'articles', 'connectors', 'content', 'publishing', 'auth', 'oauth', 'webhooks', 'jobs'];
+const FEATURES = ['workspaces', 'articles', 'connectors', 'content', 'publishing', 'auth', 'oauth', 'accounts', 'webhooks', 'jobs'];
 const ADAPTERS = ['http', 'mcp', 'cli'];
 const folder = (file: string) => (file.includes('/') ? file.split('/')[0] : file);
 const isFeature = (file: string) => FEATURES.includes(folder(file));

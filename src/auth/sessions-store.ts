@@ -33,3 +33,6 @@ export async function recordFailure(db: Queryable, key: string, now: string, win
 }
 
 export const clearAttempts = (db: Queryable, key: string) => db('login_attempts').where({ key }).delete();
+
+/** Every session of one user (a password change signs them out everywhere). */
+export const deleteUserSessions = (db: Queryable, userId: string): Promise<number> => db('sessions').where({ user_id: userId }).delete();

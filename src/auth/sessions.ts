@@ -2,15 +2,18 @@ import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso, nowIso } from '../lib/clock.js';
 import { randomBase62, safeEqual, sha256Hex } from '../lib/crypto.js';
-import { authenticate } from '../workspaces/users.js';
+import { withTransaction } from '../db/tx.js';
+import { lockPasswordHash } from '../workspaces/store.js';
+import { verifyCredentials } from '../workspaces/users.js';
 import type { User } from '../workspaces/types.js';
 import * as store from './sessions-store.js';
 
 /**
  * Browser sessions behind the `__session` cookie. The cookie holds a random token; the database
  * holds its SHA-256, so a leaked database does not hand out sessions, and every process (daemon,
- * CLI) sees the same sessions. A session exists before sign-in too (user null): it carries the
- * CSRF token of the login form. Signing in replaces it with a new one (session fixation).
+ * CLI) sees the same sessions. A session is created by signing in, replacing any the browser
+ * held (session fixation); the sign-in form itself needs none (its CSRF token is a cookie, see
+ * http/pages/session.ts). Rows with no user come from older versions and sign nobody in.
  */
 export const SESSION_COOKIE = '__session';
 
@@ -23,18 +26,34 @@ export interface Session {
 
 const toSession = (r: store.SessionRow): Session => ({ idHash: r.id_hash, userId: r.user_id, csrfToken: r.csrf_token, expiresAt: r.expires_at });
 
-export async function createSession(ctx: Ctx, userId: string | null): Promise<{ token: string; session: Session }> {
+function newSessionRow(ctx: Ctx, userId: string): { token: string; row: store.SessionRow } {
   const token = randomBase62(43); // ~256 bits
   const now = ctx.clock.now();
-  const row: store.SessionRow = {
-    id_hash: sha256Hex(token),
-    user_id: userId,
-    csrf_token: randomBase62(32),
-    created_at: iso(now),
-    expires_at: iso(new Date(now.getTime() + ctx.config.oauth.sessionTtl)),
+  return {
+    token,
+    row: { id_hash: sha256Hex(token), user_id: userId, csrf_token: randomBase62(32), created_at: iso(now), expires_at: iso(new Date(now.getTime() + ctx.config.oauth.sessionTtl)) },
   };
+}
+
+export async function createSession(ctx: Ctx, userId: string): Promise<{ token: string; session: Session }> {
+  const { token, row } = newSessionRow(ctx, userId);
   await store.insertSession(ctx.db, row);
   return { token, session: toSession(row) };
+}
+
+/**
+ * The session of a sign-in, replacing the browser's previous one. With the user row locked, the
+ * password must still be the one just verified: a password change that committed meanwhile
+ * (it ends every session) must not be outlived by a session its old password opened. Null then.
+ */
+async function startSession(ctx: Ctx, verified: { user: User; passwordHash: string }, previousToken: string | undefined): Promise<{ token: string; session: Session } | null> {
+  const { token, row } = newSessionRow(ctx, verified.user.id);
+  return withTransaction(ctx.db, async (trx) => {
+    if ((await lockPasswordHash(trx, verified.user.id)) !== verified.passwordHash) return null;
+    if (previousToken) await store.deleteSessionRow(trx, sha256Hex(previousToken));
+    await store.insertSession(trx, row);
+    return { token, session: toSession(row) };
+  });
 }
 
 /** The live session for a cookie value, or null (unknown or expired). */
@@ -73,15 +92,15 @@ export async function signIn(
       details: { retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) },
     });
   }
-  const user = email && input.password ? await authenticate(ctx, email, input.password) : undefined;
-  if (!user) {
+  const verified = email && input.password ? await verifyCredentials(ctx, email, input.password) : undefined;
+  if (!verified) {
     for (const key of keys) await store.recordFailure(ctx.db, key, iso(now), cutoff);
     throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
   }
   await store.clearAttempts(ctx.db, keys[0]);
-  await endSession(ctx, input.previousToken);
-  const { token, session } = await createSession(ctx, user.id);
-  return { token, session, user };
+  const started = await startSession(ctx, verified, input.previousToken);
+  if (!started) throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
+  return { ...started, user: verified.user };
 }
 
 /** Remove expired sessions (run by the cleanup job). */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addMember } from '../workspaces/members.js';
+import { addMember } from '../accounts/members.js';
 import { assertUniqueName, createWorkspace, listWorkspaces } from '../workspaces/service.js';
 import { createUser, userCreateInput } from '../workspaces/users.js';
 import { workspaceCreateInput } from '../workspaces/inputs.js';

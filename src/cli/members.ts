@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { addMember, listMembers, parseRole, removeMember, setMemberRole } from '../workspaces/members.js';
+import { addMember, removeMember, setMemberRole } from '../accounts/members.js';
+import { listMembers, parseRole } from '../workspaces/members.js';
 import { confirm } from './ask.js';
 import { act } from './harness.js';
 import { type Io, table } from './io.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createUser, listUsers, removeUser, setPassword } from '../workspaces/users.js';
+import { changePassword, removeUser } from '../accounts/users.js';
+import { createUser, listUsers } from '../workspaces/users.js';
 import { askText, confirm } from './ask.js';
 import { act } from './harness.js';
 import { type Io, table } from './io.js';
@@ -34,20 +35,28 @@ export function registerUsers(program: Command, io: Io): void {
 
   users
     .command('passwd')
-    .description("set a user's password")
+    .description("set a user's password; signs them out of every browser session")
     .requiredOption('--email <email>', 'the user')
     .option('--password <password>', 'new password (asked for on a terminal)')
+    .option('--revoke-connections', 'also revoke their agent (OAuth) connections: each app must be approved again')
     .action(
-      act<{ email: string; password?: string }>(io, async ({ app, opts, out }) => {
+      act<{ email: string; password?: string; revokeConnections?: boolean }>(io, async ({ app, opts, out }) => {
         const password = await askText(io, opts.password, { flag: '--password', message: 'New password (8+ characters)', secret: true });
-        const user = await setPassword(app, opts.email, password);
-        out.result(user, () => `Password changed for ${user.email}`);
+        const done = await changePassword(app, opts.email, password, { revokeConnections: opts.revokeConnections });
+        const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+        out.result({ ...done.user, sessionsEnded: done.sessionsEnded, connectionsRevoked: done.connectionsRevoked }, () =>
+          [
+            `Password changed for ${done.user.email}`,
+            `Signed out of ${plural(done.sessionsEnded, 'browser session')}`,
+            ...(opts.revokeConnections ? [`Revoked ${plural(done.connectionsRevoked, 'agent connection')}`] : []),
+          ].join('\n'),
+        );
       }),
     );
 
   users
     .command('remove')
-    .description('delete a user, their memberships and their agent connections')
+    .description('delete a user, their memberships, sessions and agent connections (refused for the last admin of a workspace)')
     .requiredOption('--email <email>', 'the user')
     .option('-y, --yes', 'do not ask for confirmation')
     .action(

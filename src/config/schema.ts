@@ -17,6 +17,12 @@ export const configSchema = z
         baseUrl: z.string().url().optional(),
         /** Trust X-Forwarded-* headers from a reverse proxy (needed for Secure cookies behind TLS). */
         trustProxy: z.boolean().default(false),
+        /**
+         * With trustProxy: how many proxies append to X-Forwarded-For. The client address is the
+         * entry that many places from the right (1: the one the proxy appended); entries further
+         * left were written by the client and are never trusted.
+         */
+        proxyHops: z.coerce.number().int().min(1).max(10).default(1),
         /** Extra browser origins allowed to call /api/mcp (our own origin is always allowed). */
         allowedOrigins: z.array(z.string()).default([]),
         /** How long a graceful shutdown waits for in-flight requests and jobs. */

@@ -1,13 +1,13 @@
-import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
-import { authenticateClient, registerClient } from '../oauth/clients.js';
-import { OAuthError, isOAuthError } from '../oauth/errors.js';
-import { OAUTH_PATHS, authorizationServerMetadata, protectedResourceMetadata } from '../oauth/metadata.js';
+import { parseBody } from './middleware/body.js';
+import { authenticateClient } from '../oauth/clients.js';
+import { registerClient } from '../oauth/registration.js';
+import { oauthError, oauthErrorResponse } from '../oauth/errors.js';
+import { OAUTH_PATHS, authorizationServerMetadata, issuerOf, protectedResourceMetadata, resourceOf } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
-import { toAppError } from '../errors.js';
 
 /**
  * The OAuth 2.1 authorization server for agents, as plain Koa routes over our own small
@@ -20,19 +20,24 @@ export function createOAuthRouter(app: App): Middleware {
   const router = new Router();
   // Browser-based MCP clients (the Inspector) call these cross-origin; no cookies are involved.
   const withCors = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], maxAge: 86_400 });
-  const parse = bodyParser({ enableTypes: ['form', 'json'], formLimit: '64kb', jsonLimit: '64kb' });
+  const parse = parseBody({ enableTypes: ['form', 'json'], formLimit: '64kb', jsonLimit: '64kb' });
 
-  const resourceDoc = (ctx: Context) => {
+  const resourceDoc = (resource: string) => (ctx: Context) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = protectedResourceMetadata(app.config);
+    ctx.body = protectedResourceMetadata(app.config, resource);
   };
-  router.get('/.well-known/oauth-protected-resource', withCors, resourceDoc);
-  router.get('/.well-known/oauth-protected-resource/api/mcp', withCors, resourceDoc);
+  // RFC 9728 3.3: each document names the identifier its URL was formed from.
+  router.get('/.well-known/oauth-protected-resource', withCors, resourceDoc(issuerOf(app.config)));
+  router.get('/.well-known/oauth-protected-resource/api/mcp', withCors, resourceDoc(resourceOf(app.config)));
   router.get('/.well-known/oauth-authorization-server', withCors, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = authorizationServerMetadata(app.config);
   });
 
+  // Open registration (RFC 7591), bounded per registration (oauth/registration.ts). The
+  // per-address registration throttle (limits) belongs between oauthErrors and parse: it keys
+  // on ctx.ip (the proxy-appended address, see server.ts) and throws an AppError with status 429
+  // and details.retryAfterSeconds, rendered here as RFC 6749 JSON with Retry-After.
   router.post(OAUTH_PATHS.register, withCors, oauthErrors(app), parse, async (ctx) => {
     const client = await registerClient(app, ctx.request.body);
     ctx.status = 201;
@@ -53,9 +58,9 @@ export function createOAuthRouter(app: App): Middleware {
         ctx.body = await refreshTokens(app, client, { refreshToken: body.refresh_token, scope: body.scope, resource: body.resource });
         return;
       case undefined:
-        throw new OAuthError('invalid_request', 'grant_type is required');
+        throw oauthError('invalid_request', 'grant_type is required');
       default:
-        throw new OAuthError('unsupported_grant_type', `grant_type ${body.grant_type} is not supported: use authorization_code or refresh_token`);
+        throw oauthError('unsupported_grant_type', `grant_type ${body.grant_type} is not supported: use authorization_code or refresh_token`);
     }
   });
 
@@ -72,19 +77,20 @@ export function createOAuthRouter(app: App): Middleware {
   return router.routes() as unknown as Middleware;
 }
 
-/** OAuthError -> RFC 6749 body; other client errors (bad body, bad text) -> invalid_request; anything else -> server_error. */
+/** Every error on these endpoints as RFC 6749 `{ error, error_description }` (oauth/errors.ts). */
 function oauthErrors(app: App): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const other = isOAuthError(err) ? null : toAppError(err);
-      const e = isOAuthError(err) ? err : other && other.status < 500 ? new OAuthError('invalid_request', other.message) : new OAuthError('server_error', 'Internal error');
-      if (e.code === 'server_error') app.log.error({ err, requestId: ctx.state.requestId }, 'oauth request failed');
-      ctx.status = e.status;
+      const { error, status, body } = oauthErrorResponse(err);
+      if (status >= 500) app.log.error({ err, requestId: ctx.state.requestId }, 'oauth request failed');
+      ctx.status = status;
       ctx.set('Cache-Control', 'no-store');
-      if (e.code === 'invalid_client' && ctx.get('Authorization').startsWith('Basic ')) ctx.set('WWW-Authenticate', 'Basic realm="svc"');
-      ctx.body = e.toResponseObject();
+      if (body.error === 'invalid_client' && ctx.get('Authorization').startsWith('Basic ')) ctx.set('WWW-Authenticate', 'Basic realm="svc"');
+      const retry = error.details?.retryAfterSeconds;
+      if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
+      ctx.body = body;
     }
   };
 }
@@ -94,7 +100,7 @@ function formBody(ctx: Context): Record<string, string | undefined> {
   const raw = (ctx.request.body ?? {}) as Record<string, unknown>;
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(raw)) {
-    if (Array.isArray(v)) throw new OAuthError('invalid_request', `${k} was sent more than once`);
+    if (Array.isArray(v)) throw oauthError('invalid_request', `${k} was sent more than once`);
     if (typeof v === 'string') out[k] = v;
   }
   return out;
@@ -105,17 +111,17 @@ function clientCredentials(ctx: Context, body: Record<string, string | undefined
   if (header.startsWith('Basic ')) {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const i = decoded.indexOf(':');
-    if (i < 0) throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+    if (i < 0) throw oauthError('invalid_client', 'Malformed HTTP Basic credentials');
     // RFC 6749 2.3.1: both parts are form-urlencoded before base64.
     const dec = (s: string) => {
       try {
         return decodeURIComponent(s.replace(/\+/g, ' '));
       } catch {
-        throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials');
+        throw oauthError('invalid_client', 'Malformed HTTP Basic credentials');
       }
     };
     const clientId = dec(decoded.slice(0, i));
-    if (body.client_id && body.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id in the body differs from the Basic credentials');
+    if (body.client_id && body.client_id !== clientId) throw oauthError('invalid_request', 'client_id in the body differs from the Basic credentials');
     return { clientId, clientSecret: dec(decoded.slice(i + 1)) };
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };

@@ -37,7 +37,11 @@ export function bindServer(port: number, host: string): Promise<http.Server> {
 
 /** The Koa app with one router per surface. Each surface renders its own error format. */
 export function createHttpServer(app: App, bound?: http.Server): HttpServer {
-  const koa = new Koa({ proxy: app.config.server.trustProxy });
+  // Koa's ctx.ip is the leftmost X-Forwarded-For entry, which the client writes itself, unless
+  // maxIpsCount keeps only the entries our proxies appended (issue 11). Every use of the client
+  // address (sign-in and registration throttles, the request log) reads ctx.ip.
+  const { trustProxy, proxyHops } = app.config.server;
+  const koa = new Koa({ proxy: trustProxy, maxIpsCount: trustProxy ? proxyHops : 0 });
   koa.silent = true; // errors are logged by our middleware, not printed by Koa
   koa.on('error', (err) => app.log.error({ err }, 'unhandled koa error'));
 

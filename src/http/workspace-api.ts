@@ -1,7 +1,7 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
+import { parseBody } from './middleware/body.js';
 import { createApiKey } from '../auth/api-keys.js';
 import { SESSION_COOKIE, findSession } from '../auth/sessions.js';
 import { AppError, forbidden, unauthorized } from '../errors.js';
@@ -15,7 +15,7 @@ import { AppError, forbidden, unauthorized } from '../errors.js';
  */
 export function createWorkspaceApi(app: App): Middleware {
   const router = new Router({ prefix: '/api/v1/workspaces' });
-  const json = bodyParser({
+  const json = parseBody({
     enableTypes: ['json'],
     jsonLimit: '16kb',
     onError: (err) => {

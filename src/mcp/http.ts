@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { requireIdentityEncoding } from '../lib/content-encoding.js';
 import type { replyIds } from './messages.js';
 import { REFUSED } from './rpc-error.js';
 
@@ -74,6 +75,12 @@ export interface PostBody {
  */
 export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<PostBody> {
   const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
+  try {
+    requireIdentityEncoding(ctx); // a compressed body is never inflated (issue 11)
+  } catch (err) {
+    ctx.set('Connection', 'close');
+    return { problem: err as AppError };
+  }
   if (Number(ctx.get('Content-Length') || 0) > limitBytes) {
     ctx.set('Connection', 'close'); // not worth reading
     return { problem: tooLarge() };

@@ -1,31 +1,32 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
+import { type OAuthErrorCode, oauthError } from './errors.js';
 import { type Scope, SCOPES, isScope } from '../auth/scopes.js';
 import { iso, nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
+import { isId } from '../lib/ids.js';
 import { findMembership } from '../workspaces/members.js';
 import { type Client, findClient, markClientGranted, matchRedirectUri } from './clients.js';
-import { issuerOf, resourceOf } from './metadata.js';
+import { isOurResource, issuerOf, resourceOf } from './metadata.js';
 import { isValidChallenge } from './pkce.js';
 import * as store from './store.js';
 
 /**
  * The authorization endpoint's rules (OAuth 2.1 + RFC 7636, 8707, 9207). Until client_id and
- * redirect_uri are known good, errors are shown to the person (PageError, HTTP 400): redirecting
- * to an unverified URI would make us an open redirector. After that they go back to the client.
+ * redirect_uri are known good, errors are for the person (the page edge shows them, HTTP 400):
+ * redirecting to an unverified URI would make us an open redirector. After that they carry the
+ * verified redirect URI and go back to the client (errorRedirect).
  */
-export class PageError extends Error {
-  constructor(message: string, readonly status = 400) {
-    super(message);
-    this.name = 'PageError';
-  }
-}
+const pageError = (message: string): AppError => oauthError('invalid_request', message);
 
-export class RedirectError extends Error {
-  constructor(readonly redirectTo: string) {
-    super('authorization error sent to the client');
-    this.name = 'RedirectError';
-  }
+const clientError = (code: OAuthErrorCode, description: string, redirectUri: string, state: string | undefined): AppError =>
+  oauthError(code, description, { details: { redirectUri, state } });
+
+/** Where an authorization error goes: the client's verified redirect URI (with error, state, iss), or null for the error page. */
+export function errorRedirect(ctx: Ctx, err: AppError): string | null {
+  const { redirectUri, state } = err.details ?? {};
+  if (typeof redirectUri !== 'string') return null;
+  return redirectWith(ctx, redirectUri, { error: err.code, error_description: err.message }, typeof state === 'string' ? state : undefined);
 }
 
 export interface AuthorizationRequest {
@@ -54,25 +55,25 @@ export async function parseAuthorizationRequest(ctx: Ctx, query: Record<string, 
   // page error; after, an invalid_request sent back (a repeated state is not echoed).
   const repeated = Object.keys(query).filter((k) => Array.isArray(query[k]));
   if (repeated.includes('client_id') || repeated.includes('redirect_uri')) {
-    throw new PageError(`This sign-in link is malformed: ${repeated.includes('client_id') ? 'client_id' : 'redirect_uri'} appears more than once.`);
+    throw pageError(`This sign-in link is malformed: ${repeated.includes('client_id') ? 'client_id' : 'redirect_uri'} appears more than once.`);
   }
   const q = Object.fromEntries(Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  if (!q.client_id) throw new PageError('This sign-in link is incomplete: it names no application (client_id is missing).');
+  if (!q.client_id) throw pageError('This sign-in link is incomplete: it names no application (client_id is missing).');
   const client = await findClient(ctx, q.client_id);
-  if (!client) throw new PageError('This application is not registered here (any more). Start connecting again from the app.');
+  if (!client) throw pageError('This application is not registered here (any more). Start connecting again from the app.');
   const redirectUri = matchRedirectUri(client, q.redirect_uri);
   if (!redirectUri) {
-    throw new PageError(q.redirect_uri === undefined ? 'This sign-in link names no redirect_uri.' : 'The redirect_uri of this sign-in link is not registered for this application.');
+    throw pageError(q.redirect_uri === undefined ? 'This sign-in link names no redirect_uri.' : 'The redirect_uri of this sign-in link is not registered for this application.');
   }
-  const fail = (error: string, description: string): never => {
-    throw new RedirectError(redirectWith(ctx, redirectUri, { error, error_description: description }, q.state));
+  const fail = (error: OAuthErrorCode, description: string): never => {
+    throw clientError(error, description, redirectUri, q.state);
   };
   if (repeated.length) fail('invalid_request', `${repeated[0]} was sent more than once`);
   if (q.response_type !== 'code') fail('unsupported_response_type', 'response_type must be code');
   if (!q.code_challenge) fail('invalid_request', 'code_challenge is required (PKCE with S256)');
   if (q.code_challenge_method !== 'S256') fail('invalid_request', 'code_challenge_method must be S256');
   if (!isValidChallenge(q.code_challenge!)) fail('invalid_request', 'code_challenge must be 43 base64url characters (S256)');
-  if (q.resource !== undefined && q.resource !== resourceOf(ctx.config)) fail('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
+  if (q.resource !== undefined && !isOurResource(ctx.config, q.resource)) fail('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
   // Unknown scopes (e.g. offline_access, which is always granted in effect) are ignored.
   const requested = (q.scope ?? '').split(/\s+/).filter(isScope);
   return {
@@ -103,7 +104,7 @@ export async function savePendingRequest(ctx: Ctx, sessionHash: string, req: Aut
 }
 
 export async function loadPendingRequest(ctx: Ctx, sessionHash: string, id: unknown): Promise<AuthorizationRequest & { id: string }> {
-  const gone = new PageError('This approval request has expired or was already answered. Start connecting again from the app.');
+  const gone = pageError('This approval request has expired or was already answered. Start connecting again from the app.');
   if (typeof id !== 'string' || id.length > 100) throw gone;
   const row = await store.findRequest(ctx.db, sha256Hex(id));
   if (!row || row.session_hash !== sessionHash || row.expires_at <= nowIso(ctx.clock)) throw gone;
@@ -118,30 +119,35 @@ export interface Decision {
   scopes: string[];
 }
 
-/**
- * The person's answer on the consent screen. Approve: a single-use code bound to the user, the
- * workspace, the ticked scopes, the redirect URI and the PKCE challenge. Returns where to send
- * the browser. Invalid choices throw an AppError before the request is used up.
- */
-export async function decide(ctx: Ctx, userId: string, req: AuthorizationRequest & { id: string }, decision: Decision): Promise<string> {
-  let scopes: Scope[] = [];
-  if (decision.approve) {
-    scopes = [...new Set(decision.scopes.filter(isScope))];
-    if (scopes.length === 0 || scopes.length !== new Set(decision.scopes).size) throw new AppError('invalid_input', 400, 'Tick at least one permission to approve.');
-    if (!decision.workspaceId || !(await findMembership(ctx, decision.workspaceId, userId))) {
-      throw new AppError('forbidden', 403, 'Pick one of your workspaces.');
-    }
+/** A checked decision: deny, or approve one of the person's workspaces with known scopes. */
+export type Choice = { approve: false } | { approve: true; workspaceId: string; scopes: Scope[] };
+
+/** The person's answer on the consent screen, checked; a wrong one is shown to them again (AppError). */
+export async function checkDecision(ctx: Ctx, userId: string, decision: Decision): Promise<Choice> {
+  if (!decision.approve) return { approve: false };
+  const scopes = [...new Set(decision.scopes.filter(isScope))];
+  if (scopes.length === 0 || scopes.length !== new Set(decision.scopes).size) throw new AppError('invalid_input', 400, 'Tick at least one permission to approve.');
+  if (!decision.workspaceId || !isId(decision.workspaceId) || !(await findMembership(ctx, decision.workspaceId, userId))) {
+    throw new AppError('forbidden', 403, 'Pick one of your workspaces.');
   }
-  if (!(await store.consumeRequest(ctx.db, sha256Hex(req.id)))) throw new PageError('This approval request was already answered.');
-  if (!decision.approve) return redirectWith(ctx, req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request' }, req.state);
+  return { approve: true, workspaceId: decision.workspaceId, scopes };
+}
+
+/**
+ * Answer a pending request once. Approve: a single-use code bound to the user, the workspace,
+ * the ticked scopes, the redirect URI and the PKCE challenge. Returns where to send the browser.
+ */
+export async function decide(ctx: Ctx, userId: string, req: AuthorizationRequest & { id: string }, choice: Choice): Promise<string> {
+  if (!(await store.consumeRequest(ctx.db, sha256Hex(req.id)))) throw pageError('This approval request was already answered.');
+  if (!choice.approve) return redirectWith(ctx, req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request' }, req.state);
 
   const code = randomBase62(43);
   await store.insertCode(ctx.db, {
     code_hash: sha256Hex(code),
     client_id: req.client.id,
     user_id: userId,
-    workspace_id: decision.workspaceId!,
-    scopes: JSON.stringify(scopes),
+    workspace_id: choice.workspaceId,
+    scopes: JSON.stringify(choice.scopes),
     redirect_uri: req.redirectUriSent ? req.redirectUri : null,
     code_challenge: req.codeChallenge,
     resource: req.resource ?? null,
@@ -150,6 +156,6 @@ export async function decide(ctx: Ctx, userId: string, req: AuthorizationRequest
     connection_id: null,
   });
   await markClientGranted(ctx, req.client.id);
-  ctx.log.info({ clientId: req.client.id, userId, workspaceId: decision.workspaceId, scopes }, 'oauth consent approved');
+  ctx.log.info({ clientId: req.client.id, userId, workspaceId: choice.workspaceId, scopes: choice.scopes }, 'oauth consent approved');
   return redirectWith(ctx, req.redirectUri, { code }, req.state);
 }

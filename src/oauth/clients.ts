@@ -1,9 +1,8 @@
 import type { Ctx } from '../context.js';
 import { iso, nowIso } from '../lib/clock.js';
-import { randomBase62, safeEqual, sha256Hex } from '../lib/crypto.js';
-import { newId } from '../lib/ids.js';
-import { OAuthError } from './errors.js';
-import { type ClientMetadata, parseClientMetadata } from './metadata.js';
+import { safeEqual, sha256Hex } from '../lib/crypto.js';
+import { isId } from '../lib/ids.js';
+import { oauthError } from './errors.js';
 import * as store from './store.js';
 
 /** A registered client (RFC 7591). */
@@ -57,63 +56,8 @@ export function matchRedirectUri(client: Client, requested: string | undefined):
   return null;
 }
 
-export interface RegistrationResponse extends ClientMetadata {
-  client_id: string;
-  client_id_issued_at: number;
-  client_secret?: string;
-  client_secret_expires_at?: number;
-}
-
-/** RFC 7591 registration. The response echoes what was sent (unknown fields dropped, no nulls). */
-export async function registerClient(ctx: Ctx, body: unknown): Promise<RegistrationResponse> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object of client metadata');
-  const parsed = parseClientMetadata(body);
-  if (!parsed.ok) {
-    const code = parsed.field.startsWith('redirect_uris') ? 'invalid_redirect_uri' : 'invalid_client_metadata';
-    throw new OAuthError(code, `${parsed.field || 'metadata'}: ${parsed.message}`);
-  }
-  const meta = Object.fromEntries(Object.entries(parsed.value).filter(([, v]) => v !== undefined && v !== null)) as ClientMetadata;
-  if (meta.redirect_uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris needs at least one URI');
-  if (meta.redirect_uris.length > 20) throw new OAuthError('invalid_redirect_uri', 'redirect_uris takes at most 20 URIs');
-  for (const uri of meta.redirect_uris) {
-    const problem = uri.length > 2000 ? 'A redirect URI is longer than 2000 characters' : redirectUriProblem(uri);
-    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
-  }
-  const method = (meta.token_endpoint_auth_method ?? 'client_secret_basic') as AuthMethod; // RFC 7591 default
-  if (!AUTH_METHODS.includes(method)) {
-    throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
-  }
-  if (meta.grant_types && (!meta.grant_types.includes('authorization_code') || meta.grant_types.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))) {
-    throw new OAuthError('invalid_client_metadata', 'grant_types must include authorization_code and may add refresh_token only');
-  }
-  if (meta.response_types && meta.response_types.some((t) => t !== 'code')) throw new OAuthError('invalid_client_metadata', 'response_types supports code only');
-  if (meta.client_name && meta.client_name.length > 200) throw new OAuthError('invalid_client_metadata', 'client_name is longer than 200 characters');
-
-  const now = ctx.clock.now();
-  const id = newId('cli');
-  const secret = method === 'none' ? undefined : `sec_${randomBase62(43)}`;
-  const registered: ClientMetadata = { ...meta, token_endpoint_auth_method: method };
-  await store.insertClient(ctx.db, {
-    id,
-    secret_hash: secret ? sha256Hex(secret) : null,
-    auth_method: method,
-    client_name: meta.client_name ?? null,
-    redirect_uris: JSON.stringify(meta.redirect_uris),
-    metadata: JSON.stringify(registered),
-    created_at: iso(now),
-    first_granted_at: null,
-  });
-  ctx.log.info({ clientId: id, clientName: meta.client_name, method }, 'oauth client registered');
-  return {
-    ...registered,
-    client_id: id,
-    client_id_issued_at: Math.floor(now.getTime() / 1000),
-    ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
-  };
-}
-
 export async function findClient(ctx: Ctx, id: string | undefined): Promise<Client | null> {
-  if (!id || id.length > 60) return null;
+  if (!id || !isId(id)) return null;
   const row = await store.findClient(ctx.db, id);
   return row ? toClient(row) : null;
 }
@@ -123,12 +67,12 @@ export async function findClient(ctx: Ctx, id: string | undefined): Promise<Clie
  * `client_secret_basic` or `client_secret_post`. Every failure is invalid_client (HTTP 401).
  */
 export async function authenticateClient(ctx: Ctx, creds: { clientId?: string; clientSecret?: string }): Promise<Client> {
-  if (!creds.clientId) throw new OAuthError('invalid_client', 'client_id is missing (send it in the body, or as HTTP Basic credentials)');
-  const row = creds.clientId.length <= 60 ? await store.findClient(ctx.db, creds.clientId) : undefined;
-  if (!row) throw new OAuthError('invalid_client', 'Unknown client: register again');
+  if (!creds.clientId) throw oauthError('invalid_client', 'client_id is missing (send it in the body, or as HTTP Basic credentials)');
+  const row = isId(creds.clientId) ? await store.findClient(ctx.db, creds.clientId) : undefined;
+  if (!row) throw oauthError('invalid_client', 'Unknown client: register again');
   if (row.secret_hash) {
-    if (!creds.clientSecret) throw new OAuthError('invalid_client', 'This client must authenticate with its client_secret');
-    if (!safeEqual(sha256Hex(creds.clientSecret), row.secret_hash)) throw new OAuthError('invalid_client', 'Client authentication failed');
+    if (!creds.clientSecret) throw oauthError('invalid_client', 'This client must authenticate with its client_secret');
+    if (!safeEqual(sha256Hex(creds.clientSecret), row.secret_hash)) throw oauthError('invalid_client', 'Client authentication failed');
   }
   return toClient(row);
 }

@@ -7,7 +7,8 @@ import * as store from './store.js';
 /** An agent connection as people see it (connections page, `svc connections list`). */
 export interface Connection {
   id: string;
-  client: { id: string; name: string | null; redirectHost: string | null };
+  /** returnsTo: where the client sends people back, as they should read it (redirectTarget). */
+  client: { id: string; name: string | null; returnsTo: string | null };
   workspace: { id: string; name: string };
   user: { id: string; email: string };
   scopes: Scope[];
@@ -21,18 +22,22 @@ export interface Connection {
 export const isIdle = (ctx: Ctx, lastUsedAt: string): boolean =>
   new Date(lastUsedAt).getTime() + ctx.config.oauth.connectionIdleExpiry <= ctx.clock.now().getTime();
 
-/** Where a client sends people back to: the host of its first redirect URI (or the scheme, for apps). */
-export function redirectHost(redirectUris: string[]): string | null {
-  const first = redirectUris[0];
-  if (!first || !URL.canParse(first)) return null;
-  const u = new URL(first);
-  return u.host || `${u.protocol}//`;
+/**
+ * Where a redirect URI sends people, as they should read it (consent screen, connections): the
+ * host of an https URI, and the whole URI for anything else. A private-use scheme's "host" is
+ * whatever the app wrote (evilapp://claude.ai/callback is not claude.ai), and a loopback URI
+ * goes to a program on the person's own machine.
+ */
+export function redirectTarget(uri: string): string {
+  return URL.canParse(uri) && new URL(uri).protocol === 'https:' ? new URL(uri).host : uri;
 }
+
+const firstTarget = (uris: string[]): string | null => (uris[0] === undefined ? null : redirectTarget(uris[0]));
 
 function present(ctx: Ctx, r: store.ConnectionListRow): Connection {
   return {
     id: r.id,
-    client: { id: r.client_id, name: r.client_name, redirectHost: redirectHost(JSON.parse(r.redirect_uris) as string[]) },
+    client: { id: r.client_id, name: r.client_name, returnsTo: firstTarget(JSON.parse(r.redirect_uris) as string[]) },
     workspace: { id: r.workspace_id, name: r.workspace_name },
     user: { id: r.user_id, email: r.email },
     scopes: JSON.parse(r.scopes) as Scope[],

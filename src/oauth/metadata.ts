@@ -18,6 +18,17 @@ export const issuerOf = (config: Config): string => config.server.baseUrl.replac
 /** The protected resource (RFC 8707 / RFC 9728): the MCP endpoint. */
 export const resourceOf = (config: Config): string => `${issuerOf(config)}/api/mcp`;
 
+/**
+ * Whether a `resource` parameter (RFC 8707) names us: the MCP endpoint, or the origin, which
+ * the metadata at /.well-known/oauth-protected-resource names (RFC 9728 section 3.3: the
+ * document at a URL formed from the origin describes the origin). Both reach /api/mcp only.
+ */
+export function isOurResource(config: Config, value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const href = new URL(value).href;
+  return href === new URL(resourceOf(config)).href || href === new URL(issuerOf(config)).href;
+}
+
 export const OAUTH_PATHS = {
   authorize: '/oauth/authorize',
   token: '/oauth/token',
@@ -28,9 +39,14 @@ export const OAUTH_PATHS = {
 /** Scopes a client may request: ours, plus offline_access accepted as a no-op. */
 export const SUPPORTED_SCOPES = [...SCOPES, 'offline_access'];
 
-export function protectedResourceMetadata(config: Config): OAuthProtectedResourceMetadata {
+/**
+ * RFC 9728 document for a resource identifier: /.well-known/oauth-protected-resource/api/mcp
+ * describes the MCP endpoint; /.well-known/oauth-protected-resource, formed from the origin,
+ * describes the origin (a strict client such as oauth4webapi checks exactly that).
+ */
+export function protectedResourceMetadata(config: Config, resource: string = resourceOf(config)): OAuthProtectedResourceMetadata {
   return OAuthProtectedResourceMetadataSchema.parse({
-    resource: resourceOf(config),
+    resource,
     authorization_servers: [issuerOf(config)],
     scopes_supported: [...SCOPES],
     bearer_methods_supported: ['header'],

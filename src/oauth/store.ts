@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
 
 export interface ClientRow {
@@ -95,6 +96,23 @@ export const revokeConnectionRow = async (db: Queryable, id: string, now: string
   await db('oauth_tokens').where({ connection_id: id }).delete();
   return n > 0;
 };
+/**
+ * Revoke every live connection of a user (in one workspace, or everywhere), drop their tokens,
+ * and delete the codes they were approved but did not exchange yet. Returns the connections revoked.
+ * `keepAccessTokens`: unexpired access tokens stay so that, until they expire, a call with one
+ * is told why it is refused (a removed member gets the spec's 403, see resolve.ts) instead of
+ * a bare 401; they no longer grant anything, and no refresh token is left.
+ */
+export async function revokeUserGrants(db: Queryable, filter: { userId: string; workspaceId?: string }, now: string, reason: string, opts: { keepAccessTokens?: boolean } = {}): Promise<number> {
+  const scope = (q: Knex.QueryBuilder) => (filter.workspaceId ? q.where({ user_id: filter.userId, workspace_id: filter.workspaceId }) : q.where({ user_id: filter.userId }));
+  await scope(db('oauth_codes')).whereNull('used_at').delete();
+  const ids = (await scope(db('oauth_connections')).whereNull('revoked_at').select('id')).map((r: { id: string }) => r.id);
+  if (ids.length === 0) return 0;
+  const tokens = db('oauth_tokens').whereIn('connection_id', ids);
+  await (opts.keepAccessTokens ? tokens.whereNot({ kind: 'access' }) : tokens).delete();
+  return db('oauth_connections').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+}
+
 /** Live connections of one user for one client in one workspace (replaced by a new approval). */
 export const findLiveConnections = (db: Queryable, where: { client_id: string; user_id: string; workspace_id: string }): Promise<ConnectionRow[]> =>
   db('oauth_connections').where(where).whereNull('revoked_at');

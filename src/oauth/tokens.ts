@@ -6,10 +6,11 @@ import { iso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { findMembership } from '../workspaces/members.js';
+import { findMembership as findMembershipRow, lockWorkspaces } from '../workspaces/store.js';
 import type { Client } from './clients.js';
 import { isIdle, revokeConnection } from './connections.js';
-import { OAuthError } from './errors.js';
-import { resourceOf } from './metadata.js';
+import { oauthError } from './errors.js';
+import { isOurResource, resourceOf } from './metadata.js';
 import { verifyS256 } from './pkce.js';
 import * as store from './store.js';
 
@@ -37,7 +38,7 @@ async function issuePair(ctx: Ctx, db: Trx | Ctx['db'], connectionId: string, sc
 }
 
 function checkResource(ctx: Ctx, resource: string | undefined): void {
-  if (resource !== undefined && resource !== resourceOf(ctx.config)) throw new OAuthError('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
+  if (resource !== undefined && !isOurResource(ctx.config, resource)) throw oauthError('invalid_target', `resource must be ${resourceOf(ctx.config)}`);
 }
 
 export interface CodeGrant {
@@ -49,28 +50,32 @@ export interface CodeGrant {
 
 /** authorization_code grant: single use, PKCE S256, same redirect URI, creates the connection. */
 export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): Promise<TokenResponse> {
-  if (!grant.code) throw new OAuthError('invalid_request', 'code is required');
-  if (!grant.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
+  if (!grant.code) throw oauthError('invalid_request', 'code is required');
+  if (!grant.codeVerifier) throw oauthError('invalid_request', 'code_verifier is required (PKCE)');
   checkResource(ctx, grant.resource);
   const hash = sha256Hex(grant.code);
   const code = await store.findCode(ctx.db, hash);
-  if (!code || code.client_id !== client.id) throw new OAuthError('invalid_grant', 'The authorization code is invalid');
+  if (!code || code.client_id !== client.id) throw oauthError('invalid_grant', 'The authorization code is invalid');
   const now = ctx.clock.now();
   if (code.used_at) {
     // RFC 6749 4.1.2: a code presented twice revokes what the first exchange issued.
     if (code.connection_id) await revokeConnection(ctx, code.connection_id, 'code_reuse');
-    throw new OAuthError('invalid_grant', 'The authorization code was already used; the tokens it issued are revoked');
+    throw oauthError('invalid_grant', 'The authorization code was already used; the tokens it issued are revoked');
   }
-  if (code.expires_at <= iso(now)) throw new OAuthError('invalid_grant', 'The authorization code has expired; approve the connection again');
+  if (code.expires_at <= iso(now)) throw oauthError('invalid_grant', 'The authorization code has expired; approve the connection again');
   const expectedRedirect = code.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : null);
   if (code.redirect_uri !== null ? grant.redirectUri !== code.redirect_uri : grant.redirectUri !== undefined && grant.redirectUri !== expectedRedirect) {
-    throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+    throw oauthError('invalid_grant', 'redirect_uri does not match the authorization request');
   }
-  if (!verifyS256(grant.codeVerifier, code.code_challenge)) throw new OAuthError('invalid_grant', 'PKCE verification failed: code_verifier does not match the code_challenge');
-  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw new OAuthError('invalid_grant', 'You are no longer a member of this workspace');
+  if (!verifyS256(grant.codeVerifier, code.code_challenge)) throw oauthError('invalid_grant', 'PKCE verification failed: code_verifier does not match the code_challenge');
+  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
 
   const scopes = JSON.parse(code.scopes) as Scope[];
   const result = await withTransaction(ctx.db, async (trx) => {
+    // A member removed meanwhile must not get a connection that adding them back would revive:
+    // take the lock a membership change takes (accounts/members.ts), then look again.
+    await lockWorkspaces(trx, [code.workspace_id]);
+    if (!(await findMembershipRow(trx, code.workspace_id, code.user_id))) return 'not_member' as const;
     if (!(await store.claimCode(trx, hash, iso(now)))) return null;
     // One live connection per user, workspace and client: a new approval replaces the old one.
     for (const old of await store.findLiveConnections(trx, { client_id: client.id, user_id: code.user_id, workspace_id: code.workspace_id })) {
@@ -84,7 +89,8 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     await store.setCodeConnection(trx, hash, connectionId);
     return issuePair(ctx, trx, connectionId, scopes);
   });
-  if (!result) throw new OAuthError('invalid_grant', 'The authorization code was already used');
+  if (result === 'not_member') throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+  if (!result) throw oauthError('invalid_grant', 'The authorization code was already used');
   ctx.events.emit('auth.changed', { workspaceId: code.workspace_id });
   return result;
 }
@@ -94,22 +100,28 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
  * (clients refresh in parallel); presented later, it revokes the whole connection (a replay).
  */
 export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshToken?: string; scope?: string; resource?: string }): Promise<TokenResponse> {
-  if (!grant.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required');
+  if (!grant.refreshToken) throw oauthError('invalid_request', 'refresh_token is required');
   checkResource(ctx, grant.resource);
-  const invalid = new OAuthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
+  const invalid = oauthError('invalid_grant', 'The refresh token is invalid, expired or revoked');
   const hash = sha256Hex(grant.refreshToken);
   const token = await store.findToken(ctx.db, hash);
   if (!token || token.kind !== 'refresh') throw invalid;
   const conn = await store.findConnection(ctx.db, token.connection_id);
   if (!conn || conn.client_id !== client.id || conn.revoked_at) throw invalid;
+  // Removing a member revokes their connections (accounts/members.ts); this also refuses one
+  // whose membership ended any other way (spec: access ends with the membership).
+  if (!(await findMembership(ctx, conn.workspace_id, conn.user_id))) {
+    await revokeConnection(ctx, conn.id, 'membership_removed');
+    throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+  }
   const now = ctx.clock.now();
   if (isIdle(ctx, conn.last_used_at)) {
     await revokeConnection(ctx, conn.id, 'expired');
-    throw new OAuthError('invalid_grant', 'This connection expired after going unused; approve it again in the browser');
+    throw oauthError('invalid_grant', 'This connection expired after going unused; approve it again in the browser');
   }
   const scopes = JSON.parse(conn.scopes) as Scope[];
   const asked = (grant.scope ?? '').split(/\s+/).filter((s) => s && s !== 'offline_access');
-  if (asked.some((s) => !scopes.includes(s as Scope))) throw new OAuthError('invalid_scope', `This connection was granted only: ${scopes.join(' ')}`);
+  if (asked.some((s) => !scopes.includes(s as Scope))) throw oauthError('invalid_scope', `This connection was granted only: ${scopes.join(' ')}`);
 
   const result = await withTransaction(ctx.db, async (trx) => {
     if (!(await store.claimRefresh(trx, hash, iso(now)))) {
@@ -123,14 +135,14 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   if (!result) {
     await revokeConnection(ctx, conn.id, 'refresh_token_reuse');
     ctx.log.warn({ connectionId: conn.id, clientId: client.id }, 'rotated refresh token presented after the grace period: connection revoked');
-    throw new OAuthError('invalid_grant', 'This refresh token was already used; the connection is revoked for safety. Approve it again in the browser');
+    throw oauthError('invalid_grant', 'This refresh token was already used; the connection is revoked for safety. Approve it again in the browser');
   }
   return result;
 }
 
 /** RFC 7009: revoking either token ends the connection. Unknown tokens are not an error. */
 export async function revokeToken(ctx: Ctx, client: Client, token: string | undefined): Promise<void> {
-  if (!token) throw new OAuthError('invalid_request', 'token is required');
+  if (!token) throw oauthError('invalid_request', 'token is required');
   const row = await store.findToken(ctx.db, sha256Hex(token));
   if (!row) return;
   const conn = await store.findConnection(ctx.db, row.connection_id);

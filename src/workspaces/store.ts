@@ -124,3 +124,25 @@ export async function countAdmins(db: Queryable, workspaceId: string): Promise<n
   const row = await db('memberships').where({ workspace_id: workspaceId, role: 'admin' }).count<{ n: number }>({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * Serialise changes to one workspace's memberships: a no-op write to each workspace row, so a
+ * concurrent transaction waits (PostgreSQL row lock, SQLite write lock) and then reads what this
+ * one committed. Ids are locked in one order, so two callers cannot deadlock.
+ */
+export async function lockWorkspaces(db: Queryable, ids: string[]): Promise<void> {
+  for (const id of [...new Set(ids)].sort()) await db('workspaces').where({ id }).increment('content_version', 0);
+}
+
+export async function listAdminWorkspaceIds(db: Queryable, userId: string): Promise<string[]> {
+  return (await db('memberships').where({ user_id: userId, role: 'admin' }).select('workspace_id')).map((r: Row) => r.workspace_id as string);
+}
+
+/**
+ * The user's password hash, read with the row locked until the transaction ends: a sign-in and
+ * a password change serialise on it (a no-op write, so it works on SQLite and PostgreSQL).
+ */
+export async function lockPasswordHash(db: Queryable, userId: string): Promise<string | undefined> {
+  await db('users').where({ id: userId }).update({ password_hash: db.raw('??', ['password_hash']) });
+  return (await db('users').where({ id: userId }).first('password_hash'))?.password_hash;
+}

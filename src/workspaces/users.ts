@@ -55,29 +55,21 @@ export const getUserById = (ctx: Ctx, id: string) => store.findUserById(ctx.db, 
 
 export const listUsers = (ctx: Ctx): Promise<User[]> => store.listUserRows(ctx.db);
 
-export async function setPassword(ctx: Ctx, email: string, password: string): Promise<User> {
-  const user = await getUserByEmail(ctx, email);
-  const pw = parseInput(passwordInput, password, 'password');
-  await store.updateUserRow(ctx.db, user.id, { password_hash: await hashPassword(pw), updated_at: nowIso(ctx.clock) });
-  ctx.events.emit('auth.changed', { workspaceId: '*' });
-  return user;
-}
-
-export async function removeUser(ctx: Ctx, email: string): Promise<User> {
-  const user = await getUserByEmail(ctx, email);
-  await store.deleteUserRow(ctx.db, user.id);
-  ctx.events.emit('auth.changed', { workspaceId: '*' });
-  return user;
-}
+// Changing a password and removing a user end sessions and connections: accounts/users.ts.
 
 /** Check a login; undefined when the email or password is wrong (never says which). */
 export async function authenticate(ctx: Ctx, email: string, password: string): Promise<User | undefined> {
-  const user = await store.findUserByEmail(ctx.db, email.trim().toLowerCase());
+  return (await verifyCredentials(ctx, email, password))?.user;
+}
+
+/** authenticate, plus the password hash that was verified (a sign-in checks it did not change since). */
+export async function verifyCredentials(ctx: Ctx, email: string, password: string): Promise<{ user: User; passwordHash: string } | undefined> {
+  const found = await store.findUserByEmail(ctx.db, email.trim().toLowerCase());
   // Hash anyway on unknown emails so timing does not reveal which accounts exist.
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !ok) return undefined;
-  const { passwordHash: _ignored, ...rest } = user;
-  return rest;
+  const ok = await verifyPassword(password, found?.passwordHash ?? DUMMY_HASH);
+  if (!found || !ok) return undefined;
+  const { passwordHash, ...user } = found;
+  return { user, passwordHash };
 }
 
 const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + 'A'.repeat(86) + '==';

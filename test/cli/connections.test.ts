@@ -1,6 +1,7 @@
 import prompts from 'prompts';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { TestClock } from '../helpers/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flow.js';
@@ -42,14 +43,16 @@ describe('svc connections (operator)', () => {
   });
 
   it('marks connections unused for too long as expired', async () => {
-    const d = await startDaemon({ jobs: false, overrides: { 'oauth.connectionIdleExpiry': 100 } });
+    // The daemon's clock says the connection was made and last used 31 days ago; the CLI runs on
+    // real time with the default oauth.connectionIdleExpiry (30 days).
+    const clock = new TestClock();
+    clock.advance(-31 * 86_400_000);
+    const d = await startDaemon({ jobs: false, clock });
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws);
     const client = await registerClient(d);
     await exchange(d, client.client_id, await approve(d, await sessionFor(d, user.id), client));
-    await new Promise((r) => setTimeout(r, 200));
-    // The CLI reads its own config: give it the same tiny expiry through the environment.
-    const res = await runCli(['connections', 'list', '--json'], { env: { ...d.env, SVC_OAUTH_CONNECTION_IDLE_EXPIRY: '100ms' }, cwd: d.dir });
+    const res = await runCli(['connections', 'list', '--json'], { env: d.env, cwd: d.dir });
     expect(res.code).toBe(0);
     expect(res.json()[0].status).toBe('expired');
   });
@@ -71,7 +74,7 @@ describe('svc connections (operator)', () => {
     expect(onlyA.map((c: any) => c.user.email)).toEqual([alice.email]);
     const onlyBob = (await cli(['connections', 'list', '--user', bob.email, '--json'])).json();
     expect(onlyBob.map((c: any) => c.workspace.name)).toEqual(['cli-b.example']);
-    expect(onlyBob[0]).toMatchObject({ client: { name: 'VS Code', redirectHost: '127.0.0.1:9999' }, scopes: ['read', 'content'], status: 'active' });
+    expect(onlyBob[0]).toMatchObject({ client: { name: 'VS Code', returnsTo: 'http://127.0.0.1:9999/cb' }, scopes: ['read', 'content'], status: 'active' });
 
     const unknown = await cli(['connections', 'revoke', 'oac_nope', '--yes']);
     expect(unknown.code).toBe(1);

@@ -30,6 +30,9 @@ describe('svc members', () => {
     expectCleanError(await box.cli(['members', 'add']), 2, "error: required option '--email <email>' not specified");
     expectCleanError(await box.cli(['members', 'set-role', '--email', 'owner@example.com']), 2, "required option '--role <role>' not specified");
     expectCleanError(await box.cli(['members', 'set-role', '--email', 'owner@example.com', '--role', 'editor']), 1, 'error: owner@example.com is the last admin of this workspace');
+    expectCleanError(await box.cli(['members', 'add', '--email', 'owner@example.com', '--role', 'viewer']), 1, 'error: owner@example.com is the last admin of this workspace; make another member admin first\nhint: svc members set-role');
+    expectCleanError(await box.cli(['members', 'remove', '--email', 'owner@example.com', '--yes']), 1, 'error: owner@example.com is the last admin of this workspace');
+    expectCleanError(await box.cli(['users', 'remove', '--email', 'owner@example.com', '--yes']), 1, `error: owner@example.com is the last admin of workspace ${box.workspace.name}; make another member admin first`);
     await box.json(['users', 'add', '--email', 'out@example.com', '--password', 'long-enough']);
     expectCleanError(await box.cli(['members', 'set-role', '--email', 'out@example.com', '--role', 'editor']), 1, 'error: Membership "out@example.com" not found');
     expectCleanError(await box.cli(['members', 'remove', '--email', 'out@example.com', '--yes']), 1, 'error: Membership "out@example.com" not found');

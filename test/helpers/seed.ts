@@ -1,7 +1,7 @@
 import type { App } from '../../src/app.js';
 import { createArticle } from '../../src/publishing/create.js';
 import type { ArticleCreateInput } from '../../src/articles/inputs.js';
-import { addMember } from '../../src/workspaces/members.js';
+import { addMember } from '../../src/accounts/members.js';
 import type { Role } from '../../src/workspaces/roles.js';
 import { createWorkspace, getWorkspace } from '../../src/workspaces/service.js';
 import type { Workspace } from '../../src/workspaces/types.js';

@@ -1,6 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { setMemberRole } from '../../src/workspaces/members.js';
+import { setMemberRole } from '../../src/accounts/members.js';
 import { runCli } from '../helpers/cli.js';
 import { seedArticle, seedUser } from '../helpers/seed.js';
 import { connect, rpc, toolCall, workspaceWithAdmin } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listApiKeys } from '../../src/auth/api-keys.js';
 import { listConnections, revokeConnection } from '../../src/oauth/connections.js';
-import { removeMember } from '../../src/workspaces/members.js';
+import { removeMember } from '../../src/accounts/members.js';
 import { TestClock } from '../helpers/clock.js';
 import { seedUser } from '../helpers/seed.js';
 import { approve, exchange, registerClient, sessionFor, token } from '../oauth/flow.js';

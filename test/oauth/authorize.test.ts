@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
-import { addMember } from '../../src/workspaces/members.js';
+import { addMember } from '../../src/accounts/members.js';
 import { type BrowserSession, approve, getAuthorize, hidden, postConsent, registerClient, sessionFor } from './flow.js';
 import { pkce } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
-import { addMember } from '../../src/workspaces/members.js';
+import { addMember } from '../../src/accounts/members.js';
 import { MemoryProvider, SCREENSHOTS, callbackServer, form, launchBrowser } from './helpers.js';
 
 const shot = (name: string) => ({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -45,9 +45,10 @@ describe('connecting an agent in the browser (SDK client auth + real pages)', ()
     expect(new URL(page.url()).pathname).toBe('/login');
     await page.screenshot(shot('1-login'));
 
-    const cookieHeader = async () => (await page.context().cookies()).find((c) => c.name === '__session');
-    const before = await cookieHeader();
-    expect(before).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+    // The sign-in form's CSRF token is a cookie for /login only; there is no session yet.
+    const cookie = async (name: string) => (await page.context().cookies()).find((c) => c.name === name);
+    expect(await cookie('__login_csrf')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false, path: '/login' });
+    expect(await cookie('__session')).toBeUndefined();
 
     // A wrong password first: a clear message, still on the login page.
     await page.fill('#email', user.email);
@@ -58,8 +59,8 @@ describe('connecting an agent in the browser (SDK client auth + real pages)', ()
     await page.fill('#password', user.password);
     await page.click('button[type=submit]');
     await page.waitForURL((u) => u.pathname === '/oauth/authorize');
-    const after = await cookieHeader();
-    expect(after!.value).not.toBe(before!.value); // rotated at login
+    expect(await cookie('__session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: false });
+    expect(await cookie('__login_csrf')).toBeUndefined();
 
     // Consent: client name and redirect host, a workspace picker, scopes with labels, publish off.
     await expect(page.locator('h1').textContent()).resolves.toContain('Claude Test wants to connect');
@@ -100,6 +101,20 @@ describe('connecting an agent in the browser (SDK client auth + real pages)', ()
     await page.screenshot(shot('3-connections'));
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot(shot('3-connections-phone'));
+    await page.setViewportSize({ width: 1100, height: 900 });
+
+    // An app with a private-use scheme: the consent screen names the whole target, not the
+    // "host" the app chose (evilapp://claude.ai is not claude.ai).
+    const app = await fetch(`${d.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Totally Claude', redirect_uris: ['evilapp://claude.ai/callback'], token_endpoint_auth_method: 'none' }),
+    });
+    const { client_id } = await app.json();
+    const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+    await page.goto(`${d.url}/oauth/authorize?response_type=code&client_id=${client_id}&redirect_uri=${encodeURIComponent('evilapp://claude.ai/callback')}&code_challenge=${challenge}&code_challenge_method=S256`);
+    await expect(page.locator('.host').textContent()).resolves.toBe('Will return to evilapp://claude.ai/callback');
+    await page.screenshot(shot('2-consent-custom-scheme'));
 
     // Silent refresh: a new pair, and MCP keeps working with it.
     expect(await auth(provider, { serverUrl })).toBe('AUTHORIZED');

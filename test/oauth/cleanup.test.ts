@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { findClient, purgeUnusedClients } from '../../src/oauth/clients.js';
@@ -7,7 +8,8 @@ import { pkce } from './helpers.js';
 
 describe('unused client expiry', () => {
   it('removes clients that never got a grant after oauth.unusedClientExpiry, and keeps approved ones', async () => {
-    const d = await startDaemon({ jobs: false });
+    const clock = new TestClock();
+    const d = await startDaemon({ jobs: false, clock });
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws, 'editor');
     const idle = await registerClient(d, { client_name: 'Never approved' });
@@ -15,9 +17,10 @@ describe('unused client expiry', () => {
     const session = await sessionFor(d, user.id);
     await approve(d, session, used, { workspaceId: ws.id });
 
+    clock.advance(86_400_000 - 60_000);
     expect(await purgeUnusedClients(d.app)).toBe(0); // not a day old yet
-    const tomorrow = { ...d.app, clock: { now: () => new Date(Date.now() + 86_400_000 + 60_000) } };
-    expect(await purgeUnusedClients(tomorrow)).toBe(1);
+    clock.advance(120_000);
+    expect(await purgeUnusedClients(d.app)).toBe(1);
     expect(await findClient(d.app, idle.client_id)).toBeNull();
     expect(await findClient(d.app, used.client_id)).not.toBeNull();
 

@@ -9,13 +9,15 @@ beforeAll(async () => {
 });
 
 describe('metadata documents', () => {
-  it('serves both protected-resource URLs and the authorization-server document, with one issuer', async () => {
+  it('serves both protected-resource URLs, each naming its own resource (RFC 9728 3.3), and the authorization-server document, with one issuer', async () => {
     const a = await fetch(`${d.url}/.well-known/oauth-protected-resource`);
     const b = await fetch(`${d.url}/.well-known/oauth-protected-resource/api/mcp`);
     const as = await fetch(`${d.url}/.well-known/oauth-authorization-server`);
     for (const r of [a, b, as]) expect(r.status).toBe(200);
-    const pr = OAuthProtectedResourceMetadataSchema.parse(await a.json());
-    expect(OAuthProtectedResourceMetadataSchema.parse(await b.json())).toEqual(pr);
+    const origin = OAuthProtectedResourceMetadataSchema.parse(await a.json());
+    const pr = OAuthProtectedResourceMetadataSchema.parse(await b.json());
+    expect(origin.resource).toBe(d.url);
+    expect(origin).toEqual({ ...pr, resource: d.url });
     const meta = OAuthMetadataSchema.parse(await as.json());
     expect(meta.issuer).toBe(d.url);
     expect(meta.issuer.endsWith('/')).toBe(false);

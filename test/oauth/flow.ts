@@ -115,3 +115,48 @@ export const mcp = (d: TestDaemon, bearer: string, body: unknown = { jsonrpc: '2
 
 export const callTool = (d: TestDaemon, bearer: string, name: string, args: Record<string, unknown> = {}) =>
   mcp(d, bearer, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+
+/**
+ * A minimal browser for the pages: keeps cookies, never follows redirects (each hop is
+ * returned), sends forms urlencoded.
+ */
+export class PageClient {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+
+  private remember(res: Response): Response {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i).trim();
+      const expired = attrs.some((a) => /^\s*max-age=0$/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a));
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, pair.slice(i + 1));
+    }
+    return res;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return { ...(cookie ? { Cookie: cookie } : {}), ...extra };
+  }
+
+  async get(url: string): Promise<Response> {
+    return this.remember(await fetch(new URL(url, this.base), { redirect: 'manual', headers: this.headers() }));
+  }
+
+  async post(url: string, fields: Record<string, string | string[]>): Promise<Response> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const one of ([] as string[]).concat(v)) body.append(k, one);
+    return this.remember(
+      await fetch(new URL(url, this.base), { method: 'POST', redirect: 'manual', headers: this.headers({ 'Content-Type': 'application/x-www-form-urlencoded' }), body: body.toString() }),
+    );
+  }
+
+  /** Sign in through the real form: GET /login, POST it; returns the POST's answer. */
+  async signIn(email: string, password: string, next = '/connections'): Promise<Response> {
+    const form = await this.get(`/login?next=${encodeURIComponent(next)}`);
+    const csrf = hidden(await form.text(), 'csrf')!;
+    return this.post('/login', { csrf, email, password, next });
+  }
+}

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { type BrowserSession, approve, exchange, mcp, registerClient, sessionFor, token } from './flow.js';
@@ -137,51 +138,56 @@ describe('token endpoint: refresh_token and revocation', () => {
   });
 });
 
-describe('lifetimes (tiny overrides)', () => {
-  it('refuses an expired code', async () => {
-    const t = await startDaemon({ jobs: false, overrides: { 'oauth.authorizationCodeTtl': 50 } });
+describe('lifetimes (the injected clock moves; the defaults apply)', () => {
+  const MINUTE = 60_000;
+
+  /** A daemon on a TestClock with a signed-in member and a registered client. */
+  async function onClock() {
+    const clock = new TestClock();
+    const t = await startDaemon({ jobs: false, clock });
     const ws = await seedWorkspace(t.app);
     const u = await seedUser(t.app, ws);
-    const ss = await sessionFor(t, u.id);
-    const cl = await registerClient(t);
-    const c = await approve(t, ss, cl);
-    await new Promise((r) => setTimeout(r, 120));
-    const res = await token(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: cl.client_id });
-    const body = await expectError(res, 400, 'invalid_grant');
-    expect(body.error_description).toContain('expired');
+    return { t, clock, session: await sessionFor(t, u.id), client: await registerClient(t) };
+  }
+
+  it('a code lives oauth.authorizationCodeTtl (10 minutes)', async () => {
+    const { t, clock, session, client: cl } = await onClock();
+    const [early, late] = [await approve(t, session, cl), await approve(t, session, cl)];
+    const exchangeOf = (c: typeof early) => token(t, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: cl.client_id });
+    clock.advance(10 * MINUTE - 2000);
+    expect((await exchangeOf(early)).status).toBe(200);
+    clock.advance(4000);
+    const body = await expectError(await exchangeOf(late), 400, 'invalid_grant');
+    expect(body.error_description).toBe('The authorization code has expired; approve the connection again');
   });
 
-  it('an expired access token answers 401 on /api/mcp; a refresh gets a working one', async () => {
-    const t = await startDaemon({ jobs: false, overrides: { 'oauth.accessTokenTtl': 1000 } });
-    const ws = await seedWorkspace(t.app);
-    const u = await seedUser(t.app, ws);
-    const cl = await registerClient(t);
-    const first = await exchange(t, cl.client_id, await approve(t, await sessionFor(t, u.id), cl));
-    await new Promise((r) => setTimeout(r, 1100));
+  it('an access token lives an hour, then answers 401 on /api/mcp; a refresh gets a working one', async () => {
+    const { t, clock, session, client: cl } = await onClock();
+    const first = await exchange(t, cl.client_id, await approve(t, session, cl));
+    clock.advance(59 * MINUTE);
+    expect((await mcp(t, first.access_token)).status).toBe(200);
+    clock.advance(2 * MINUTE);
     const res = await mcp(t, first.access_token);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
     const r = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
     expect(r.status).toBe(200);
     const second = await r.json();
-    expect(second.expires_in).toBe(1);
+    expect(second.expires_in).toBe(3600);
     expect((await mcp(t, second.access_token)).status).toBe(200);
   });
 
-  it('revokes the whole connection when a rotated refresh token comes back after the grace', async () => {
-    const t = await startDaemon({ jobs: false, overrides: { 'oauth.refreshTokenGrace': 50 } });
-    const ws = await seedWorkspace(t.app);
-    const u = await seedUser(t.app, ws);
-    const ss = await sessionFor(t, u.id);
-    const cl = await registerClient(t);
-    const first = await exchange(t, cl.client_id, await approve(t, ss, cl));
-    const r = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
-    const second = await r.json();
-    await new Promise((res) => setTimeout(res, 120));
-    const replay = await token(t, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: cl.client_id });
-    const body = await expectError(replay, 400, 'invalid_grant');
-    expect(body.error_description).toContain('revoked');
+  it('a rotated refresh token works for 60 s; presented later it revokes the whole connection', async () => {
+    const { t, clock, session, client: cl } = await onClock();
+    const first = await exchange(t, cl.client_id, await approve(t, session, cl));
+    const refresh = (rt: string) => token(t, { grant_type: 'refresh_token', refresh_token: rt, client_id: cl.client_id });
+    const second = await (await refresh(first.refresh_token)).json();
+    clock.advance(58_000);
+    expect((await refresh(first.refresh_token)).status).toBe(200); // a parallel refresh, within the grace
+    clock.advance(4000);
+    const body = await expectError(await refresh(first.refresh_token), 400, 'invalid_grant');
+    expect(body.error_description).toBe('This refresh token was already used; the connection is revoked for safety. Approve it again in the browser');
     expect((await mcp(t, second.access_token)).status).toBe(401);
-    await expectError(await token(t, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: cl.client_id }), 400, 'invalid_grant');
+    await expectError(await refresh(second.refresh_token), 400, 'invalid_grant');
   });
 });

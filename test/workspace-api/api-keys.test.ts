@@ -43,12 +43,13 @@ describe('POST /api/v1/workspaces/<id>/api-keys (session cookie)', () => {
     expect(call.status).toBe(200);
   });
 
-  it('answers 401 without a session, with a bad one, and with a signed-out (anonymous) one', async () => {
+  it('answers 401 without a session, with a bad one, and with a signed-out one', async () => {
     await expectEnvelope(await create(ws.id, undefined, { name: 'x', scopes: ['read'] }), 401);
     await expectEnvelope(await create(ws.id, '__session=not-a-real-session', { name: 'x', scopes: ['read'] }), 401);
-    const login = await fetch(`${d.url}/login`);
-    const anon = login.headers.getSetCookie().find((c) => c.startsWith('__session='))!.split(';')[0];
-    await expectEnvelope(await create(ws.id, anon, { name: 'x', scopes: ['read'] }), 401);
+    const s = await sessionFor(d, (await seedUser(d.app, ws, 'admin')).id);
+    const out = await fetch(`${d.url}/logout`, { method: 'POST', redirect: 'manual', headers: { Cookie: s.cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: `csrf=${s.csrf}` });
+    expect(out.status).toBe(303);
+    await expectEnvelope(await create(ws.id, s.cookie, { name: 'x', scopes: ['read'] }), 401);
   });
 
   it('answers 403 for a non-admin member and for a non-member', async () => {

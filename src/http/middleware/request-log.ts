@@ -15,7 +15,7 @@ export function requestLog(app: App): Middleware {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      app.log.info({ requestId, method: ctx.method, url: redactUrl(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      app.log.info({ requestId, method: ctx.method, url: redactUrl(ctx.originalUrl), status: ctx.status, ms: Math.round(ms * 10) / 10, address: ctx.ip }, 'request');
     }
   };
 }

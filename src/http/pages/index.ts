@@ -1,11 +1,11 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
+import { parseBody } from '../middleware/body.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
 import { toAppError } from '../../errors.js';
-import { errorPage } from './layout.js';
+import { errorPage, sendPage } from './layout.js';
 import { loginRoutes } from './login.js';
 import { loadSession, pageHeaders } from './session.js';
 
@@ -16,7 +16,7 @@ import { loadSession, pageHeaders } from './session.js';
  */
 export function createPagesRouter(app: App): Middleware {
   const router = new Router();
-  router.use(pageHeaders(), pageErrors(app), bodyParser({ enableTypes: ['form'], formLimit: '32kb' }), loadSession(app));
+  router.use(pageHeaders(), pageErrors(app), parseBody({ enableTypes: ['form'], formLimit: '32kb' }), loadSession(app));
   loginRoutes(app, router);
   consentRoutes(app, router);
   connectionsRoutes(app, router);
@@ -31,10 +31,8 @@ function pageErrors(app: App): Middleware {
       const e = toAppError(err);
       const client = e.status < 500;
       if (!client) app.log.error({ err, requestId: ctx.state.requestId }, 'page failed');
-      ctx.status = e.status;
-      ctx.type = 'html';
       const detail = e.code === 'invalid_input' ? `${e.message}. Go back and try again.` : 'The form could not be read. Go back and try again.';
-      ctx.body = errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.');
+      sendPage(ctx, errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.'), e.status);
     }
   };
 }

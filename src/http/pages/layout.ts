@@ -1,16 +1,10 @@
+import type { Context } from 'koa';
+import { type SafeHtml, html, raw } from './html.js';
+
 /**
- * Server-rendered HTML: one layout, inline CSS, no scripts, no external assets. Every value
- * that came from outside goes through `esc` (client names and URIs are chosen by whoever
- * registered the client).
+ * Server-rendered HTML: one layout, inline CSS, no scripts, no external assets. Pages are built
+ * with the escaping `html` tag (html.ts): every value that came from outside is text.
  */
-export function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-/** A tagged template for markup whose interpolations are already-safe HTML strings. */
-export const html = (strings: TemplateStringsArray, ...values: Array<string | number>): string =>
-  strings.reduce((out, s, i) => out + s + (i < values.length ? String(values[i]) : ''), '');
-
 const CSS = `
 :root{--bg:#f4f5f9;--card:#fff;--ink:#15171c;--muted:#5b6170;--line:#e3e5ec;--brand:#3b5bdb;--brand-ink:#fff;--danger:#c92a2a;--ok:#2b8a3e;--focus:#91a7ff}
 *{box-sizing:border-box}
@@ -75,24 +69,24 @@ footer{color:var(--muted);font-size:13px;padding:0 16px 28px;text-align:center}
 
 export interface LayoutOptions {
   title: string;
-  body: string;
+  body: SafeHtml;
   /** Signed-in header: email and the sign-out form. */
   user?: { email: string; csrf: string };
   wide?: boolean;
 }
 
-export function layout(o: LayoutOptions): string {
-  const who = o.user
-    ? html`<div class="who"><span>${esc(o.user.email)}</span><a class="btn link" href="/connections">Connections</a><form method="post" action="/logout"><input type="hidden" name="csrf" value="${esc(o.user.csrf)}"><button class="btn link" type="submit">Sign out</button></form></div>`
-    : '';
+export function layout(o: LayoutOptions): SafeHtml {
+  const who =
+    o.user &&
+    html`<div class="who"><span>${o.user.email}</span><a class="btn link" href="/connections">Connections</a><form method="post" action="/logout"><input type="hidden" name="csrf" value="${o.user.csrf}"><button class="btn link" type="submit">Sign out</button></form></div>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${esc(o.title)} · svc</title>
-<style>${CSS}</style>
+<title>${o.title} · svc</title>
+<style>${raw(CSS)}</style>
 </head>
 <body>
 <header class="top"><a class="brand" href="/connections"><span class="logo" aria-hidden="true">S</span>svc</a>${who}</header>
@@ -102,6 +96,13 @@ export function layout(o: LayoutOptions): string {
 </html>`;
 }
 
-export function errorPage(title: string, message: string): string {
-  return layout({ title, body: html`<div class="card"><h1>${esc(title)}</h1><p class="sub">${esc(message)}</p><a class="btn secondary" href="/connections">Go to your connections</a></div>` });
+export function errorPage(title: string, message: string): SafeHtml {
+  return layout({ title, body: html`<div class="card"><h1>${title}</h1><p class="sub">${message}</p><a class="btn secondary" href="/connections">Go to your connections</a></div>` });
+}
+
+/** Answer with a page (the only way pages reach ctx.body, so a SafeHtml is never sent as JSON). */
+export function sendPage(ctx: Context, page: SafeHtml, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.value;
 }

@@ -3,11 +3,12 @@ import type { Context } from 'koa';
 import type { App } from '../../app.js';
 import { SESSION_COOKIE, endSession, signIn } from '../../auth/sessions.js';
 import { isAppError } from '../../errors.js';
-import { esc, html, layout } from './layout.js';
-import { clearSessionCookie, csrfOk, ensureSession, pageState, safeNext, setSessionCookie } from './session.js';
+import { type SafeHtml, html } from './html.js';
+import { layout, sendPage } from './layout.js';
+import { clearLoginCsrf, clearSessionCookie, csrfOk, loginCsrfOk, loginCsrfToken, pageState, safeNext, setSessionCookie } from './session.js';
 
-function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): string {
-  const error = o.error ? html`<div class="alert error" role="alert">${esc(o.error)}</div>` : '';
+function loginPage(o: { csrf: string; next: string; email?: string; error?: string }): SafeHtml {
+  const error = o.error && html`<div class="alert error" role="alert">${o.error}</div>`;
   return layout({
     title: 'Sign in',
     body: html`<div class="card">
@@ -15,10 +16,10 @@ function loginPage(o: { csrf: string; next: string; email?: string; error?: stri
 <p class="sub">Use your svc account to connect an AI assistant or manage your connections.</p>
 ${error}
 <form method="post" action="/login" novalidate>
-<input type="hidden" name="csrf" value="${esc(o.csrf)}">
-<input type="hidden" name="next" value="${esc(o.next)}">
+<input type="hidden" name="csrf" value="${o.csrf}">
+<input type="hidden" name="next" value="${o.next}">
 <label class="field" for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}" ${o.email ? '' : 'autofocus'}>
+<input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}" ${o.email ? '' : 'autofocus'}>
 <label class="field" for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required ${o.email ? 'autofocus' : ''}>
 <button class="btn primary block" type="submit">Sign in</button>
@@ -32,16 +33,14 @@ export function loginRoutes(app: App, router: Router): void {
   router.get('/login', async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (pageState(ctx).user) return ctx.redirect(next);
-    const session = await ensureSession(app, ctx);
-    ctx.type = 'html';
-    ctx.body = loginPage({ csrf: session.csrfToken, next });
+    sendPage(ctx, loginPage({ csrf: loginCsrfToken(ctx), next }));
   });
 
   router.post('/login', async (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const email = typeof body.email === 'string' ? body.email : '';
-    if (!csrfOk(ctx)) return retry(ctx, app, next, email, 403, 'This sign-in form expired. Please try again.');
+    if (!loginCsrfOk(ctx)) return retry(ctx, next, email, 403, 'This sign-in form expired. Please try again.');
     try {
       const { token } = await signIn(app, {
         email,
@@ -50,12 +49,13 @@ export function loginRoutes(app: App, router: Router): void {
         previousToken: ctx.cookies.get(SESSION_COOKIE),
       });
       setSessionCookie(app, ctx, token);
+      clearLoginCsrf(ctx);
       ctx.status = 303;
       ctx.redirect(next);
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
       if (err.status === 429) ctx.set('Retry-After', String(err.details?.retryAfterSeconds ?? 60));
-      return retry(ctx, app, next, email, err.status, err.message);
+      return retry(ctx, next, email, err.status, err.message);
     }
   });
 
@@ -70,9 +70,6 @@ export function loginRoutes(app: App, router: Router): void {
   router.get('/logout', (ctx) => ctx.redirect('/connections'));
 }
 
-async function retry(ctx: Context, app: App, next: string, email: string, status: number, error: string): Promise<void> {
-  const session = await ensureSession(app, ctx);
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = loginPage({ csrf: session.csrfToken, next, email, error });
+function retry(ctx: Context, next: string, email: string, status: number, error: string): void {
+  sendPage(ctx, loginPage({ csrf: loginCsrfToken(ctx), next, email, error }), status);
 }

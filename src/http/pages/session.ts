@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { App } from '../../app.js';
-import { SESSION_COOKIE, type Session, createSession, csrfMatches, findSession } from '../../auth/sessions.js';
+import { SESSION_COOKIE, type Session, csrfMatches, findSession } from '../../auth/sessions.js';
+import { randomBase62, safeEqual } from '../../lib/crypto.js';
 import { getUserById } from '../../workspaces/users.js';
 import type { User } from '../../workspaces/types.js';
 
@@ -37,14 +38,29 @@ export function clearSessionCookie(ctx: Context): void {
   ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 0, overwrite: true });
 }
 
-/** The current session, creating an anonymous one (for the login form's CSRF token) if none. */
-export async function ensureSession(app: App, ctx: Context): Promise<Session> {
-  const state = pageState(ctx);
-  if (state.session) return state.session;
-  const { token, session } = await createSession(app, null);
-  setSessionCookie(app, ctx, token);
-  state.session = session;
-  return session;
+// The sign-in form's CSRF token lives in a cookie scoped to /login and comes back in the form
+// (double submit): showing the form writes nothing to the database (issue 11: a session row per
+// GET /login); the session is created when the form is posted with the right password.
+const LOGIN_CSRF_COOKIE = '__login_csrf';
+const LOGIN_CSRF_SHAPE = /^[A-Za-z0-9]{32}$/;
+
+/** The sign-in form's CSRF token: the browser's, or a new one set as a cookie. */
+export function loginCsrfToken(ctx: Context): string {
+  const current = ctx.cookies.get(LOGIN_CSRF_COOKIE);
+  if (current && LOGIN_CSRF_SHAPE.test(current)) return current;
+  const token = randomBase62(32);
+  ctx.cookies.set(LOGIN_CSRF_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/login', overwrite: true });
+  return token;
+}
+
+export const loginCsrfOk = (ctx: Context): boolean => {
+  const cookie = ctx.cookies.get(LOGIN_CSRF_COOKIE);
+  const submitted = ((ctx.request.body ?? {}) as Record<string, unknown>).csrf;
+  return Boolean(cookie && LOGIN_CSRF_SHAPE.test(cookie)) && typeof submitted === 'string' && safeEqual(cookie!, submitted);
+};
+
+export function clearLoginCsrf(ctx: Context): void {
+  ctx.cookies.set(LOGIN_CSRF_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/login', maxAge: 0, overwrite: true });
 }
 
 export const csrfOk = (ctx: Context): boolean => {

@@ -54,7 +54,7 @@ export function dataForSeoClient(settings: DataForSeoSettings, log: Logger) {
       } catch (err) {
         if ((err as Error).name === 'TimeoutError') break;
         last = { lead: `${NAME} could not be reached (${causeOf(err)})`, details: { path } };
-        log.warn({ provider: 'dataforseo', path, attempt, error: causeOf(err) }, 'keyword provider unreachable');
+        log.info({ provider: 'dataforseo', path, attempt, error: causeOf(err) }, 'keyword provider unreachable');
         continue;
       }
       const body = await res.text().catch(() => '');

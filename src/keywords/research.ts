@@ -111,7 +111,7 @@ async function fetchAndStore(
   } catch (err) {
     await failLookup(ctx, ws.id, reservation, (err as Error).message);
     if (isAppError(err) && err.status === 424) {
-      ctx.log.warn({ workspace: ws.id, code: err.code, provider: provider.id }, err.message);
+      ctx.log.info({ workspace: ws.id, code: err.code, provider: provider.id }, err.message);
       throw new AppError(err.code, err.status, `${err.message} No keyword lookup credit was spent.`, { details: err.details });
     }
     throw err;

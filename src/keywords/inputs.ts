@@ -54,7 +54,7 @@ export const keywordListFields = {
     .optional()
     .describe(
       'targeted: an article targets it; gaps: stored keywords no article targets yet; conflicts: two or more articles have it as focus keyword; ' +
-        'untracked: keywords articles target that are not stored yet (research them); all (default): every stored keyword.',
+        'untracked: keywords articles target that are not stored yet (research them); all (default): every keyword, stored or untracked.',
     ),
   query: z.string().trim().max(MAX_KEYWORD_CHARS).optional().describe('Only keywords containing this text (case-insensitive).'),
   intent: z.enum(SEARCH_INTENTS).optional().describe('Only keywords with this search intent.'),

@@ -66,7 +66,7 @@ export function dataForSeoClient(settings: DataForSeoSettings, log: Logger) {
         continue;
       }
       const byHttp = HTTP_REASONS[res.status];
-      if (byHttp) throw failure(byHttp, code ?? res.status, envelope?.status_message, { path, httpStatus: res.status });
+      if (byHttp) throw failure(byHttp, code, envelope?.status_message ?? `HTTP ${res.status}`, { path, httpStatus: res.status });
       if (!res.ok || !envelope) throw fail('bad_answer', `${NAME} answered HTTP ${res.status} with ${envelope ? 'an unexpected body' : 'a body that is not JSON'} at ${path}`, { path, httpStatus: res.status });
       if (code !== 20000) throw failure(reasonOf(code), code, envelope.status_message, { path });
       const taskResult = envelope.tasks?.[0];

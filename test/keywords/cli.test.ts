@@ -115,6 +115,9 @@ describe('svc keywords lookup, list and remove', () => {
     const show = await b.cli(['workspaces', 'show']);
     expect(show.stdout).toContain('    Keyword lookups: 3/3\n');
     expect(show.stdout).toContain('  Keywords:      location 2826, language en\n');
+    await b.json(['workspaces', 'set', '--keyword-location', '']);
+    expect((await b.cli(['workspaces', 'show'])).stdout).toContain('  Keywords:      location 2840, language en (unset ones are the fallback)\n');
+    expectCleanError(await b.cli(['workspaces', 'set', '--keyword-language', 'x'.repeat(51)]), 1, 'language is at most 50 characters');
   });
 
   it('lists keywords as a table and removes them (with --yes in scripts)', async () => {

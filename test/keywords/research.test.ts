@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setMemberRole } from '../../src/workspaces/members.js';
 import { seedUser } from '../helpers/seed.js';
-import { ERRORS, metricsOf } from './fake-dataforseo.js';
+import { type Answer, ERRORS, envelope, metricsOf } from './fake-dataforseo.js';
 import { keywordWorkspace, lookupsLine } from './setup.js';
 
 const DAY = 86_400_000;
@@ -105,6 +105,20 @@ describe('research_keywords (MCP) against DataForSEO', () => {
       expect(res.text, error).toMatch(message);
       expect(await lookupsLine(a), error).toBe('Keyword lookups: 0/10');
     }
+    // The same codes inside an HTTP 200 envelope, at the top or in the task; and answers that are not DataForSEO's.
+    const more: Array<[Answer, RegExp]> = [
+      [{ body: { ...ERRORS.auth.body } }, /^DataForSEO refused the API login \(40100 /],
+      [{ body: envelope(null, {}, 40210, 'You don’t have enough funds.') }, /^DataForSEO refused the request for billing reasons \(40210 You don’t have enough funds\)/],
+      [{ http: 404, body: '<html>Not Found</html>' }, /^DataForSEO answered with an error \(HTTP 404\)\. Check keywords\.dataforseo\.baseUrl/],
+      [{ http: 200, body: 'not json' }, /^DataForSEO answered HTTP 200 with a body that is not JSON at \/v3\/.*\. Check keywords\.dataforseo\.baseUrl/],
+    ];
+    for (const [answer, message] of more) {
+      fake.queue(answer);
+      const res = await a.call('research_keywords', { keywords: ['pour over'] });
+      expect(res.text).toMatch(message);
+      expect(res.text).toMatch(/No keyword lookup credit was spent\.$/);
+    }
+    expect(await lookupsLine(a)).toBe('Keyword lookups: 0/10');
     // Nothing was stored either.
     expect((await a.call('list_keywords')).structuredContent).toMatchObject({ total: 0 });
   });

@@ -99,10 +99,10 @@ async function fetchAndStore(
       .filter((u) => !sent.has(u.normalized))
       .map((u) => row(result.ideas.find((i) => normalizeKeyword(i.keyword) === u.normalized)!));
     await withTransaction(ctx.db, async (trx) => {
-      const ids = await store.upsertKeywordRows(trx, result.metrics.map(row), { merge });
+      const ids = await store.upsertKeywordRows(trx, result.metrics.map(row), { merge, ids: true });
       if (req.ideasFor.length > 0) {
         const seedIds = req.ideasFor.map((k) => ids.get(normalizeKeyword(k))!).filter(Boolean);
-        const ideaIds = await store.upsertKeywordRows(trx, ideaRows, { merge });
+        const ideaIds = await store.upsertKeywordRows(trx, ideaRows, { merge, ids: true });
         await store.linkIdeas(trx, seedIds, [...ideaIds.values()]);
         await store.markIdeasFetched(trx, seedIds, now);
       }

@@ -49,10 +49,32 @@ export function metricColumns(m: Partial<KeywordMetrics> & { clicks?: number | n
 }
 
 const KEY = ['workspace_id', 'normalized', 'location', 'language'];
-const CHUNK = 100; // rows per INSERT: well below SQLite's bound-variable limit
+// Rows per INSERT (about 20 columns each) and values per IN list: well below SQLite's 32,766 and
+// PostgreSQL's 65,535 bound parameters.
+const CHUNK = 500;
 
-export async function listKeywordRows(db: Queryable, workspaceId: string): Promise<StoredKeyword[]> {
-  return (await db('keywords').where({ workspace_id: workspaceId }).orderBy('normalized').orderBy('location').orderBy('language')).map(toStoredKeyword);
+/** What lists filter and sort on, for every keyword of the workspace (the rest is read for one page only). */
+export type KeywordIndexEntry = Pick<StoredKeyword, 'id' | 'normalized' | 'location' | 'language' | 'searchVolume' | 'cpc' | 'difficulty' | 'intent' | 'fetchedAt'>;
+
+export async function listKeywordIndex(db: Queryable, workspaceId: string): Promise<KeywordIndexEntry[]> {
+  const rows = await db('keywords').where({ workspace_id: workspaceId }).select('id', 'normalized', 'location', 'language', 'search_volume', 'cpc', 'difficulty', 'intent', 'fetched_at');
+  return rows.map((r: Row) => ({
+    id: r.id,
+    normalized: r.normalized,
+    location: r.location,
+    language: r.language,
+    searchVolume: numOrNull(r.search_volume),
+    cpc: numOrNull(r.cpc),
+    difficulty: numOrNull(r.difficulty),
+    intent: r.intent ?? null,
+    fetchedAt: r.fetched_at,
+  }));
+}
+
+export async function findKeywordRowsById(db: Queryable, ids: string[]): Promise<StoredKeyword[]> {
+  const out: StoredKeyword[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await db('keywords').whereIn('id', ids.slice(i, i + CHUNK))).map(toStoredKeyword));
+  return out;
 }
 
 export async function findKeywordRows(db: Queryable, workspaceId: string, normalized: string[], where?: { location?: string; language?: string }): Promise<StoredKeyword[]> {
@@ -70,12 +92,12 @@ export async function findKeywordRows(db: Queryable, workspaceId: string, normal
  * Insert keywords or update the stored ones (same normalised form, location, language).
  * `merge` names the columns an existing row takes from the new one; `keep` the metric columns it
  * takes only where the new value is not null (an import's empty cell never erases data).
- * Returns the ids by normalised form.
+ * With `ids`, returns the ids by normalised form (rows of one location and language).
  */
 export async function upsertKeywordRows(
   db: Queryable,
   rows: Row[],
-  options: { merge: string[]; keep?: string[] },
+  options: { merge: string[]; keep?: string[]; ids?: boolean },
 ): Promise<Map<string, string>> {
   const ids = new Map<string, string>();
   if (rows.length === 0) return ids;
@@ -88,13 +110,9 @@ export async function upsertKeywordRows(
     const chunk = rows.slice(i, i + CHUNK).map((r) => ({ id: newId('kw'), ...r }));
     await db('keywords').insert(chunk).onConflict(KEY).merge(merge);
   }
-  const { workspace_id: workspaceId } = rows[0];
-  const byPlace = new Map<string, Row[]>();
-  for (const r of rows) byPlace.set(`${r.location}\u0000${r.language}`, [...(byPlace.get(`${r.location}\u0000${r.language}`) ?? []), r]);
-  for (const group of byPlace.values()) {
-    const found = await findKeywordRows(db, workspaceId, group.map((r) => r.normalized), { location: group[0].location, language: group[0].language });
-    for (const k of found) ids.set(k.normalized, k.id);
-  }
+  if (!options.ids) return ids;
+  const { workspace_id: workspaceId, location, language } = rows[0];
+  for (const k of await findKeywordRows(db, workspaceId, rows.map((r) => r.normalized), { location, language })) ids.set(k.normalized, k.id);
   return ids;
 }
 

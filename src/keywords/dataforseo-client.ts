@@ -35,7 +35,7 @@ export function dataForSeoClient(settings: DataForSeoSettings, log: Logger) {
   return async function post(path: string, task: Record<string, unknown>): Promise<unknown[]> {
     const url = settings.baseUrl.replace(/\/+$/, '') + path;
     // The last retryable failure: reported once the attempts or the time are used up.
-    let last: { lead: string; details: Record<string, unknown> } | undefined;
+    let last: Retry | undefined;
     let attempts = 0;
     for (let attempt = 0; attempt <= settings.retries; attempt++) {
       if (attempt > 0) await pause(Math.min(BACKOFF_MS * 2 ** (attempt - 1), deadline - Date.now()));
@@ -53,37 +53,42 @@ export function dataForSeoClient(settings: DataForSeoSettings, log: Logger) {
         });
       } catch (err) {
         if ((err as Error).name === 'TimeoutError') break;
-        last = { lead: `${NAME} could not be reached (${causeOf(err)})`, details: { path } };
+        last = { retry: `${NAME} could not be reached (${causeOf(err)})`, details: { path } };
         log.info({ provider: 'dataforseo', path, attempt, error: causeOf(err) }, 'keyword provider unreachable');
         continue;
       }
-      const body = await res.text().catch(() => '');
-      const envelope = parse(body);
-      const code = envelope?.status_code;
-      log.debug({ provider: 'dataforseo', path, attempt, status: res.status, statusCode: code, ms: Date.now() - started }, 'keyword provider call');
-      if (res.status >= 500 || (code !== undefined && code >= 50000)) {
-        last = { lead: `${NAME} answered with an error (HTTP ${res.status}${code ? `, ${code} ${envelope?.status_message ?? ''}`.trimEnd() : ''})`, details: { path, httpStatus: res.status, statusCode: code } };
-        continue;
-      }
-      const byHttp = HTTP_REASONS[res.status];
-      if (byHttp) throw failure(byHttp, code, envelope?.status_message ?? `HTTP ${res.status}`, { path, httpStatus: res.status });
-      if (!res.ok || !envelope) throw fail('bad_answer', `${NAME} answered HTTP ${res.status} with ${envelope ? 'an unexpected body' : 'a body that is not JSON'} at ${path}`, { path, httpStatus: res.status });
-      if (code !== 20000) throw failure(reasonOf(code), code, envelope.status_message, { path });
-      const taskResult = envelope.tasks?.[0];
-      if (!taskResult) throw fail('bad_answer', `${NAME} answered without a task at ${path}`, { path });
-      if (taskResult.status_code !== 20000) {
-        const tc = taskResult.status_code;
-        if (tc !== undefined && tc >= 50000) {
-          last = { lead: `${NAME} could not run the task (${`${tc} ${taskResult.status_message ?? ''}`.trim()})`, details: { path, statusCode: tc } };
-          continue;
-        }
-        throw failure(reasonOf(tc), tc, taskResult.status_message, { path });
-      }
-      return taskResult.result ?? [];
+      const envelope = parse(await res.text().catch(() => ''));
+      log.debug({ provider: 'dataforseo', path, attempt, status: res.status, statusCode: envelope?.status_code, ms: Date.now() - started }, 'keyword provider call');
+      const outcome = interpret(res.status, envelope, path);
+      if (!('retry' in outcome)) return outcome.result;
+      last = outcome;
     }
-    if (last) throw fail('unavailable', `${last.lead}; tried ${attempts} time${attempts === 1 ? '' : 's'}`, last.details);
+    if (last) throw fail('unavailable', `${last.retry}; tried ${attempts} time${attempts === 1 ? '' : 's'}`, last.details);
     throw fail('timeout', `${NAME} did not answer within ${seconds(settings.timeout)} (keywords.dataforseo.timeout)`, { path });
   };
+}
+
+interface Retry {
+  retry: string;
+  details: Record<string, unknown>;
+}
+
+/** One answer: the task's result, a failure worth another attempt (5xx), or a thrown refusal. */
+function interpret(status: number, envelope: Envelope | undefined, path: string): { result: unknown[] } | Retry {
+  const code = envelope?.status_code;
+  if (status >= 500 || (code !== undefined && code >= 50000)) {
+    return { retry: `${NAME} answered with an error (HTTP ${status}${code ? `, ${code} ${envelope?.status_message ?? ''}`.trimEnd() : ''})`, details: { path, httpStatus: status, statusCode: code } };
+  }
+  const byHttp = HTTP_REASONS[status];
+  if (byHttp) throw failure(byHttp, code, envelope?.status_message ?? `HTTP ${status}`, { path, httpStatus: status });
+  if (status >= 300 || !envelope) throw fail('bad_answer', `${NAME} answered HTTP ${status} with ${envelope ? 'an unexpected body' : 'a body that is not JSON'} at ${path}`, { path, httpStatus: status });
+  if (code !== 20000) throw failure(reasonOf(code), code, envelope.status_message, { path });
+  const task = envelope.tasks?.[0];
+  if (!task) throw fail('bad_answer', `${NAME} answered without a task at ${path}`, { path });
+  const tc = task.status_code;
+  if (tc === 20000) return { result: task.result ?? [] };
+  if (tc !== undefined && tc >= 50000) return { retry: `${NAME} could not run the task (${`${tc} ${task.status_message ?? ''}`.trim()})`, details: { path, statusCode: tc } };
+  throw failure(reasonOf(tc), tc, task.status_message, { path });
 }
 
 const HTTP_REASONS: Record<number, ProviderFailureReason> = { 401: 'auth', 402: 'payment', 404: 'bad_answer', 429: 'rate_limited' };

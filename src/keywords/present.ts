@@ -24,18 +24,11 @@ export function metricsText(k: KeywordMetrics & Partial<Pick<StoredKeyword, 'cli
 export const trendText = (months: MonthlySearches[]): string => months.map((m) => `${m.month} ${m.searchVolume === null ? '-' : count(m.searchVolume)}`).join(' · ');
 
 /** Who targets the keyword, or why it matters that nobody does. */
-export function targetsText(k: Pick<KeywordView, 'status' | 'targets'>): string {
-  const names = (role?: string) => k.targets.filter((t) => !role || t.role === role).map((t) => t.slug).join(', ');
-  switch (k.status) {
-    case 'conflict':
-      return `CONFLICT: focus keyword of ${names('focus')}`;
-    case 'gap':
-      return 'gap: no article targets it';
-    case 'untracked':
-      return `not researched; targeted by ${k.targets.map((t) => `${t.slug} (${t.role})`).join(', ')}`;
-    default:
-      return `targeted by ${k.targets.map((t) => `${t.slug} (${t.role})`).join(', ')}`;
-  }
+export function targetsText(k: Pick<KeywordView, 'status' | 'conflict' | 'targets'>): string {
+  const all = k.targets.map((t) => `${t.slug} (${t.role})`).join(', ');
+  if (k.conflict) return `CONFLICT: focus keyword of ${k.targets.filter((t) => t.role === 'focus').map((t) => t.slug).join(', ')}${k.status === 'untracked' ? '; not researched' : ''}`;
+  if (k.status === 'gap') return 'gap: no article targets it';
+  return `${k.status === 'untracked' ? 'not researched; ' : ''}targeted by ${all}`;
 }
 
 /** One line of a keyword list. */

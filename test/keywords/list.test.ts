@@ -13,14 +13,18 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     const latte = await seedArticle(d.app, ws, { title: 'The iced latte', slug: 'iced-latte', focusKeyword: 'ICED LATTE' });
     const latte2 = await seedArticle(d.app, ws, { title: 'Iced latte, again', slug: 'iced-latte-again', focusKeyword: 'iced latte' });
     await seedArticle(d.app, ws, { title: 'Café culture', slug: 'cafe-culture', focusKeyword: 'cafe\u0301 culture' }); // decomposed é, not researched
+    // Two focus articles on a keyword nobody researched: a conflict all the same.
+    await seedArticle(d.app, ws, { title: 'Tea one', slug: 'tea-one', focusKeyword: 'matcha latte' });
+    await seedArticle(d.app, ws, { title: 'Tea two', slug: 'tea-two', focusKeyword: 'Matcha Latte' });
 
     const reader = await agent(['read']);
     const res = await reader.call('list_keywords', { sort: 'keyword' });
     expect(res.isError).toBeFalsy();
     const page = res.structuredContent as any;
-    expect(page.counts).toEqual({ stored: 4, targeted: 2, gaps: 2, conflicts: 1, untracked: 1 });
+    expect(page.counts).toEqual({ stored: 4, targeted: 2, gaps: 2, conflicts: 2, untracked: 2 });
     const byKeyword = Object.fromEntries(page.keywords.map((k: any) => [k.normalized, k]));
-    expect(Object.keys(byKeyword)).toEqual(['café culture', 'cold brew coffee', 'french press', 'iced latte', 'pour over coffee']);
+    expect(Object.keys(byKeyword)).toEqual(['café culture', 'cold brew coffee', 'french press', 'iced latte', 'matcha latte', 'pour over coffee']);
+    expect(byKeyword['matcha latte']).toMatchObject({ status: 'untracked', conflict: true });
     expect(byKeyword['cold brew coffee']).toMatchObject({ status: 'targeted', conflict: false, targets: [{ articleId: brew.id, slug: 'cold-brew-at-home', title: 'Cold brew at home', status: 'draft', role: 'focus' }] });
     expect(byKeyword['cold brew coffee'].searchVolume).toBeGreaterThan(0);
     expect(byKeyword['iced latte']).toMatchObject({ status: 'conflict', conflict: true });
@@ -31,7 +35,8 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     ]);
     expect(byKeyword['french press']).toMatchObject({ status: 'gap', targets: [] });
     expect(byKeyword['café culture']).toMatchObject({ status: 'untracked', id: null, searchVolume: null, targets: [{ slug: 'cafe-culture', role: 'focus' }] });
-    expect(res.text).toContain('4 stored keywords: 2 targeted by articles, 2 gaps, 1 conflict; 1 untracked (targeted, not researched).');
+    expect(res.text).toContain('4 stored keywords: 2 targeted by articles, 2 gaps, 2 conflicts; 2 untracked (targeted, not researched).');
+    expect(res.text).toContain('- matcha latte: CONFLICT: focus keyword of tea-one, tea-two; not researched');
     expect(res.text).toContain('- cold brew coffee [2840/en]: volume ');
     expect(res.text).toContain('; targeted by cold-brew-at-home (focus)');
     expect(res.text).toContain('- iced latte [2840/en]: ');
@@ -40,13 +45,14 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     expect(res.text).toContain('- cafe\u0301 culture: not researched; targeted by cafe-culture (focus)');
 
     // Filters: the conflicts, the gaps; resolving the conflict moves it.
-    expect((await reader.call('list_keywords', { status: 'conflicts' })).structuredContent).toMatchObject({ total: 1, keywords: [{ normalized: 'iced latte' }] });
+    const conflicts = (await reader.call('list_keywords', { status: 'conflicts', sort: 'keyword' })).structuredContent as any;
+    expect(conflicts.keywords.map((k: any) => k.normalized)).toEqual(['iced latte', 'matcha latte']);
     const gaps = (await reader.call('list_keywords', { status: 'gaps' })).structuredContent as any;
     expect(gaps.keywords.map((k: any) => k.normalized).sort()).toEqual(['french press', 'pour over coffee']);
     await updateArticle(d.app, ws, latte2.id, { focusKeyword: 'french press' });
     const after = (await reader.call('list_keywords', { status: 'gaps' })).structuredContent as any;
     expect(after.keywords.map((k: any) => k.normalized)).toEqual(['pour over coffee']);
-    expect((await reader.call('list_keywords', { status: 'conflicts' })).structuredContent).toMatchObject({ total: 0 });
+    expect((await reader.call('list_keywords', { status: 'conflicts' })).structuredContent).toMatchObject({ total: 1, keywords: [{ normalized: 'matcha latte' }] });
     expect(latte.id).toBeTruthy();
   });
 

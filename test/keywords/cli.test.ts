@@ -125,6 +125,7 @@ describe('svc keywords lookup, list and remove', () => {
     await b.json(['keywords', 'import', 'semrush-keyword-magic.csv']);
     await b.json(['articles', 'add', '--title', 'Cold brew', '--focus-keyword', 'Cold Brew Coffee']);
     const list = await b.cli(['keywords', 'list', '--sort', 'keyword']);
+    expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^KEYWORD +WHERE +VOLUME +KD +CPC +INTENT +STATUS +ARTICLES\n/);
     expect(list.stdout).toMatch(/\ncold brew coffee +2840\/en +12100 +64 +1\.23 +informational +targeted +cold-brew \(focus\)\n/);
     expect(list.stdout).toMatch(/\ncold brew ratio +2840\/en +880 +21 +0\.00 +informational +gap +-\n/);

@@ -1,3 +1,4 @@
+import { onTestFinished } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
@@ -15,6 +16,9 @@ export async function keywordWorkspace(options: { allowance?: number; provider?:
   const fake = await startFakeDataForSeo();
   const clock = new TestClock();
   const d = await startDaemon({ jobs: false, clock, env: options.provider === 'none' ? {} : fake.env, overrides: options.overrides });
+  // Each test has its own daemon: stop it with the test, so the database connections of a whole
+  // file (pools of up to 4 on PostgreSQL) are not held until the file ends.
+  onTestFinished(() => d.stop());
   const ws = await seedWorkspace(d.app);
   if (options.allowance !== undefined) await updateWorkspace(d.app, ws.id, { allowanceKeywords: options.allowance });
   const admin = await seedUser(d.app, ws, 'admin');

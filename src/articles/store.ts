@@ -108,3 +108,9 @@ export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit
   const rows = await db('articles').where({ status: 'scheduled' }).andWhere('scheduled_at', '<=', nowIsoValue).orderBy('scheduled_at').limit(limit);
   return rows.map(toArticle);
 }
+
+/** The keywords every article of the workspace targets (keyword research matches them), without bodies. */
+export async function listArticleKeywordRows(db: Queryable, workspaceId: string): Promise<Array<Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'focusKeyword' | 'secondaryKeywords'>>> {
+  const rows = await db('articles').where({ workspace_id: workspaceId }).select('id', 'slug', 'title', 'status', 'focus_keyword', 'secondary_keywords');
+  return rows.map((r: Row) => ({ id: r.id, slug: r.slug, title: r.title, status: r.status as ArticleStatus, focusKeyword: r.focus_keyword ?? null, secondaryKeywords: JSON.parse(r.secondary_keywords ?? '[]') }));
+}

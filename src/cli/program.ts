@@ -7,6 +7,7 @@ import { registerBlogKeys } from './blog-keys.js';
 import { registerConnections } from './connections.js';
 import { registerDoctor } from './doctor.js';
 import { registerInit } from './init.js';
+import { registerKeywords } from './keywords.js';
 import { registerMembers } from './members.js';
 import { registerMigrate } from './migrate.js';
 import { registerServe } from './serve.js';
@@ -37,6 +38,7 @@ export function buildProgram(io: Io): Command {
     registerWorkspaces,
     registerMembers,
     registerArticles,
+    registerKeywords,
     registerBlogKeys,
     registerWebhooks,
     registerApiKeys,

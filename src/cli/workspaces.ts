@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { usageError } from '../errors.js';
+import { keywordWhere } from '../keywords/inputs.js';
 import { listConnectorsFor } from '../connectors/service.js';
 import { getUsage } from '../workspaces/usage.js';
 import { listMembers } from '../workspaces/members.js';
@@ -20,6 +21,8 @@ interface SetOptions {
   graceUntil?: string;
   autoPublish?: string;
   allowance?: string;
+  keywordLocation?: string;
+  keywordLanguage?: string;
 }
 
 export function registerWorkspaces(program: Command, io: Io): void {
@@ -66,6 +69,7 @@ export function registerWorkspaces(program: Command, io: Io): void {
             `  Site URL:      ${w.siteUrl ?? '(website)'}`,
             `  Content path:  ${w.contentPath || '/'}`,
             `  Auto-publish:  ${w.autoPublish ? 'on' : 'off'}`,
+            `  Keywords:      location ${keywordWhere(w, {}).location}, language ${keywordWhere(w, {}).language}${w.keywordLocation && w.keywordLanguage ? '' : ' (unset ones are the fallback)'}`,
             `  Plan:          ${w.plan} (${w.billingStatus}${w.graceUntil ? `, grace until ${w.graceUntil}` : ''})${lapsed ? ' - agent access refused until active again' : ''}`,
             `  Usage ${app.clock.now().toISOString().slice(0, 7)}:`,
             ...usage.map((u) => `    ${u.label}: ${u.used}/${u.allowed}`),
@@ -88,6 +92,8 @@ export function registerWorkspaces(program: Command, io: Io): void {
     .option('--grace-until <iso>', 'end of the grace period while past_due ("" to clear)')
     .option('--auto-publish <on|off>', 'publish new articles at once')
     .option('--allowance <list>', 'monthly allowances, e.g. articles=20,audits=100,keywords=500')
+    .option('--keyword-location <code|name>', 'default location of keyword lookups, e.g. 2840 or "United Kingdom" ("" to clear)')
+    .option('--keyword-language <code|name>', 'default language of keyword lookups, e.g. en ("" to clear)')
     .action(
       act<SetOptions>(io, async ({ app, opts, out }) => {
         const w = await resolveWorkspace(app, opts.workspace);
@@ -101,6 +107,8 @@ export function registerWorkspaces(program: Command, io: Io): void {
           graceUntil: opts.graceUntil === '' ? null : opts.graceUntil,
           autoPublish: opts.autoPublish === undefined ? undefined : onOff(opts.autoPublish, '--auto-publish'),
           ...parseAllowances(opts.allowance),
+          keywordLocation: opts.keywordLocation === '' ? null : opts.keywordLocation,
+          keywordLanguage: opts.keywordLanguage === '' ? null : opts.keywordLanguage,
         };
         const updated = await updateWorkspace(app, w.id, input);
         out.result(updated, () => `Updated workspace ${updated.name}`);

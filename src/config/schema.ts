@@ -101,6 +101,40 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Keyword research (docs/keywords.md): the data provider agents and `svc keywords lookup` use. */
+    keywords: z
+      .object({
+        /** `none` (lookups are refused; imported keywords still list) or `dataforseo`. */
+        provider: z.enum(['none', 'dataforseo']).default('none'),
+        dataforseo: z
+          .object({
+            /** API login and API password from https://app.dataforseo.com/api-access (not the account password). */
+            login: z.string().min(1).optional(),
+            password: z.string().min(1).optional(),
+            /** https://sandbox.dataforseo.com answers every endpoint with free dummy data. */
+            baseUrl: z
+              .string()
+              .url()
+              .refine((v) => /^https?:\/\//i.test(v) && !new URL(v).username && !new URL(v).password, 'must be an http(s) URL without credentials in it')
+              .default('https://api.dataforseo.com'),
+            /** Time one lookup may take with its retries (MCP clients give up after 60s). */
+            timeout: duration().default('40s'),
+            /** Extra attempts after a 5xx answer or a dropped connection. */
+            retries: z.coerce.number().int().min(0).max(5).default(2),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .superRefine((k, ctx) => {
+        if (k.provider !== 'dataforseo') return;
+        for (const key of ['login', 'password'] as const) {
+          if (!k.dataforseo[key]) {
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['dataforseo', key], message: `required when keywords.provider is dataforseo (SVC_KEYWORDS_DATAFORSEO_${key.toUpperCase()})` });
+          }
+        }
+      })
+      .default({}),
   })
   .strict();
 

@@ -17,7 +17,12 @@ export type Descriptions<S extends z.ZodRawShape> = { [K in keyof S]-?: string }
  */
 export function toolInput<S extends z.ZodRawShape>(what: string, fields: S, describe: Descriptions<S>) {
   const described = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.describe(describe[name])])) as S;
-  const schema = z.object(described).strict();
+  return describedToolInput(what, described);
+}
+
+/** The same for a domain shape whose fields already carry their descriptions (keywords/inputs.ts). */
+export function describedToolInput<S extends z.ZodRawShape>(what: string, fields: S) {
+  const schema = z.object(fields).strict();
   labels.set(schema, what);
   return schema;
 }

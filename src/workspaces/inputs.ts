@@ -17,6 +17,23 @@ const contentPath = z
 
 const allowance = z.coerce.number().int().min(0, 'allowances are whole numbers >= 0');
 
+/**
+ * Where keyword data is for: a provider location code (2840 = United States) or its full name
+ * ("United States", "London,England,United Kingdom"). Codes are sent as codes, names as names.
+ */
+export const keywordLocation = z
+  .string()
+  .trim()
+  .min(1, 'location is required, e.g. 2840 (United States) or "United Kingdom"')
+  .max(100, 'location is at most 100 characters');
+
+/** The language of keyword data: a code (en, pt, zh-TW) or a name (English). */
+export const keywordLanguage = z
+  .string()
+  .trim()
+  .min(1, 'language is required, e.g. en')
+  .max(50, 'language is at most 50 characters');
+
 export const workspaceCreateInput = z.object({
   name: z.string().trim().min(1, 'name is required').max(200),
   websiteUrl: httpUrl('website'),
@@ -43,5 +60,7 @@ export const workspaceUpdateInput = z.object({
   allowanceArticles: allowance.optional(),
   allowanceAudits: allowance.optional(),
   allowanceKeywords: allowance.optional(),
+  keywordLocation: keywordLocation.nullable().optional(),
+  keywordLanguage: keywordLanguage.nullable().optional(),
 });
 export type WorkspaceUpdateInput = z.input<typeof workspaceUpdateInput>;

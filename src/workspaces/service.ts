@@ -43,6 +43,8 @@ export async function updateWorkspace(ctx: Ctx, id: string, input: WorkspaceUpda
     allowance_articles: data.allowanceArticles,
     allowance_audits: data.allowanceAudits,
     allowance_keywords: data.allowanceKeywords,
+    keyword_location: data.keywordLocation,
+    keyword_language: data.keywordLanguage,
   };
   const patch = Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined));
   if (Object.keys(patch).length === 0) throw usageError('Nothing to change', 'Pass at least one setting, e.g. --site-url https://blog.example.com');

@@ -16,6 +16,8 @@ export const toWorkspace = (r: Row): Workspace => ({
   graceUntil: r.grace_until ?? null,
   autoPublish: Boolean(r.auto_publish),
   allowances: { articles: Number(r.allowance_articles), audits: Number(r.allowance_audits), keywords: Number(r.allowance_keywords) },
+  keywordLocation: r.keyword_location ?? null,
+  keywordLanguage: r.keyword_language ?? null,
   contentVersion: Number(r.content_version),
   createdAt: r.created_at,
   updatedAt: r.updated_at,

@@ -12,6 +12,9 @@ export interface Workspace {
   graceUntil: string | null;
   autoPublish: boolean;
   allowances: { articles: number; audits: number; keywords: number };
+  /** Default location and language of keyword lookups (null: the fallback of docs/keywords.md). */
+  keywordLocation: string | null;
+  keywordLanguage: string | null;
   contentVersion: number;
   createdAt: string;
   updatedAt: string;

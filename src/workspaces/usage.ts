@@ -31,13 +31,37 @@ export async function getUsage(ctx: Ctx, ws: Workspace): Promise<UsageLine[]> {
  * so a failed operation does not spend.
  */
 export async function spendCredit(db: Queryable, ws: Workspace, kind: CreditKind, now: Date): Promise<void> {
+  await spendCredits(db, ws, kind, 1, now);
+}
+
+/**
+ * Spend n credits at once or none (decisions.md "Keyword lookups": a call that would exceed the
+ * allowance is refused whole): one conditional increment, so concurrent calls cannot overspend.
+ * Returns the month the credits were taken from.
+ */
+export async function spendCredits(db: Queryable, ws: Workspace, kind: CreditKind, n: number, now: Date): Promise<string> {
   const month = monthOf(now);
   const allowed = ws.allowances[kind];
-  await db('usage_counters').insert({ workspace_id: ws.id, month, kind, used: 0 }).onConflict(['workspace_id', 'month', 'kind']).ignore();
-  const changed = await db('usage_counters').where({ workspace_id: ws.id, month, kind }).andWhere('used', '<', allowed).increment('used', 1);
-  if (Number(changed) === 0) {
-    throw new AppError('credits_exhausted', 402, `This workspace has used all ${allowed} ${LABEL[kind].toLowerCase()} credits of its monthly allowance (${month}); the operator can raise it with svc workspaces set --allowance ${kind}=N`, {
-      details: { kind, allowed, month },
-    });
+  const where = { workspace_id: ws.id, month, kind };
+  await db('usage_counters').insert({ ...where, used: 0 }).onConflict(['workspace_id', 'month', 'kind']).ignore();
+  const changed = await db('usage_counters').where(where).andWhere('used', '<=', allowed - n).increment('used', n);
+  if (Number(changed) > 0) return month;
+  const row = await db('usage_counters').where(where).first('used');
+  const used = Number(row?.used ?? 0);
+  const raise = `the operator can raise it with svc workspaces set --allowance ${kind}=N`;
+  const details = { kind, allowed, used, needed: n, month };
+  if (used >= allowed) {
+    throw new AppError('credits_exhausted', 402, `This workspace has used all ${allowed} ${LABEL[kind].toLowerCase()} credits of its monthly allowance (${month}); ${raise}`, { details });
   }
+  throw new AppError(
+    'credits_exhausted',
+    402,
+    `This workspace has ${allowed - used} of its ${allowed} ${LABEL[kind].toLowerCase()} credits left this month (${month}) and this needs ${n}; nothing was spent. Ask for fewer, or ${raise}`,
+    { details },
+  );
+}
+
+/** Give back credits spent earlier in `month` (an operation that reserved them failed). */
+export async function refundCredits(db: Queryable, workspaceId: string, kind: CreditKind, n: number, month: string): Promise<void> {
+  await db('usage_counters').where({ workspace_id: workspaceId, month, kind }).andWhere('used', '>=', n).decrement('used', n);
 }

@@ -16,11 +16,12 @@ describe('config.example.yaml', () => {
     const missing: string[] = [];
     for (const leaf of configLeaves()) {
       const parts = leaf.path.split('.');
-      const section = parts.length > 1 ? parsed[parts[0]] : parsed;
+      // Nested sections too (keywords.dataforseo.login): the parent mapping of the key.
+      const section = parts.slice(0, -1).reduce<Record<string, any> | undefined>((o, p) => o?.[p], parsed);
       const key = parts[parts.length - 1];
       if (section && key in section) continue;
-      // Optional keys without a default appear commented: "  # baseUrl: https://...".
-      const commented = new RegExp(`^${parts.length > 1 ? ' {2}' : ''}# ${key}:`, 'm');
+      // Optional keys without a default appear commented: "  # baseUrl: https://...", indented as the key.
+      const commented = new RegExp(`^ {${2 * (parts.length - 1)}}# ${key}:`, 'm');
       const sectionText = parts.length > 1 ? text.slice(text.search(new RegExp(`^${parts[0]}:`, 'm'))).split(/\n(?=\S)/)[0] : text;
       if (!commented.test(sectionText)) missing.push(leaf.path);
     }

@@ -75,6 +75,15 @@ describe('config: SVC_* overrides', () => {
     'logging.level': ['debug', 'debug'],
     'webhooks.retrySchedule': ['1s,2m', [1000, 120_000]],
     'webhooks.allowedHosts': ['hooks.internal', ['hooks.internal']],
+    'keywords.provider': ['dataforseo', 'dataforseo'],
+    'keywords.dataforseo.login': ['api@example.com', 'api@example.com'],
+    'keywords.dataforseo.password': ['s3cret', 's3cret'],
+    'keywords.dataforseo.baseUrl': ['https://sandbox.dataforseo.com', 'https://sandbox.dataforseo.com'],
+  };
+  // Settings that are only valid together with another one.
+  const COMPANIONS: Record<string, Record<string, string>> = {
+    'database.client': { SVC_DATABASE_URL: 'postgres://x@127.0.0.1/x' },
+    'keywords.provider': { SVC_KEYWORDS_DATAFORSEO_LOGIN: 'l', SVC_KEYWORDS_DATAFORSEO_PASSWORD: 'p' },
   };
 
   it('every key of the schema has a variable named after its path, and it wins over the file', () => {
@@ -92,7 +101,7 @@ describe('config: SVC_* overrides', () => {
       else if (typeof def === 'number') [value, expected] = ['7s', 7000]; // durations
       else throw new Error(`no sample value for ${leaf.path}: add one to SAMPLES`);
       expect(expected, leaf.path).not.toEqual(def);
-      const env = { [leaf.env]: value, ...(leaf.path === 'database.client' ? { SVC_DATABASE_URL: 'postgres://x@127.0.0.1/x' } : {}) };
+      const env = { [leaf.env]: value, ...COMPANIONS[leaf.path] };
       const c = loadConfig({ env, cwd: dir });
       expect(get(c, leaf.path), `${leaf.env} -> ${leaf.path}`).toEqual(expected);
     }

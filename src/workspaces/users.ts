@@ -13,6 +13,7 @@ export const emailInput = z
   .string()
   .trim()
   .toLowerCase()
+  .max(320, 'an email address has at most 320 characters') // the column's size
   .email('not a valid email address');
 
 export const passwordInput = z.string().min(8, 'passwords need at least 8 characters').max(1024);

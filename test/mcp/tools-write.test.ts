@@ -53,7 +53,7 @@ describe('MCP write tools', () => {
     const agent = await connect(d, await key(['read', 'content']));
     const badSlug = await agent.call('create_article', { title: 'X', bodyMarkdown: 'x', slug: 'Not A Slug' });
     expect(badSlug.isError).toBe(true);
-    expect(badSlug.text).toMatch(/slug may hold only lower-case letters/);
+    expect(badSlug.text).toMatch(/slug: must be letters, marks and digits of any script joined by single dashes/);
     const badType = await agent.call('create_article', { title: 'X', bodyMarkdown: 'x', contentType: 'ESSAY' });
     expect(badType.isError).toBe(true);
     expect(badType.text).toMatch(/Input validation error.*contentType/s);

@@ -1,0 +1,130 @@
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+import { publishArticle } from '../../src/publishing/publish.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/env.js';
+import { contentFixture } from './fixture.js';
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/intl');
+const nfd = (s: string) => s.normalize('NFD');
+
+/** Title (NFC) -> the slug it must get: explicit ones from the front matter, the rest derived. */
+const SLUGS: Record<string, string> = {
+  京都の喫茶店めぐり: '京都の喫茶店めぐり',
+  'がっこう ガイド': 'がっこう-ガイド', // explicit
+  '서울 맛집 가이드': '서울-맛집-가이드',
+  '한글 배우기': '한글-배우기', // explicit, imported from a file saved in NFD
+  'Le café crème à Paris': 'le-cafe-creme-a-paris',
+  'La crème brûlée de grand-mère': 'crème-brûlée', // explicit "Crème-Brûlée": lower case, accents kept
+};
+
+/** A url a strict client accepts: absolute, ASCII only, already in the form URL parsing gives. */
+function expectValidUrl(url: string, pathname: string): void {
+  expect(url).toMatch(/^https:\/\/[\x21-\x7e]+$/);
+  const parsed = new URL(url);
+  expect(parsed.href).toBe(url);
+  expect(parsed.hostname).toBe(new URL('https://ブログ.example').hostname); // the host in punycode
+  expect(decodeURIComponent(parsed.pathname)).toBe(pathname);
+}
+
+/** The display column at which each value of a table line starts (values are separated by 2+ spaces). */
+function columnStarts(line: string): number[] {
+  const starts: number[] = [];
+  let from = 0;
+  for (const value of line.trim().split(/ {2,}/)) {
+    const at = line.indexOf(value, from);
+    starts.push(stringWidth(line.slice(0, at)));
+    from = at + value.length;
+  }
+  return starts;
+}
+
+describe('an international corpus (issue 13): Japanese, Korean and French', () => {
+  it('imports with explicit and derived slugs; every article is found by its percent-encoded slug in NFC and NFD; urls and the sitemap are valid absolute URLs', async () => {
+    const f = await contentFixture({ jobs: false, siteUrl: 'https://ブログ.example/記事' });
+    const cli = (args: string[]) => runCli([...args, '--workspace', f.ws.name], { env: f.d.env, cwd: dir });
+    const dir = tempDir();
+    for (const file of readdirSync(FIXTURES)) copyFileSync(path.join(FIXTURES, file), path.join(dir, file));
+    writeFileSync(path.join(dir, 'ko-learn-hangul.md'), nfd(readFileSync(path.join(FIXTURES, 'ko-learn-hangul.md'), 'utf8')));
+
+    const imported = await cli(['articles', 'import', ...readdirSync(dir).sort(), '--json']);
+    expect(imported.stderr).toBe('');
+    const articles = imported.json<Array<{ id: string; title: string; slug: string }>>();
+    expect(Object.fromEntries(articles.map((a) => [a.title.normalize('NFC'), a.slug]))).toEqual(SLUGS);
+    for (const a of articles) expect(a.slug, 'stored in NFC').toBe(a.slug.normalize('NFC'));
+
+    // Named by the NFD spelling of its slug, as a Mac keyboard or a copied link may give it.
+    for (const a of articles) expect((await cli(['articles', 'publish', nfd(a.slug), '--json'])).code).toBe(0);
+
+    for (const a of articles) {
+      for (const spelling of [a.slug, nfd(a.slug), a.slug.toUpperCase()]) {
+        const res = await f.api(`/articles/${encodeURIComponent(spelling)}`);
+        expect(res.status, `${a.slug} as ${JSON.stringify(spelling)}`).toBe(200);
+        const { data } = await res.json();
+        expect(data).toMatchObject({ id: a.id, slug: a.slug });
+        expectValidUrl(data.url, `/記事/blog/${a.slug}`);
+        expect(JSON.parse(data.schemaJsonLd).mainEntityOfPage['@id']).toBe(data.url);
+      }
+    }
+
+    const sitemap = (await f.json('/sitemap')).data;
+    expect(sitemap.articles.map((e: { slug: string }) => e.slug).sort()).toEqual(Object.values(SLUGS).sort());
+    for (const entry of sitemap.articles) expectValidUrl(entry.url, `/記事/blog/${entry.slug}`);
+
+    // Tags are derived like slugs, so the NFD keywords of the Korean file share tags with the NFC ones.
+    const tags = (await f.json('/tags')).data as Array<{ slug: string; count: number }>;
+    expect(tags.find((t) => t.slug === '서울')?.count).toBe(2);
+    expect(tags.find((t) => t.slug === '京都')?.count).toBe(2);
+    expect(tags.find((t) => t.slug === 'paris')?.count).toBe(2);
+    expect(tags.find((t) => t.slug === 'oeuvre-dart')).toBeDefined();
+    for (const t of tags) expect(t.slug).toBe(t.slug.normalize('NFC'));
+    expect((await f.json(`/articles?tag=${encodeURIComponent(nfd('서울'))}`)).data.total).toBe(2);
+    expect((await f.json(`/articles?tag=${encodeURIComponent('京都')}&category=GUIDES`)).data.total).toBe(1);
+
+    // The terminal table lines up by display width: wide CJK, combining accents and ASCII alike.
+    const list = await cli(['articles', 'list']);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trimEnd().split('\n').slice(0, -1); // the last line is the count
+    expect(lines).toHaveLength(articles.length + 1);
+    const header = columnStarts(lines[0]);
+    expect(header).toHaveLength(6);
+    for (const line of lines.slice(1)) expect(columnStarts(line), line).toEqual(header);
+  });
+
+  it('finds a slug stored in NFD by an earlier version in any spelling, and never hands out an equivalent one', async () => {
+    const f = await contentFixture({ jobs: false });
+    const legacy = nfd('한국어-가이드');
+    const a = await f.publish({ title: 'Korean guide' });
+    // What an earlier version stored for a Hangul title: the slug decomposed into jamo.
+    await f.d.app.db('articles').where({ id: a.id }).update({ slug: legacy });
+    await publishArticle(f.d.app, f.ws, a.id);
+    for (const spelling of ['한국어-가이드', legacy]) {
+      const { data } = await f.json(`/articles/${encodeURIComponent(spelling)}`);
+      expect(data.slug, 'served as stored: never renamed').toBe(legacy);
+    }
+    const cli = (args: string[]) => runCli([...args, '--workspace', f.ws.name], { env: f.d.env, cwd: f.d.dir });
+    expect((await cli(['articles', 'show', '한국어-가이드', '--json'])).json().id).toBe(a.id);
+    const taken = await cli(['articles', 'add', '--title', 'Another', '--slug', '한국어-가이드']);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toBe(`error: The slug "한국어-가이드" is already used by another article in workspace ${f.ws.name}\n`);
+    const derived = await cli(['articles', 'add', '--title', '한국어 가이드', '--json']);
+    expect(derived.json().slug).toBe('한국어-가이드-2');
+  });
+
+  it('answers a slug that cannot exist with 404 and a filter that is no slug with an empty page, on every database', async () => {
+    const f = await contentFixture({ jobs: false });
+    await f.publish({ title: 'Hello', focusKeyword: 'hello' });
+    for (const bad of ['a%00b', 'a--b', '%E2%98%95', 'a%20b', '-a']) {
+      const res = await f.api(`/articles/${bad}`);
+      expect(res.status, bad).toBe(404);
+      expect((await res.json()).error.code).toBe('not_found');
+    }
+    for (const query of ['tag=%00', 'category=a%00', 'tag=hello%20world', 'tag=', 'category=guides&tag=%E2%98%95']) {
+      expect((await f.json(`/articles?${query}`)).data, query).toEqual({ articles: [], total: 0, page: 0, limit: 10 });
+    }
+    expect((await f.json('/articles?tag=HELLO')).data.total).toBe(1);
+  });
+});

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
+import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { runCli } from '../helpers/cli.js';
+import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 import { tempDir } from '../helpers/env.js';
 import { contentFixture } from './fixture.js';
 
@@ -126,5 +128,23 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
       expect((await f.json(`/articles?${query}`)).data, query).toEqual({ articles: [], total: 0, page: 0, limit: 10 });
     }
     expect((await f.json('/articles?tag=HELLO')).data.total).toBe(1);
+  });
+
+  it('an agent gives and finds slugs in any normalisation over MCP, and gets resource URIs that are valid URIs', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    await generateBlogKey(d.app, ws);
+    const agent = await connect(d, await key());
+    const created = await agent.call('create_article', { title: '韓国料理', slug: nfd('한국-요리'), bodyMarkdown: '## 김치\n\n맛있어요.' });
+    expect(created.isError).toBeFalsy();
+    expect(created.text).toContain('(slug: 한국-요리, id: ');
+    const found = await agent.call('get_article', { slug: nfd('한국-요리') });
+    expect(found.isError, found.text).toBeFalsy();
+    expect(found.text).toContain('한국-요리');
+    const published = await agent.call('publish_article', { slug: '한국-요리' });
+    expect(published.isError, published.text).toBeFalsy();
+    const { resources } = await agent.listResources();
+    expect(resources.map((r) => r.uri)).toEqual([`article://${encodeURIComponent('한국-요리')}`]);
+    const read = await agent.readResource({ uri: resources[0].uri });
+    expect(read.contents[0].text).toContain('slug: 한국-요리');
   });
 });

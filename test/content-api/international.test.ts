@@ -147,4 +147,21 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
     const read = await agent.readResource({ uri: resources[0].uri });
     expect(read.contents[0].text).toContain('slug: 한국-요리');
   });
+
+  it('changes a slug only when asked, and the live URL only when published again', async () => {
+    const f = await contentFixture({ jobs: false });
+    const cli = (args: string[]) => runCli([...args, '--workspace', f.ws.name], { env: f.d.env, cwd: f.d.dir });
+    await f.publish({ title: 'Kyoto', slug: 'kyoto' });
+    expect((await cli(['articles', 'edit', 'kyoto', '--title', '京都のガイド'])).code).toBe(0);
+    expect((await f.json('/articles/kyoto')).data.slug, 'a new title never renames the slug').toBe('kyoto');
+    const edit = await cli(['articles', 'edit', 'kyoto', '--slug', '京都']);
+    expect(edit.stdout).toBe('Updated 京都 (publish again to update the live copy)\n');
+    expect(edit.stderr).toContain('Note: the slug changes from "kyoto" to "京都" when you publish again.');
+    expect((await f.api('/articles/kyoto')).status, 'the live copy keeps its URL until published').toBe(200);
+    expect((await cli(['articles', 'publish', '京都'])).code).toBe(0);
+    expect((await f.api('/articles/kyoto')).status).toBe(404);
+    const { data } = await f.json(`/articles/${encodeURIComponent('京都')}`);
+    expect(data.url).toBe(`https://example.com/blog/${encodeURIComponent('京都')}`);
+    expect((await f.json('/sitemap')).data.articles.map((e: { slug: string }) => e.slug)).toEqual(['京都']);
+  });
 });

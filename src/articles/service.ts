@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import { translateDbError } from '../db/errors.js';
+import { isUniqueViolation, translateDbError } from '../db/errors.js';
 import { conflict, invalidInput, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -17,13 +17,12 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
   const title = data.title || firstH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
   if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
-  const slug = data.slug ?? (await uniqueSlug(ctx, ws.id, title));
   const now = nowIso(ctx.clock);
   const article: Article = {
     id: newId('art'),
     workspaceId: ws.id,
     title,
-    slug,
+    slug: data.slug ?? '',
     contentType: data.contentType ?? 'BLOG_POST',
     bodyMarkdown: data.bodyMarkdown,
     metaTitle: data.metaTitle ?? null,
@@ -40,12 +39,19 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await store.insertArticle(ctx.db, article);
-  } catch (err) {
-    translateDbError(err, { unique: slugTaken(slug, ws) });
+  // A derived slug another writer took between our check and our insert (two articles with one
+  // title at the same moment) is made again, up to a few times; the savepoint keeps an enclosing
+  // transaction usable on PostgreSQL after the failed insert.
+  for (let attempt = 1; ; attempt++) {
+    if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
+    try {
+      await ctx.db.transaction((savepoint) => store.insertArticle(savepoint, article));
+      return article;
+    } catch (err) {
+      if (data.slug === undefined && isUniqueViolation(err) && attempt < 20) continue;
+      translateDbError(err, { unique: slugTaken(article.slug, ws) });
+    }
   }
-  return article;
 }
 
 /**

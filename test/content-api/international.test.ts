@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
+import { createArticle } from '../../src/publishing/create.js';
 import { publishArticle } from '../../src/publishing/publish.js';
+import { getUsage } from '../../src/workspaces/usage.js';
+import { getWorkspace } from '../../src/workspaces/service.js';
 import { runCli } from '../helpers/cli.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 import { tempDir } from '../helpers/env.js';
@@ -163,5 +166,21 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
     const { data } = await f.json(`/articles/${encodeURIComponent('京都')}`);
     expect(data.url).toBe(`https://example.com/blog/${encodeURIComponent('京都')}`);
     expect((await f.json('/sitemap')).data.articles.map((e: { slug: string }) => e.slug)).toEqual(['京都']);
+  });
+
+  it('articles with one title created at the same moment all get their own slug (agents over MCP and the service the CLI calls)', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const title = '京都 ガイド';
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => agent.call('create_article', { title, bodyMarkdown: 'x' })),
+      ...Array.from({ length: 6 }, () => createArticle(d.app, ws, { title, bodyMarkdown: 'x' }).then((r) => ({ isError: false, text: `(slug: ${r.article.slug},` }))),
+    ]);
+    for (const r of results) expect(r.isError, r.text).toBeFalsy();
+    const slugs = results.map((r) => /\(slug: ([^,]+),/.exec(r.text)?.[1]);
+    expect(new Set(slugs).size).toBe(12);
+    expect(slugs.sort()).toEqual(['京都-ガイド', ...Array.from({ length: 11 }, (_, i) => `京都-ガイド-${i + 2}`)].sort());
+    const usage = await getUsage(d.app, await getWorkspace(d.app, ws.id));
+    expect(usage.find((u) => u.kind === 'articles')?.used, 'one credit per article the agents created').toBe(6);
   });
 });

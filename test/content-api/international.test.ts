@@ -148,7 +148,7 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
     const { resources } = await agent.listResources();
     expect(resources.map((r) => r.uri)).toEqual([`article://${encodeURIComponent('한국-요리')}`]);
     const read = await agent.readResource({ uri: resources[0].uri });
-    expect(read.contents[0].text).toContain('slug: 한국-요리');
+    expect((read.contents[0] as { text: string }).text).toContain('slug: 한국-요리');
   });
 
   it('changes a slug only when asked, and the live URL only when published again', async () => {

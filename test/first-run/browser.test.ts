@@ -53,5 +53,5 @@ describe('first run (issue 13): finding a browser for the page tests', () => {
     expect(run.output).toContain(NO_BROWSER);
     expect(run.output).toMatch(/1 skipped/);
     expect(run.code, run.output).toBe(0);
-  });
+  }, 90_000); // a whole vitest run of its own: seconds when idle, more on a busy machine
 });

@@ -65,6 +65,30 @@ function capitalise(s: string): string {
 const PG_BAD_TEXT = new Set(['22021', '22P05']);
 
 /**
+ * PostgreSQL refusing a value that does not fit its column: too long for a varchar (22001), a
+ * number out of range (22003), malformed for its type (22P02, 22007, 22008), too big for an index
+ * (54000). Inputs are checked against the columns before they get here, naming the field; this
+ * keeps anything that slips through a 400 rather than a 500.
+ */
+function pgValueRefused(e: { code?: unknown; message?: string }): string | null {
+  const max = /character varying\((\d+)\)/.exec(e.message ?? '')?.[1];
+  switch (e.code) {
+    case '22001':
+      return max ? `A text value is too long: this field holds at most ${max} characters` : 'A text value is too long for its field';
+    case '22003':
+      return 'A number is out of range for its field';
+    case '22P02':
+    case '22007':
+    case '22008':
+      return 'A value is not in the form its field needs';
+    case '54000':
+      return 'A value is too large to be stored';
+    default:
+      return null;
+  }
+}
+
+/**
  * The one classifier for thrown errors, used by every surface's renderer (API envelope, content
  * API, OAuth, pages, MCP): AppErrors as they are, client errors with a 4xx, the rest a 500.
  */
@@ -74,6 +98,8 @@ export function toAppError(err: unknown): AppError {
   if (typeof e?.code === 'string' && PG_BAD_TEXT.has(e.code)) {
     return new AppError('invalid_input', 400, 'Text may not contain the NUL character (U+0000)', { cause: err });
   }
+  const refused = e ? pgValueRefused(e) : null;
+  if (refused) return new AppError('invalid_input', 400, refused, { cause: err });
   const status = e?.status ?? e?.statusCode;
   // Client errors from Koa and its middleware (e.g. @koa/bodyparser on malformed JSON) are the
   // client's fault even when not marked `expose`: answer their status, with our own wording then.

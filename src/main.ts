@@ -1,7 +1,8 @@
 import { CommanderError } from 'commander';
-import { AppError } from './errors.js';
+import { toAppError } from './errors.js';
 import { type Io, processIo } from './cli/io.js';
 import { buildProgram, unknownCommand } from './cli/program.js';
+import { escapeControl } from './cli/terminal-text.js';
 
 /**
  * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage. The only top-level catch;
@@ -28,10 +29,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return 2;
     }
     // Operational failures (database down, port taken) are AppErrors too: a message, not a stack.
-    if (err instanceof AppError && err.code !== 'internal_error') {
-      if (json) io.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...err.details } }, null, 2) + '\n');
-      io.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
-      return err.code === 'usage' ? 2 : 1;
+    // toAppError is the one classifier: a value the database refused is the input's fault (issue 11).
+    const e = toAppError(err);
+    if (e.code !== 'internal_error') {
+      if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message, ...e.details } }, null, 2) + '\n');
+      io.stderr.write(escapeControl(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`));
+      return e.code === 'usage' ? 2 : 1;
     }
     if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');
     io.stderr.write(`${(err as Error)?.stack ?? String(err)}\nThis is a bug in svc; please report it with the lines above.\n`);

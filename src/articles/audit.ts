@@ -1,5 +1,5 @@
-import { headings, plainText, withoutFirstH1, wordCount } from '../lib/markdown.js';
-import { slugify } from '../lib/slug.js';
+import { headings, linksAndImages, plainText, withoutFirstH1, wordCount } from '../lib/markdown.js';
+import { SLUG_MAX, slugify } from '../lib/slug.js';
 import type { Article } from './types.js';
 
 /**
@@ -37,10 +37,9 @@ export interface AuditResult {
 // Common SERP limits: titles up to ~60 characters, descriptions 120-160.
 export const LIMITS = { metaTitle: [30, 60], metaDescription: [120, 160], minWords: 300, minH2: 2, wordShare: 0.9 } as const;
 
-const IMAGE = /!\[([^\]]*)\]\(\s*<?([^\s)>]+)>?(?:\s+"[^"]*")?\s*\)/g;
-const LINK = /(?<!!)\[[^\]]*\]\(\s*<?([^\s)>]+)>?(?:\s+"[^"]*")?\s*\)/g;
-
-const has = (text: string | null | undefined, keyword: string): boolean => !!text && text.toLowerCase().includes(keyword.toLowerCase());
+// Compared in NFC and lower case, so a keyword typed with decomposed accents or kana still matches.
+const fold = (text: string) => text.normalize('NFC').toLowerCase();
+const has = (text: string | null | undefined, keyword: string): boolean => !!text && fold(text).includes(fold(keyword));
 
 export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'>): AuditResult {
   const body = withoutFirstH1(stripCode(article.bodyMarkdown));
@@ -49,8 +48,10 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
   const hs = headings(body);
   const bodyH1s = (body.match(/^#\s+\S/gm) ?? []).length;
   const words = wordCount(body);
-  const images = [...body.matchAll(IMAGE)].map((m) => ({ alt: m[1].trim(), src: m[2] }));
-  const links = [...body.matchAll(LINK)].map((m) => m[1]);
+  const found = linksAndImages(body);
+  const images = found.images;
+  // Links to pages: mailto: and tel: autolinks are not links an SEO audit counts.
+  const links = found.links.filter((href) => !/^(mailto|tel):/i.test(href));
   const external = links.filter((href) => /^https?:\/\//i.test(href)).length;
   const internal = links.length - external;
   const firstParagraph = firstParagraphOf(body);
@@ -71,8 +72,12 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
   const needKw = 'set a focus keyword first';
   add('keyword_in_title', 'Focus keyword in title', 10, !!keyword && (has(article.title, kw) || has(seoTitle, kw)),
     'The title contains the focus keyword', keyword ? `Put "${kw}" in the title` : needKw);
-  add('keyword_in_slug', 'Focus keyword in slug', 5, !!keyword && article.slug.includes(slugify(kw)),
-    'The slug contains the focus keyword', keyword ? `Use a slug containing "${slugify(kw)}"` : needKw);
+  // Both sides in their derived form (an explicit "café-guide" holds the keyword "Cafe"). A keyword
+  // with no letter or digit (emoji, punctuation) has no slug form: "" is in every slug, so it cannot pass.
+  const kwSlug = slugify(kw);
+  add('keyword_in_slug', 'Focus keyword in slug', 5, !!kwSlug && slugify(article.slug, SLUG_MAX).includes(kwSlug),
+    'The slug contains the focus keyword',
+    !keyword ? needKw : kwSlug ? `Use a slug containing "${kwSlug}"` : `The focus keyword "${kw}" has no letters or digits to put in a slug; choose a keyword made of words`);
   add('keyword_in_first_paragraph', 'Focus keyword in the first paragraph', 10, !!keyword && has(firstParagraph, kw),
     'The first paragraph uses the focus keyword', keyword ? `Use "${kw}" in the first paragraph` : needKw);
   add('keyword_in_headings', 'Focus keyword in a subheading', 5, !!keyword && hs.some((h) => has(h.text, kw)),

@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
+import { humanErrors } from '../lib/validate.js';
 import type { ArticleCreateInput } from './inputs.js';
 
 // Front matter keys accepted by `svc articles import`, as an author would write them.
@@ -36,7 +37,7 @@ export function parseMarkdownFile(text: string, fileName: string): ArticleCreate
   } else if (src.startsWith('---')) {
     throw new AppError('invalid_front_matter', 400, `${fileName}: the front matter starts with --- but has no closing --- line`);
   }
-  const parsed = frontMatter.safeParse(data);
+  const parsed = frontMatter.safeParse(data, { errorMap: humanErrors });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) =>
       i.code === 'unrecognized_keys' ? `unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : `${i.path.join('.') || 'front matter'}: ${i.message}`,

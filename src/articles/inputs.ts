@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isValidSlug } from '../lib/slug.js';
+import { SLUG_MAX, isValidSlug, normaliseSlug } from '../lib/slug.js';
+import { atMostChars } from '../lib/validate.js';
 import { CONTENT_TYPE_NAMES, type ContentType } from './categories.js';
 
 export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published'] as const;
@@ -13,28 +14,37 @@ const contentType = z
     message: `content type must be one of ${CONTENT_TYPE_NAMES.join(', ')}`,
   }) as unknown as z.ZodType<ContentType, z.ZodTypeDef, string>;
 
-const slug = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .refine(isValidSlug, 'slug may hold only lower-case letters, digits and single dashes (e.g. my-first-post)');
+// Limits are the columns' (migrations/2026-11-22-0300), counted in characters as PostgreSQL
+// counts varchar(n); keywords become tags, whose titles are stored in varchar(200).
+export const KEYWORD_MAX = 200;
+export const KEYWORDS_MAX = 50;
 
-const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
+/** Explicit slugs of any script, stored lower case and in NFC (issue 13). */
+export const slugInput = z
+  .string()
+  .transform(normaliseSlug)
+  .superRefine(atMostChars(SLUG_MAX))
+  .refine((v) => v.length > 0, 'may not be empty')
+  .refine((v) => v.length === 0 || isValidSlug(v), 'must be letters, marks and digits of any script joined by single dashes, e.g. my-first-post or 京都-カフェ');
+
+const text = (max: number) => z.string().trim().superRefine(atMostChars(max));
+const optionalText = (max: number) => text(max).nullish().transform((v) => (v ? v : null));
 
 const imageUrl = z
   .string()
   .trim()
+  .superRefine(atMostChars(2000))
   .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'image must be an http(s) URL')
   .nullish()
   .transform((v) => v ?? null);
 
 const keywords = z
-  .union([z.array(z.string()), z.string()])
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((k) => k.trim()).filter(Boolean));
+  .union([z.array(z.string()), z.string()], { errorMap: () => ({ message: 'must be text or a list of text' }) })
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((k) => k.trim()).filter(Boolean))
+  .pipe(z.array(text(KEYWORD_MAX)).max(KEYWORDS_MAX));
 
 const fields = {
-  slug: slug.optional(),
+  slug: slugInput.optional(),
   contentType: contentType.optional(),
   bodyMarkdown: z.string().max(2_000_000, 'body is larger than 2 MB'),
   metaTitle: optionalText(500),
@@ -49,14 +59,14 @@ const fields = {
 
 /** Title may be omitted when the markdown starts with a `# H1`, which then becomes the title. */
 export const articleCreateInput = z.object({
-  title: z.string().trim().max(500).optional(),
+  title: text(500).optional(),
   ...fields,
   bodyMarkdown: fields.bodyMarkdown.default(''),
 });
 export type ArticleCreateInput = z.input<typeof articleCreateInput>;
 
 export const articleUpdateInput = z.object({
-  title: z.string().trim().min(1).max(500).optional(),
+  title: text(500).refine((v) => v.length > 0, 'may not be empty').optional(),
   ...fields,
   bodyMarkdown: fields.bodyMarkdown.optional(),
   featuredImageUrl: imageUrl.optional(),

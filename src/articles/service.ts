@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.js';
-import { translateDbError } from '../db/errors.js';
-import { invalidInput, notFound } from '../errors.js';
+import { isUniqueViolation, translateDbError } from '../db/errors.js';
+import { conflict, invalidInput, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { slugify } from '../lib/slug.js';
@@ -16,13 +16,13 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
   const data = parseInput(articleCreateInput, input, 'article');
   const title = data.title || firstH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
-  const slug = data.slug ?? (await uniqueSlug(ctx, ws.id, title));
+  if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
   const now = nowIso(ctx.clock);
   const article: Article = {
     id: newId('art'),
     workspaceId: ws.id,
     title,
-    slug,
+    slug: data.slug ?? '',
     contentType: data.contentType ?? 'BLOG_POST',
     bodyMarkdown: data.bodyMarkdown,
     metaTitle: data.metaTitle ?? null,
@@ -39,12 +39,19 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await store.insertArticle(ctx.db, article);
-  } catch (err) {
-    translateDbError(err, { unique: slugTaken(slug, ws) });
+  // A derived slug another writer took between our check and our insert (two articles with one
+  // title at the same moment) is made again, up to a few times; the savepoint keeps an enclosing
+  // transaction usable on PostgreSQL after the failed insert.
+  for (let attempt = 1; ; attempt++) {
+    if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
+    try {
+      await ctx.db.transaction((savepoint) => store.insertArticle(savepoint, article));
+      return article;
+    } catch (err) {
+      if (data.slug === undefined && isUniqueViolation(err) && attempt < 20) continue;
+      translateDbError(err, { unique: slugTaken(article.slug, ws) });
+    }
   }
-  return article;
 }
 
 /**
@@ -67,7 +74,7 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
     if (data.slug === undefined) continue;
     const earlier = seen.get(data.slug);
     if (earlier) problems.push(`${label}: the slug "${data.slug}" is also used by ${earlier}`);
-    else if ((await store.slugsStartingWith(ctx.db, ws.id, data.slug)).has(data.slug)) problems.push(`${label}: ${slugTaken(data.slug, ws)}`);
+    else if (await store.articleWithSlug(ctx.db, ws.id, data.slug)) problems.push(`${label}: ${slugTaken(data.slug, ws)}`);
     seen.set(data.slug, earlier ?? label);
   }
   return problems;
@@ -79,6 +86,7 @@ export async function updateArticle(ctx: Ctx, ws: Workspace, ref: string, input:
   const data = parseInput(articleUpdateInput, input, 'article');
   const patch: Partial<Article> = { ...data, updatedAt: nowIso(ctx.clock) } as Partial<Article>;
   if (Object.values(data).every((v) => v === undefined)) throw invalidInput('Nothing to change: pass at least one field');
+  if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug, article.id);
   try {
     await store.updateArticleRow(ctx.db, article.id, patch);
   } catch (err) {
@@ -105,6 +113,14 @@ export async function uniqueSlug(ctx: Ctx, workspaceId: string, title: string): 
   const taken = await store.slugsStartingWith(ctx.db, workspaceId, base);
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+/**
+ * The unique index compares bytes; this also finds a slug stored before NFC was the rule (the
+ * same characters in NFD), so two articles never answer to one URL.
+ */
+async function assertSlugFree(ctx: Ctx, ws: Workspace, slug: string, exceptId?: string): Promise<void> {
+  if (await store.articleWithSlug(ctx.db, ws.id, slug, exceptId)) throw conflict(slugTaken(slug, ws), { details: { field: 'slug' } });
 }
 
 const slugTaken = (slug: string, ws: Workspace) => `The slug "${slug}" is already used by another article in workspace ${ws.name}`;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import { slugForms } from '../lib/slug.js';
 import type { ContentType } from './categories.js';
 import type { ArticleStatus } from './inputs.js';
 import type { Article } from './types.js';
@@ -71,12 +72,20 @@ export async function deleteArticleRow(db: Queryable, id: string): Promise<void>
   await db('articles').where({ id }).delete();
 }
 
+/** By id, or by slug in any normalisation and case (slugForms: also finds slugs stored in NFD). */
 export async function findArticle(db: Queryable, workspaceId: string, idOrSlug: string): Promise<Article | undefined> {
   const row = await db('articles')
     .where({ workspace_id: workspaceId })
-    .andWhere((q) => q.where({ id: idOrSlug }).orWhere({ slug: idOrSlug }))
+    .andWhere((q) => q.where({ id: idOrSlug }).orWhereIn('slug', slugForms(idOrSlug)))
     .first();
   return row ? toArticle(row) : undefined;
+}
+
+/** The id of another article whose slug is `slug` in some normalisation, if any. */
+export async function articleWithSlug(db: Queryable, workspaceId: string, slug: string, exceptId?: string): Promise<string | undefined> {
+  const q = db('articles').where({ workspace_id: workspaceId }).whereIn('slug', slugForms(slug));
+  if (exceptId) q.whereNot({ id: exceptId });
+  return (await q.first('id'))?.id;
 }
 
 export async function findArticleById(db: Queryable, id: string): Promise<Article | undefined> {
@@ -84,9 +93,16 @@ export async function findArticleById(db: Queryable, id: string): Promise<Articl
   return row ? toArticle(row) : undefined;
 }
 
+/** Slugs in the workspace that start with `base` (in either stored normalisation), as NFC. */
 export async function slugsStartingWith(db: Queryable, workspaceId: string, base: string): Promise<Set<string>> {
-  const rows = await db('articles').where({ workspace_id: workspaceId }).andWhere('slug', 'like', `${base}%`).select('slug');
-  return new Set(rows.map((r: Row) => r.slug as string));
+  // Slugs hold no LIKE wildcards (letters, marks, digits and dashes only).
+  const rows = await db('articles')
+    .where({ workspace_id: workspaceId })
+    .andWhere((q) => {
+      for (const form of slugForms(base)) q.orWhere('slug', 'like', `${form}%`);
+    })
+    .select('slug');
+  return new Set(rows.map((r: Row) => (r.slug as string).normalize('NFC')));
 }
 
 export async function listArticleRows(

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { parseMarkdownFile } from '../articles/front-matter.js';
-import type { ArticleCreateInput, ArticleUpdateInput } from '../articles/inputs.js';
+import { ARTICLE_STATUSES, type ArticleCreateInput, type ArticleUpdateInput } from '../articles/inputs.js';
 import { checkDrafts, getArticle, listArticles, updateArticle } from '../articles/service.js';
 import { createArticle } from '../publishing/create.js';
 import type { Article } from '../articles/types.js';
 import { deleteArticle, publishArticle, scheduleArticle, unpublishArticle } from '../publishing/publish.js';
 import { AppError, usageError } from '../errors.js';
 import { confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, choiceOption, intOption } from './harness.js';
 import { type Io, table } from './io.js';
 import { progressBar } from './progress.js';
 import { webhookQueueNote } from './webhooks.js';
@@ -65,7 +65,7 @@ async function fieldsFrom(io: Io, o: FieldOptions): Promise<ArticleUpdateInput> 
     featuredImageUrl: o.image,
     imageAlt: o.imageAlt,
     author: o.author,
-    targetLength: o.targetLength === undefined ? undefined : Number(o.targetLength),
+    targetLength: o.targetLength === undefined ? undefined : intOption(o.targetLength, '--target-length', 0, 100_000),
   };
 }
 
@@ -134,7 +134,11 @@ export function registerArticles(program: Command, io: Io): void {
     .action(
       act<{ workspace?: string; status?: string; limit: string; offset: string }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
-        const page = await listArticles(app, ws, { status: opts.status as never, limit: opts.limit as never, offset: opts.offset as never });
+        const page = await listArticles(app, ws, {
+          status: opts.status === undefined ? undefined : choiceOption(opts.status, '--status', ARTICLE_STATUSES),
+          limit: intOption(opts.limit, '--limit', 1, 500),
+          offset: intOption(opts.offset, '--offset', 0),
+        });
         const rows = page.articles.map(({ bodyMarkdown: _b, ...rest }) => rest);
         out.result({ ...page, articles: rows }, () => `${table(rows, ['id', 'slug', 'status', 'contentType', 'title', 'updatedAt'])}\n${page.total} article${page.total === 1 ? '' : 's'}`);
       }),
@@ -154,7 +158,11 @@ export function registerArticles(program: Command, io: Io): void {
 
   fieldOptions(articles.command('edit').description('change an article (the live copy changes only when you publish again)').argument('<id|slug>').option(...WS)).action(
     act<FieldOptions & { workspace?: string }>(io, async ({ app, args, opts, out, workspace }) => {
-      const a = await updateArticle(app, await workspace(), args[0], await fieldsFrom(io, opts));
+      const ws = await workspace();
+      const before = await getArticle(app, ws, args[0]);
+      const a = await updateArticle(app, ws, before.id, await fieldsFrom(io, opts));
+      // A slug is part of a live URL: say what changing it means (issue 13, never renamed silently).
+      if (a.slug !== before.slug && a.status === 'published') out.note(slugMoveNote(before.slug, a.slug));
       out.result(a, () => `Updated ${a.slug}${a.status === 'published' ? ' (publish again to update the live copy)' : ''}`);
     }),
   );
@@ -217,6 +225,11 @@ export function registerArticles(program: Command, io: Io): void {
       }),
     );
 }
+
+const slugMoveNote = (from: string, to: string) =>
+  `Note: the slug changes from "${from}" to "${to}" when you publish again. From then on the content API and the sitemap ` +
+  `serve it only under the new slug (the old URL answers 404: add a redirect on your blog), and a webhook receiver gets ` +
+  `article.updated with the new slug for the same article.id.`;
 
 const NOT_TOLD = 'Note: the webhook is disabled, so its receiver was not told; remove the post there by hand (or enable the webhook first and publish/unpublish again).';
 

@@ -49,6 +49,12 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
   };
 }
 
+/** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */
+export function choiceOption<T extends string>(value: string, flag: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw usageError(`${flag} takes ${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}, not "${value}"`);
+}
+
 /** A whole-number flag value in [min, max]; anything else is a usage mistake (exit 2), not NaN passed on. */
 export function intOption(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
+import { humanErrors } from '../lib/validate.js';
 import { type Config, configSchema } from './schema.js';
 
 /**
@@ -105,7 +106,7 @@ export function loadConfig(options: LoadOptions): Config {
     sources.set(p, `--${p.split('.').pop()}`);
   }
 
-  const result = configSchema.safeParse(raw);
+  const result = configSchema.safeParse(raw, { errorMap: humanErrors });
   if (!result.success) {
     for (const issue of result.error.issues) {
       const key = issue.path.join('.');

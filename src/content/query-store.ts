@@ -1,6 +1,8 @@
 import type { Db, Queryable } from '../db/connect.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
+import { slugForms } from '../lib/slug.js';
+import type { UrlSettings } from './article-url.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
 
 type Row = Record<string, any>;
@@ -43,18 +45,39 @@ const prefixed = (where: Record<string, string>) => Object.fromEntries(Object.en
 
 export interface ArticleRow {
   id: string;
+  /** As stored (slugs stored before NFC was the rule may be in NFD). */
+  slug: string;
   category: string;
   tags: string[];
   updatedAt: string;
   json: string;
 }
 
+/** The served article with this slug, in whichever normalisation it was stored (slugForms). */
 export async function articleRow(db: Queryable, workspaceId: string, slug: string): Promise<ArticleRow | undefined> {
   const row = await db('content_index as ci')
     .join('content_articles as ca', 'ca.article_id', 'ci.article_id')
-    .where({ 'ci.workspace_id': workspaceId, 'ci.slug': slug })
-    .first('ci.article_id', 'ci.category', 'ci.tags', 'ci.updated_at', 'ca.article_json');
-  return row ? { id: row.article_id, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
+    .where({ 'ci.workspace_id': workspaceId })
+    .whereIn('ci.slug', slugForms(slug))
+    .first('ci.article_id', 'ci.slug', 'ci.category', 'ci.tags', 'ci.updated_at', 'ca.article_json');
+  return row ? { id: row.article_id, slug: row.slug, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
+}
+
+/**
+ * The spelling a tag slug is stored in: tags derived before NFC was the rule may be in NFD until
+ * their articles are republished. One primary-key read, only for slugs that have two spellings.
+ */
+export async function storedTag(db: Queryable, workspaceId: string, tag: string): Promise<string> {
+  const forms = slugForms(tag);
+  if (forms.length === 1) return forms[0];
+  const stored: string[] = await db('content_terms').where({ workspace_id: workspaceId, kind: 'tag' }).whereIn('slug', forms).pluck('slug');
+  return stored.includes(forms[0]) ? forms[0] : (stored[0] ?? forms[0]);
+}
+
+/** What article URLs are composed from (content/article-url.ts), and when those settings last changed. */
+export async function urlSettings(db: Queryable, workspaceId: string): Promise<(UrlSettings & { updatedAt: string }) | null> {
+  const row = await db('workspaces').where({ id: workspaceId }).first('site_url', 'website_url', 'content_path', 'updated_at');
+  return row ? { siteUrl: row.site_url ?? null, websiteUrl: row.website_url, contentPath: row.content_path, updatedAt: row.updated_at } : null;
 }
 
 /** How many of each tag's newest posts are considered for related posts (keeps the cost flat). */

@@ -3,6 +3,8 @@ import type { Queryable } from '../db/connect.js';
 import * as q from './query-store.js';
 import { sitemapEntries } from './sitemap-blocks.js';
 import type { CachedResponse } from './response-cache.js';
+import { isValidSlug } from '../lib/slug.js';
+import { articleJsonWithUrl, sitemapEntriesWithUrls, urlPrefix } from './article-url.js';
 
 /** What a content API request asks for, validated (see http/content-api.ts). */
 export type ContentRoute =
@@ -31,18 +33,22 @@ export function routeKey(r: ContentRoute): string {
 export async function buildResponse(db: Queryable, workspaceId: string, route: ContentRoute, version: number): Promise<CachedResponse> {
   switch (route.kind) {
     case 'page': {
-      const [{ rows, total }, changed] = await Promise.all([q.pageRows(db, workspaceId, route), q.changedAt(db, workspaceId)]);
+      // A filter that is no slug at all names nothing: the empty Page of an unknown slug, on every database.
+      if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(emptyPage(route), null, version);
+      const tag = route.tag === undefined ? undefined : await q.storedTag(db, workspaceId, route.tag);
+      const [{ rows, total }, changed] = await Promise.all([q.pageRows(db, workspaceId, { ...route, tag }), q.changedAt(db, workspaceId)]);
       return ok(`{"data":{"articles":[${rows.join(',')}],"total":${total},"page":${route.page},"limit":${route.limit}}}`, changed, version);
     }
     case 'article': {
-      const row = await q.articleRow(db, workspaceId, route.slug);
+      const [row, settings] = isValidSlug(route.slug) ? await Promise.all([q.articleRow(db, workspaceId, route.slug), q.urlSettings(db, workspaceId)]) : [];
       if (!row) {
         const body = JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } });
         return { status: 404, body: Buffer.from(body), etag: null, lastModified: null, version };
       }
       const related = await q.relatedPosts(db, workspaceId, row);
-      // row.json is an object literal: append relatedPosts before its closing brace.
-      return ok(`{"data":${row.json.slice(0, -1)},"relatedPosts":${JSON.stringify(related)}}}`, row.updatedAt, version);
+      const article = articleJsonWithUrl(row.json, row.slug, settings ? urlPrefix(settings) : null);
+      // The json is an object literal: append relatedPosts before its closing brace.
+      return ok(`{"data":${article.json.slice(0, -1)},"relatedPosts":${JSON.stringify(related)}}}`, later(row.updatedAt, article.changed ? settings?.updatedAt : undefined), version);
     }
     case 'categories':
     case 'tags': {
@@ -50,17 +56,25 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
       return ok(JSON.stringify({ data: terms.map(({ title, slug, count }) => ({ title, slug, count })) }), changed, version);
     }
     case 'sitemap': {
-      const [articles, categories, tags, changed] = await Promise.all([
+      const [blocks, categories, tags, changed, settings] = await Promise.all([
         sitemapEntries(db, workspaceId),
         q.termRows(db, workspaceId, 'category'),
         q.termRows(db, workspaceId, 'tag'),
         q.changedAt(db, workspaceId),
+        q.urlSettings(db, workspaceId),
       ]);
+      const articles = sitemapEntriesWithUrls(blocks.join(','), settings ? urlPrefix(settings) : null);
       const terms = (rows: q.TermRow[]) => JSON.stringify(rows.map(({ slug, lastmod }) => ({ slug, lastmod })));
-      return ok(`{"data":{"articles":[${articles.join(',')}],"categories":${terms(categories)},"tags":${terms(tags)}}}`, changed, version);
+      const lastModified = changed && later(changed, articles.changed ? settings?.updatedAt : undefined);
+      return ok(`{"data":{"articles":[${articles.entries}],"categories":${terms(categories)},"tags":${terms(tags)}}}`, lastModified, version);
     }
   }
 }
+
+/** The later of two ISO times: a response composed with newer settings changed when they did. */
+const later = (a: string, b: string | undefined): string => (b !== undefined && b > a ? b : a);
+
+const emptyPage = (route: { page: number; limit: number }) => `{"data":{"articles":[],"total":0,"page":${route.page},"limit":${route.limit}}}`;
 
 function ok(json: string, changed: string | null, version: number): CachedResponse {
   const body = Buffer.from(json);

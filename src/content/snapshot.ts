@@ -4,6 +4,8 @@ import type { Article, ArticleIndex, Tag } from '../client/types.js';
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
+import { articleUrl } from './article-url.js';
+import { buildJsonLd } from './json-ld.js';
 import { faqPairs, headings, plainText, renderHtml, withoutFirstH1, wordCount } from '../lib/markdown.js';
 
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
@@ -55,14 +57,6 @@ export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryK
   return tags;
 }
 
-/** siteUrl (or websiteUrl) + contentPath + / + slug, slashes normalised; null without a base. */
-export function articleUrl(ws: Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>, slug: string): string | null {
-  const base = (ws.siteUrl || ws.websiteUrl || '').trim().replace(/\/+$/, '');
-  if (!base) return null;
-  const path = (ws.contentPath ?? '').replace(/^\/+|\/+$/g, '');
-  return `${base}${path ? `/${path}` : ''}/${encodeURIComponent(slug)}`;
-}
-
 /** Build the snapshot of an article being published (pure: no I/O). */
 export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody = renderBody(article.bodyMarkdown)): Snapshot {
   const category = categoryOf(article.contentType);
@@ -94,35 +88,11 @@ export function buildSnapshot(ws: Workspace, article: DomainArticle, publication
     wordCount: rendered.words,
     url,
     outline: rendered.outline,
-    schemaJsonLd: schemaJsonLd(index, article, url, rendered.faq),
+    schemaJsonLd: buildJsonLd({ index, author: article.author, url, faq: rendered.faq }),
     deleted: false,
     published: true,
   };
   return { index, article: stored, sitemapEntry: JSON.stringify({ slug: article.slug, lastmod: index.updatedAt, url }) };
-}
-
-/** Article (and FAQPage) JSON-LD; `<` escaped so the string is safe inside a script element. */
-function schemaJsonLd(index: ArticleIndex, article: DomainArticle, url: string | null, faq: RenderedBody['faq']): string {
-  const node: Record<string, unknown> = {
-    '@type': 'Article',
-    headline: index.headline,
-    description: index.metaDescription,
-    ...(index.image ? { image: index.image } : {}),
-    datePublished: index.publishedAt,
-    dateModified: index.updatedAt,
-    ...(article.author ? { author: { '@type': 'Person', name: article.author } } : {}),
-    ...(url ? { mainEntityOfPage: { '@type': 'WebPage', '@id': url } } : {}),
-  };
-  const doc = faq.length
-    ? {
-        '@context': 'https://schema.org',
-        '@graph': [
-          node,
-          { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) },
-        ],
-      }
-    : { '@context': 'https://schema.org', ...node };
-  return JSON.stringify(doc).replace(/</g, '\\u003c');
 }
 
 const utc = (value: string): string => new Date(value).toISOString();

@@ -4,6 +4,7 @@ import { ContentDelivery } from '../content/delivery.js';
 import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
 import { bearerToken } from '../lib/bearer.js';
+import { normaliseSlug } from '../lib/slug.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
 import { RateLimiter } from './middleware/rate-limit.js';
@@ -75,7 +76,7 @@ function matchPath(rest: string): Path {
     } catch {
       throw notFound('article', parts[1]);
     }
-    return { kind: 'article', slug };
+    return { kind: 'article', slug: normaliseSlug(slug) };
   }
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
 }
@@ -95,8 +96,8 @@ function toRoute(path: Path, query: URLSearchParams): ContentRoute {
     kind: 'page',
     page: integer(query, 'page', 0, 0, Number.MAX_SAFE_INTEGER, 'The page parameter must be a whole number, 0 or more (pages are zero-based)'),
     limit: integer(query, 'limit', 10, 1, 100, 'The limit parameter must be a whole number from 1 to 100'),
-    category: single(query, 'category'),
-    tag: single(query, 'tag'),
+    category: slugParameter(query, 'category'),
+    tag: slugParameter(query, 'tag'),
   };
 }
 
@@ -111,8 +112,9 @@ function integer(query: URLSearchParams, name: string, fallback: number, min: nu
   return n;
 }
 
-function single(query: URLSearchParams, name: string): string | undefined {
+/** A category or tag filter, given once; normalised like stored slugs (NFC, lower case), so any spelling finds it. */
+function slugParameter(query: URLSearchParams, name: string): string | undefined {
   const values = query.getAll(name);
   if (values.length > 1) throw invalidParameter(name, `The ${name} parameter may be given once`);
-  return values.length ? values[0] : undefined;
+  return values.length ? normaliseSlug(values[0]) : undefined;
 }

@@ -31,6 +31,20 @@ export function headings(markdown: string): Array<{ depth: number; text: string 
   return out;
 }
 
+/**
+ * Every link and image of the body as marked reads them: inline, reference-style and autolinks
+ * (`<https://...>` and bare URLs), but nothing inside code.
+ */
+export function linksAndImages(markdown: string): { links: string[]; images: Array<{ alt: string; src: string }> } {
+  const links: string[] = [];
+  const images: Array<{ alt: string; src: string }> = [];
+  marked.walkTokens(marked.lexer(markdown), (t) => {
+    if (t.type === 'link') links.push((t as Tokens.Link).href);
+    else if (t.type === 'image') images.push({ alt: (t as Tokens.Image).text.trim(), src: (t as Tokens.Image).href });
+  });
+  return { links, images };
+}
+
 /** Words of the body, counted on its plain text. */
 export function wordCount(markdown: string): number {
   const text = sanitizeHtml(marked.parse(markdown) as string, { allowedTags: [], allowedAttributes: {} });

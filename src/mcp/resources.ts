@@ -21,7 +21,7 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
         const page = await listArticles(env.app, env.workspace, { status: 'published', limit: MAX_LISTED });
         return {
           resources: page.articles.map((a) => ({
-            uri: `article://${a.slug}`,
+            uri: `article://${encodeURIComponent(a.slug)}`, // a valid URI for slugs of any script
             name: a.slug,
             title: a.title,
             description: a.metaDescription ?? undefined,

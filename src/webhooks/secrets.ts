@@ -1,8 +1,8 @@
 import { randomBase62 } from '../lib/crypto.js';
 import type { Connector } from '../connectors/store.js';
 
-/** `whsec_` + 32 or more base62 characters (decisions.md). */
-export const SECRET_PATTERN = /^whsec_[0-9A-Za-z]{32,}$/;
+/** `whsec_` + 32 or more base62 characters (decisions.md), 200 in all at most (the column's size). */
+export const SECRET_PATTERN = /^whsec_[0-9A-Za-z]{32,194}$/;
 
 export const generateSecret = (): string => `whsec_${randomBase62(40)}`;
 

@@ -44,7 +44,7 @@ export interface WebhookSetInput {
 export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
   if (input.secret !== undefined && input.generateSecret) throw usageError('Pass --secret or --generate-secret, not both');
   if (input.secret !== undefined && !SECRET_PATTERN.test(input.secret)) {
-    throw badRequest('invalid_secret', 'A signing secret is "whsec_" followed by at least 32 letters and digits', { hint: 'Or let svc make one: --generate-secret' });
+    throw badRequest('invalid_secret', 'A signing secret is "whsec_" followed by 32 to 194 letters and digits', { hint: 'Or let svc make one: --generate-secret' });
   }
   const url = parseTargetUrl(input.url, ctx.config.webhooks);
   const { resolved } = await checkTargetResolves(url, ctx.config.webhooks);

@@ -61,6 +61,8 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AppError('invalid_url', 400, `Webhook URLs must use http or https, not ${url.protocol.replace(/:$/, '')}`);
   }
+  // The column's size, counted on the URL as stored and sent (percent-encoded, host in ASCII).
+  if (url.href.length > 2000) throw new AppError('invalid_url', 400, 'Webhook URLs may be at most 2000 characters long (once percent-encoded)');
   const host = stripBrackets(url.hostname);
   if (!privateAllowed(config, url.hostname)) {
     if (net.isIP(host) && isNonPublicAddress(host)) throw refusedTarget(url.hostname, host);

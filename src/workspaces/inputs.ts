@@ -1,21 +1,25 @@
 import { z } from 'zod';
+import { atMostChars } from '../lib/validate.js';
 
 export const BILLING_STATUSES = ['active', 'past_due', 'lapsed'] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
 
+// Limits are the columns' (migrations/2026-11-22-0300), in characters as PostgreSQL counts them.
+const text = (max: number) => z.string().trim().superRefine(atMostChars(max));
+
 const httpUrl = (field: string) =>
-  z
-    .string()
-    .trim()
+  text(500)
     .refine((v) => /^https?:\/\/[^\s/]+/i.test(v) && URL.canParse(v), { message: `${field} must be an http(s) URL, e.g. https://example.com` });
 
 const contentPath = z
   .string()
   .trim()
-  .regex(/^\/?[A-Za-z0-9._~\-/]*$/, 'content path may hold only letters, digits, - _ . ~ and /')
+  .superRefine(atMostChars(200))
+  .refine((v) => /^\/?[A-Za-z0-9._~\-/]*$/.test(v), 'content path may hold only letters, digits, - _ . ~ and /')
   .transform((v) => ('/' + v.replace(/^\/+|\/+$/g, '')).replace(/^\/$/, ''));
 
-const allowance = z.coerce.number().int().min(0, 'allowances are whole numbers >= 0');
+// A PostgreSQL integer column holds up to 2^31 - 1.
+const allowance = z.coerce.number().int().min(0, 'allowances are whole numbers >= 0').max(2_147_483_647, 'allowances are at most 2147483647');
 
 /**
  * Where keyword data is for: a provider location code (2840 = United States) or its full name
@@ -35,20 +39,20 @@ export const keywordLanguage = z
   .max(50, 'language is at most 50 characters');
 
 export const workspaceCreateInput = z.object({
-  name: z.string().trim().min(1, 'name is required').max(200),
+  name: text(200).refine((v) => v.length > 0, 'name is required'),
   websiteUrl: httpUrl('website'),
   siteUrl: httpUrl('site URL').nullish(),
   contentPath: contentPath.optional(),
-  plan: z.string().trim().min(1).max(60).optional(),
+  plan: text(60).refine((v) => v.length > 0, 'may not be empty').optional(),
 });
 export type WorkspaceCreateInput = z.input<typeof workspaceCreateInput>;
 
 export const workspaceUpdateInput = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: text(200).refine((v) => v.length > 0, 'may not be empty').optional(),
   websiteUrl: httpUrl('website').optional(),
   siteUrl: httpUrl('site URL').nullable().optional(),
   contentPath: contentPath.optional(),
-  plan: z.string().trim().min(1).max(60).optional(),
+  plan: text(60).refine((v) => v.length > 0, 'may not be empty').optional(),
   billingStatus: z.enum(BILLING_STATUSES, { errorMap: () => ({ message: 'billing status must be active, past_due or lapsed' }) }).optional(),
   graceUntil: z
     .string()

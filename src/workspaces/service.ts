@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import { translateDbError } from '../db/errors.js';
+import { withTransaction } from '../db/tx.js';
 import { conflict, notFound, usageError } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -48,13 +49,19 @@ export async function updateWorkspace(ctx: Ctx, id: string, input: WorkspaceUpda
   };
   const patch = Object.fromEntries(Object.entries(columns).filter(([, v]) => v !== undefined));
   if (Object.keys(patch).length === 0) throw usageError('Nothing to change', 'Pass at least one setting, e.g. --site-url https://blog.example.com');
+  // Article urls and the sitemap are composed from the site URL (or website) and content path when
+  // served: moving the content version in the same transaction shows the new urls at once, in
+  // every process (issue 11).
+  const servedUrls = data.websiteUrl !== undefined || data.siteUrl !== undefined || data.contentPath !== undefined;
   try {
-    await store.updateWorkspaceRow(ctx.db, id, { ...patch, updated_at: nowIso(ctx.clock) });
+    await withTransaction(ctx.db, async (trx) => {
+      await store.updateWorkspaceRow(trx, id, { ...patch, updated_at: nowIso(ctx.clock) });
+      if (servedUrls) await store.bumpContentVersion(trx, id);
+    });
   } catch (err) {
     translateDbError(err, { unique: `A workspace named "${data.name}" already exists` });
   }
-  // Site URL and content path are part of served URLs: the content API must see the change.
-  ctx.events.emit('content.changed', { workspaceId: id });
+  if (servedUrls) ctx.events.emit('content.changed', { workspaceId: id });
   return getWorkspace(ctx, id);
 }
 

@@ -5,7 +5,7 @@ import { notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { hashPassword, verifyPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
-import { parseInput } from '../lib/validate.js';
+import { atMostChars, parseInput } from '../lib/validate.js';
 import * as store from './store.js';
 import type { User } from './types.js';
 
@@ -13,6 +13,7 @@ export const emailInput = z
   .string()
   .trim()
   .toLowerCase()
+  .max(320, 'an email address has at most 320 characters') // the column's size
   .email('not a valid email address');
 
 export const passwordInput = z.string().min(8, 'passwords need at least 8 characters').max(1024);
@@ -20,7 +21,7 @@ export const passwordInput = z.string().min(8, 'passwords need at least 8 charac
 export const userCreateInput = z.object({
   email: emailInput,
   password: passwordInput,
-  displayName: z.string().trim().min(1).max(200).optional(),
+  displayName: z.string().trim().min(1).superRefine(atMostChars(200)).optional(),
 });
 export type UserCreateInput = z.input<typeof userCreateInput>;
 

@@ -94,13 +94,16 @@ describe('svc articles add, list, show, edit, delete', () => {
     expectCleanError(await box.cli(['articles', 'add', '--title', 'Other', '--slug', 'taken']), 1, 'error: The slug "taken" is already used by another article in workspace example.com');
     await box.json(['articles', 'add', '--title', 'Other']);
     expectCleanError(await box.cli(['articles', 'edit', 'other', '--slug', 'taken']), 1, 'error: The slug "taken" is already used by another article');
-    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--slug', 'Not A Slug']), 1, 'slug may hold only lower-case letters, digits and single dashes');
+    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--slug', 'Not A Slug']), 1, 'error: Invalid article: slug: must be letters, marks and digits of any script joined by single dashes, e.g. my-first-post or 京都-カフェ');
+    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--slug', 'a--b']), 1, 'slug: must be letters, marks and digits of any script joined by single dashes');
+    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--slug', '京'.repeat(201)]), 1, 'error: Invalid article: slug: must be at most 200 characters');
     expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--type', 'poem']), 1, 'error: Invalid article: contentType: content type must be one of BLOG_POST, GUIDE, HOW_TO, LISTICLE, COMPARISON');
     expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--image', 'file:///etc/passwd']), 1, 'image must be an http(s) URL');
-    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--target-length', 'long']), 1, 'targetLength');
+    expectCleanError(await box.cli(['articles', 'add', '--title', 'X', '--target-length', 'long']), 2, 'error: --target-length takes a whole number from 0 to 100000, not "long"');
     expectCleanError(await box.cli(['articles', 'add']), 1, 'a title is required');
     expectCleanError(await box.cli(['articles', 'add', '-w', 'nope.example', '--title', 'X']), 1, 'error: Workspace "nope.example" not found');
-    expectCleanError(await box.cli(['articles', 'list', '--status', 'gone']), 1, 'status');
+    expectCleanError(await box.cli(['articles', 'list', '--status', 'gone']), 2, 'error: --status takes draft, scheduled or published, not "gone"');
+    expectCleanError(await box.cli(['articles', 'list', '--limit', 'ten']), 2, 'error: --limit takes a whole number from 1 to 500, not "ten"');
     expectCleanError(await box.cli(['articles', 'edit', 'taken']), 1, 'Nothing to change');
     expectCleanError(await box.cli(['articles', 'edit', 'missing', '--title', 'Y']), 1, 'error: Article "missing" not found');
     expectCleanError(await box.cli(['articles', 'show']), 2, "error: missing required argument 'id|slug'");
@@ -183,7 +186,7 @@ describe('svc articles import', () => {
     expectCleanError(r, 1, 'error: Nothing imported; fix these files first:');
     expect(r.stderr).toContain('yaml.md: the front matter is not valid YAML');
     expect(r.stderr).toContain('unknown.md: invalid front matter: unknown key category');
-    expect(r.stderr).toContain('type.md: invalid front matter: targetLength: Expected number, received string');
+    expect(r.stderr).toContain('type.md: invalid front matter: targetLength: must be a number, not a string');
     expect(r.stderr).toContain('open.md: the front matter starts with --- but has no closing --- line');
     expect(r.stderr).toContain(`No such file: ${path.join(box.dir, 'missing.md')}`);
     expect((await box.json(['articles', 'list'])).total).toBe(0);

@@ -99,6 +99,6 @@ describe('CLI logging', () => {
     expect(info.code).toBe(0);
     expect(info.stderr).toContain('"msg":"applied migrations"');
     expect(await box.cli(['users', 'list'], { env: { SVC_LOG_LEVEL: '' } })).toMatchObject({ code: 0, stderr: '' });
-    expectCleanError(await box.cli(['users', 'list'], { env: { SVC_LOG_LEVEL: 'loud' } }), 1, 'SVC_LOG_LEVEL: Invalid enum value');
+    expectCleanError(await box.cli(['users', 'list'], { env: { SVC_LOG_LEVEL: 'loud' } }), 1, 'SVC_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, not "loud"');
   });
 });

@@ -2,12 +2,13 @@ import type { ArticleCreateInput } from '../../src/articles/inputs.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 
 /** A daemon, a workspace with a blog key, and helpers to publish and to call the content API. */
-export async function contentFixture(options: { overrides?: Record<string, unknown>; siteUrl?: string; jobs?: boolean } = {}) {
-  const d = await startDaemon({ overrides: options.overrides, jobs: options.jobs });
+export async function contentFixture(options: { overrides?: Record<string, unknown>; siteUrl?: string; jobs?: boolean; clock?: Clock } = {}) {
+  const d = await startDaemon({ overrides: options.overrides, jobs: options.jobs, clock: options.clock });
   const ws = await seedWorkspace(d.app, { siteUrl: options.siteUrl });
   const { key } = await generateBlogKey(d.app, ws);
   const base = `${d.url}/api/v1/content`;

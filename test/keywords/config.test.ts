@@ -17,7 +17,7 @@ describe('keywords settings', () => {
   });
 
   it('refuses an unknown provider and a base URL carrying credentials, without echoing them', () => {
-    expect(() => loadConfig({ env: { SVC_KEYWORDS_PROVIDER: 'semrush' }, cwd: tempDir() })).toThrow(/SVC_KEYWORDS_PROVIDER: Invalid enum value\. Expected 'none' \| 'dataforseo', received 'semrush'/);
+    expect(() => loadConfig({ env: { SVC_KEYWORDS_PROVIDER: 'semrush' }, cwd: tempDir() })).toThrow(/SVC_KEYWORDS_PROVIDER: must be one of none, dataforseo, not "semrush"/);
     let message = '';
     try {
       loadConfig({ env: { SVC_KEYWORDS_DATAFORSEO_BASE_URL: 'https://me:hunter2@api.dataforseo.com' }, cwd: tempDir() });

@@ -48,3 +48,32 @@ describe('auditArticle (on-page SEO audit)', () => {
     expect(check(r, 'keyword_in_title').message).toBe('set a focus keyword first');
   });
 });
+
+describe('auditArticle: links as marked reads them, and slugs of any script (issues 11, 13)', () => {
+  it('counts reference links and autolinks, not links inside code or email addresses', () => {
+    const body = [
+      'See [the guide][guide], <https://example.com/a> and www.example.org too.',
+      '',
+      '[guide]: /guides/sourdough',
+      '',
+      'Write to <ann@example.com>. `[not](a-link)`',
+      '',
+      '![loaf](https://example.com/loaf.jpg) and ![][pic]',
+      '',
+      '[pic]: https://example.com/pic.jpg',
+    ].join('\n');
+    const r = auditArticle({ ...base, bodyMarkdown: body });
+    expect(r.stats).toMatchObject({ internalLinks: 1, externalLinks: 2, images: 2, imagesWithoutAlt: 1 });
+    expect(check(r, 'links')).toMatchObject({ passed: true, message: '1 internal and 2 external links' });
+  });
+
+  it('keyword_in_slug needs the keyword in the slug, compared in derived form, and never passes on a keyword with no letters', () => {
+    expect(check(auditArticle({ ...base, focusKeyword: '☕☕' }), 'keyword_in_slug')).toMatchObject({
+      passed: false,
+      message: 'The focus keyword "☕☕" has no letters or digits to put in a slug; choose a keyword made of words',
+    });
+    expect(check(auditArticle({ ...base, focusKeyword: 'サワードウ' }), 'keyword_in_slug')).toMatchObject({ passed: false, message: 'Use a slug containing "サワードウ"' });
+    expect(check(auditArticle({ ...base, slug: 'サワードウ-入門', focusKeyword: 'サワードウ'.normalize('NFD') }), 'keyword_in_slug').passed).toBe(true);
+    expect(check(auditArticle({ ...base, slug: 'crème-brûlée-maison', focusKeyword: 'Creme Brulee' }), 'keyword_in_slug').passed).toBe(true);
+  });
+});

@@ -46,7 +46,7 @@ describe('MCP: bad input is refused as such, never as an internal error, alike o
     const range = await rpc(d, toolCall('list_articles', { limit: 0, offset: -1 }, 'y'), auth);
     expect((await range.json()).result).toEqual({
       isError: true,
-      content: [{ type: 'text', text: 'Invalid list options: limit: Number must be greater than or equal to 1; offset: Number must be greater than or equal to 0' }],
+      content: [{ type: 'text', text: 'Invalid list options: limit: must be at least 1; offset: must be at least 0' }],
     });
   });
 });

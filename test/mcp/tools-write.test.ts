@@ -52,13 +52,13 @@ describe('MCP write tools', () => {
     const { d, key } = await workspaceWithAdmin();
     const agent = await connect(d, await key(['read', 'content']));
     const badSlug = await agent.call('create_article', { title: 'X', bodyMarkdown: 'x', slug: 'Not A Slug' });
-    expect(badSlug).toMatchObject({ isError: true, text: expect.stringMatching(/^Invalid article: slug: slug may hold only lower-case letters/) });
+    expect(badSlug).toMatchObject({ isError: true, text: expect.stringMatching(/^Invalid article: slug: must be letters, marks and digits of any script joined by single dashes/) });
     const badType = await agent.call('create_article', { title: 'X', bodyMarkdown: 'x', contentType: 'ESSAY' });
     expect(badType).toMatchObject({ isError: true, text: 'Invalid article: contentType: content type must be one of BLOG_POST, GUIDE, HOW_TO, LISTICLE, COMPARISON' });
     const noTitle = await agent.call('create_article', { bodyMarkdown: 'no heading here' });
     expect(noTitle).toMatchObject({ isError: true, text: 'Invalid article: a title is required (pass a title, or start the markdown with "# Title")' });
     const wrongTypes = await agent.call('create_article', { title: 42, bodyMarkdown: ['x'] });
-    expect(wrongTypes).toMatchObject({ isError: true, text: 'Invalid article: title: Expected string, received number; bodyMarkdown: Expected string, received array' });
+    expect(wrongTypes).toMatchObject({ isError: true, text: 'Invalid article: title: must be text, not a number; bodyMarkdown: must be text, not an array' });
     expect((await agent.call('get_site_profile')).text).toContain('\nArticles: 0/10\n');
     expect((await agent.call('list_articles')).structuredContent).toMatchObject({ total: 0 });
   });

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWithBrowser } from '../helpers/browser.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { addMember } from '../../src/accounts/members.js';
@@ -21,7 +22,7 @@ async function mcpCall(url: string, provider: MemoryProvider) {
   }
 }
 
-describe('connecting an agent in the browser (SDK client auth + real pages)', () => {
+describeWithBrowser('connecting an agent in the browser (SDK client auth + real pages)', () => {
   it('discovers, registers, logs in, consents, exchanges the code, calls MCP, refreshes and revokes', async () => {
     const d = await startDaemon();
     const wsA = await seedWorkspace(d.app, { name: 'alpha.example', websiteUrl: 'https://alpha.example' });

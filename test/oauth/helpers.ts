@@ -7,14 +7,15 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll } from 'vitest';
+import { browserPath } from '../helpers/browser.js';
 
 export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/oauth');
 
-/** Headless Debian Chromium, closed after the file. */
+/** Headless Chromium or Chrome (helpers/browser.ts finds it), closed after the file. */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: browserPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   afterAll(() => browser.close());

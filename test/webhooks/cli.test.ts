@@ -32,7 +32,7 @@ describe('svc webhook set / show / enable / disable / rotate-secret / remove', (
     expect((await cli('webhook', 'set', '--url', receiver.url, '--secret', own, '--json')).json().secret).toBe(own);
     const badSecret = await cli('webhook', 'set', '--url', receiver.url, '--secret', 'hunter2');
     expect(badSecret.code).toBe(1);
-    expect(badSecret.stderr).toContain('A signing secret is "whsec_" followed by at least 32 letters and digits');
+    expect(badSecret.stderr).toContain('A signing secret is "whsec_" followed by 32 to 194 letters and digits');
     const badUrl = await cli('webhook', 'set', '--url', 'ftp://example.com/x');
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toContain('Webhook URLs must use http or https, not ftp');

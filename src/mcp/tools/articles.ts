@@ -16,17 +16,17 @@ import { ARTICLE_REF, articleRef, articleRefInput, detail, refOf, summary, summa
 
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
 const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
-  title: 'The H1 of the article. May be omitted when bodyMarkdown starts with "# Title".',
-  slug: 'URL slug: lower-case letters, digits and single dashes. Default: made from the title. Put the focus keyword in it.',
+  title: 'The H1 of the article, at most 500 characters. May be omitted when bodyMarkdown starts with "# Title".',
+  slug: 'URL slug: letters, marks and digits of any script joined by single dashes, at most 200 characters (e.g. cold-brew-coffee, 京都-カフェ). Default: made from the title. Put the focus keyword in it.',
   contentType: `Kind of article; sets its blog category: one of ${CONTENT_TYPE_NAMES.join(', ')}. Default BLOG_POST.`,
   bodyMarkdown: 'The article body as Markdown: ## and ### headings for sections, paragraphs, lists, links, ![alt](url) images. Do not repeat the title as a # heading.',
-  metaTitle: 'SEO title for the <title> tag, 30-60 characters, containing the focus keyword. Default: the title.',
-  metaDescription: 'Meta description, 120-160 characters, containing the focus keyword.',
-  focusKeyword: 'The main search phrase the article targets, e.g. "cold brew coffee".',
-  secondaryKeywords: 'Related search phrases (a list, or one comma-separated string); they become the article tags.',
-  featuredImageUrl: 'Featured image, an http(s) URL.',
-  imageAlt: 'Alt text of the featured image (required by the audit when there is an image).',
-  author: 'Author name shown with the article.',
+  metaTitle: 'SEO title for the <title> tag, 30-60 characters (at most 500), containing the focus keyword. Default: the title.',
+  metaDescription: 'Meta description, 120-160 characters (at most 2000), containing the focus keyword.',
+  focusKeyword: 'The main search phrase the article targets, e.g. "cold brew coffee"; at most 200 characters.',
+  secondaryKeywords: 'Related search phrases (a list, or one comma-separated string; at most 50 of at most 200 characters each); they become the article tags.',
+  featuredImageUrl: 'Featured image, an http(s) URL of at most 2000 characters.',
+  imageAlt: 'Alt text of the featured image, at most 500 characters (required by the audit when there is an image).',
+  author: 'Author name shown with the article, at most 200 characters.',
   targetLength: 'Word count the article is written to; the audit expects at least 90% of it.',
 };
 
@@ -41,7 +41,7 @@ const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.s
   ...FIELDS,
   id: ARTICLE_REF.id,
   title: 'New title (H1).',
-  slug: 'With id: the new URL slug (lower-case letters, digits, dashes). Without id: the slug of the article to change (prefer id).',
+  slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
 });
 
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {

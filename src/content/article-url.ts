@@ -1,0 +1,53 @@
+import type { Workspace } from '../workspaces/types.js';
+import { jsonLdWithPageUrl } from './json-ld.js';
+
+export type UrlSettings = Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>;
+
+/**
+ * What every article `url` of the workspace starts with: siteUrl (or websiteUrl) + contentPath +
+ * `/` (decisions.md), slashes normalised, as a valid absolute URL (an international host in its
+ * ASCII form, the path percent-encoded). Null when the workspace has no usable URL.
+ */
+export function urlPrefix(ws: UrlSettings): string | null {
+  const raw = (ws.siteUrl || ws.websiteUrl || '').trim();
+  if (!raw || !URL.canParse(raw)) return null;
+  const base = new URL(raw);
+  const path = `${base.pathname}/${ws.contentPath ?? ''}`.split('/').filter(Boolean).join('/');
+  return `${base.origin}/${path ? `${path}/` : ''}`;
+}
+
+/** The article's live URL: the prefix and the percent-encoded slug (issue 13: slugs of any script). */
+export function articleUrl(ws: UrlSettings, slug: string): string | null {
+  const prefix = urlPrefix(ws);
+  return prefix === null ? null : prefix + encodeURIComponent(slug);
+}
+
+/**
+ * A stored Article (JSON serialized at publish time) with the url the workspace's settings give
+ * now: as it is when the url still matches (one substring search), else with `url` and the
+ * JSON-LD page id replaced. Serving composes this way so a new site URL or content path shows
+ * at once, without republishing (issue 11).
+ */
+export function articleJsonWithUrl(json: string, slug: string, prefix: string | null): { json: string; changed: boolean } {
+  const url = prefix === null ? null : prefix + encodeURIComponent(slug);
+  // Keys are the only unescaped quotes in the JSON, so this matches the top-level url field only.
+  if (json.includes(`"url":${JSON.stringify(url)}`)) return { json, changed: false };
+  const article = JSON.parse(json) as { url: string | null; schemaJsonLd: string | null };
+  article.url = url;
+  if (article.schemaJsonLd) article.schemaJsonLd = jsonLdWithPageUrl(article.schemaJsonLd, url);
+  return { json: JSON.stringify(article), changed: true };
+}
+
+// A stored sitemap entry: {"slug":"...","lastmod":"...","url":"..." or null}. Slugs and dates
+// never hold a quote or a backslash, so the entries can be read with a pattern.
+const ENTRY = /\{"slug":"([^"]*)","lastmod":"([^"]*)","url":(?:"[^"]*"|null)\}/g;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Joined sitemap entries with the urls the settings give now; untouched (one scan) when they already match. */
+export function sitemapEntriesWithUrls(entries: string, prefix: string | null): { entries: string; changed: boolean } {
+  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)})`);
+  if (!stale.test(entries)) return { entries, changed: false };
+  const url = (slug: string) => (prefix === null ? 'null' : JSON.stringify(prefix + encodeURIComponent(slug)));
+  return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${url(slug)}}`), changed: true };
+}

@@ -56,6 +56,7 @@ export async function seedPublished(app: App, name: string, count: number, words
         id: newId('art'), workspaceId: ws.id, title: `Post number ${i}`, slug, contentType: CONTENT_TYPE_NAMES[i % 5], bodyMarkdown: v.markdown,
         metaTitle: null, metaDescription: `About post ${i}`, focusKeyword: `topic ${i % 200}`, secondaryKeywords: [`topic ${(i * 7) % 200}`, `theme ${i % 50}`],
         featuredImageUrl: null, imageAlt: null, author: 'Bench', targetLength: words, seoScore: null, status: 'published', scheduledAt: null, createdAt: at, updatedAt: at,
+        importedPublishedAt: null, importedUpdatedAt: null, publishError: null,
       });
       pubs.push({ articleId: articles[articles.length - 1].id, connectorId, workspaceId: ws.id, firstPublishedAt: at, updatedAt: at, publishedUrl: null, lastError: null, lastErrorAt: null });
     }
@@ -65,7 +66,7 @@ export async function seedPublished(app: App, name: string, count: number, words
       for (let i = 0; i < pubs.length; i += 100) {
         await trx('publications').insert(pubs.slice(i, i + 100).map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt })));
       }
-      await appendSnapshots(trx, ws.id, snaps);
+      await appendSnapshots(trx, ws.id, snaps, new Date().toISOString());
       await bumpContentVersion(trx, ws.id);
     });
   }

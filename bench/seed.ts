@@ -5,7 +5,7 @@ import type { Article } from '../src/articles/types.js';
 import { generateBlogKey } from '../src/auth/blog-keys.js';
 import type { Publication } from '../src/connectors/publications.js';
 import { type RenderedBody, buildSnapshot, renderBody } from '../src/content/snapshot.js';
-import { appendSnapshots } from '../src/content/snapshot-store.js';
+import { insertRun, touchState } from '../src/content/bulk-store.js';
 import { withTransaction } from '../src/db/tx.js';
 import { newId } from '../src/lib/ids.js';
 import { bumpContentVersion } from '../src/workspaces/store.js';
@@ -31,7 +31,7 @@ export interface Seeded {
 
 /**
  * `count` published articles in a new workspace, through the real snapshot code (buildSnapshot +
- * appendSnapshots) in bulk transactions. Bodies cycle through a few variants, rendered once each.
+ * insertRun) in bulk transactions. Bodies cycle through a few variants, rendered once each.
  */
 export async function seedPublished(app: App, name: string, count: number, words: number): Promise<Seeded> {
   const created = await createWorkspace(app, { name, websiteUrl: `https://${name}` });
@@ -66,7 +66,8 @@ export async function seedPublished(app: App, name: string, count: number, words
       for (let i = 0; i < pubs.length; i += 100) {
         await trx('publications').insert(pubs.slice(i, i + 100).map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt })));
       }
-      await appendSnapshots(trx, ws.id, snaps, new Date().toISOString());
+      await touchState(trx, ws.id, new Date().toISOString());
+      await insertRun(trx, ws.id, snaps);
       await bumpContentVersion(trx, ws.id);
     });
   }

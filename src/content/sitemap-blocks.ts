@@ -52,6 +52,9 @@ export async function splitIfOversized(db: Queryable, workspaceId: string, block
   const renumbered = [...touched].map((b) => (b > block ? b + 1 : b));
   touched.clear();
   for (const b of [...renumbered, block, block + 1]) touched.add(b);
+  // A run inserted at once may leave either half still oversized.
+  await splitIfOversized(db, workspaceId, block + 1, touched);
+  await splitIfOversized(db, workspaceId, block, touched);
 }
 
 /** Re-join a block's entries from its rows, newest first; an empty block is removed. */

@@ -4,8 +4,9 @@ import type { Article } from '../articles/types.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
 import { nowIso } from '../lib/clock.js';
-import { type RankGroup, catGroup, closeSlot, groupSize, groupSizes, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
-import { BLOCK_SIZE, blockFor, lastBlock, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
+import { indexRow, insertRun, termsOf, touchState } from './bulk-store.js';
+import { type RankGroup, catGroup, closeSlot, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
+import { blockFor, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { type Snapshot, buildSnapshot } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
@@ -35,11 +36,15 @@ export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries:
   }
   for (const snap of snaps.filter((x) => indexed.has(x.index.id))) await saveSnapshot(trx, ws.id, snap, now);
   const fresh = snaps.filter((x) => !indexed.has(x.index.id));
-  const newest = await trx('content_index').where({ workspace_id: ws.id }).orderBy('ws_rank', 'desc').first('published_at');
-  const cut = newest ? fresh.findIndex((x) => x.index.publishedAt > newest.published_at) : 0;
-  const older = cut === -1 ? fresh : fresh.slice(0, cut);
-  for (const snap of older) await saveSnapshot(trx, ws.id, snap, now);
-  await appendSnapshots(trx, ws.id, cut === -1 ? [] : fresh.slice(cut), now);
+  if (fresh.length === 0) return;
+  // A run no served article falls within goes in at once; otherwise each finds its own place.
+  const within = await trx('content_index')
+    .where({ workspace_id: ws.id })
+    .andWhere('published_at', '>=', fresh[0].index.publishedAt)
+    .andWhere('published_at', '<=', fresh[fresh.length - 1].index.publishedAt)
+    .first('article_id');
+  if (within) for (const snap of fresh) await saveSnapshot(trx, ws.id, snap, now);
+  else await insertRun(trx, ws.id, fresh);
 }
 
 /** Remove the article's snapshot (unpublish, delete); a no-op when it has none. */
@@ -89,76 +94,6 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     ...oldTags.filter((t) => !newTags.includes(t)).map((slug) => ({ kind: 'tag' as const, slug, lastmod: now })),
   ];
   await refreshTerms(trx, workspaceId, [...termsOf(snap), ...left]);
-}
-
-/** The categories and tags a stored snapshot is listed under, at its updatedAt. */
-const termsOf = (snap: Snapshot): TermChange[] => [
-  { kind: 'category', slug: snap.index.category.slug, title: snap.index.category.title, lastmod: snap.index.updatedAt },
-  ...snap.index.tags.map((t) => ({ kind: 'tag' as const, slug: t.slug, title: t.title, lastmod: snap.index.updatedAt })),
-];
-
-/**
- * Bulk path (publishing a batch, benchmark seeding): snapshots of articles not yet in the index,
- * sorted oldest first and newer than everything already there, appended in batched inserts.
- */
-export async function appendSnapshots(trx: Trx, workspaceId: string, snaps: Snapshot[], now: string): Promise<void> {
-  if (snaps.length === 0) return;
-  await touchState(trx, workspaceId, now);
-  // The next free rank of every group the batch touches, read up front in a few grouped queries.
-  const next = new Map<string, number>([['', await groupSize(trx, wsGroup(workspaceId))]]);
-  for (const [slug, n] of await groupSizes(trx, workspaceId, 'category', snaps.map((x) => x.index.category.slug))) next.set(`c:${slug}`, n);
-  for (const [slug, n] of await groupSizes(trx, workspaceId, 'tag', snaps.flatMap((x) => x.index.tags.map((t) => t.slug)))) next.set(`t:${slug}`, n);
-  const take = (key: string) => {
-    const rank = next.get(key) ?? 0;
-    next.set(key, rank + 1);
-    return rank;
-  };
-  let { block, size } = await lastBlock(trx, workspaceId);
-  const blocks = new Set<number>([block]);
-  const indexRows: Row[] = [];
-  const articleRows: Row[] = [];
-  const tagRows: Row[] = [];
-  for (const snap of snaps) {
-    const { index } = snap;
-    const wsRank = take('');
-    const catRank = take(`c:${index.category.slug}`);
-    if (size >= BLOCK_SIZE) {
-      block += 1;
-      size = 0;
-      blocks.add(block);
-    }
-    size += 1;
-    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
-    articleRows.push({ article_id: index.id, article_json: JSON.stringify(snap.article) });
-    for (const tag of index.tags) {
-      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`) });
-    }
-  }
-  await insertChunks(trx, 'content_index', indexRows, 100);
-  await insertChunks(trx, 'content_articles', articleRows, 200);
-  await insertChunks(trx, 'content_tags', tagRows, 200);
-  for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
-  await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf));
-}
-
-async function insertChunks(db: Queryable, table: string, rows: Row[], size: number): Promise<void> {
-  for (let i = 0; i < rows.length; i += size) await db(table).insert(rows.slice(i, i + size));
-}
-
-const indexRow = (workspaceId: string, snap: Snapshot): Row => ({
-  workspace_id: workspaceId,
-  slug: snap.index.slug,
-  category: snap.index.category.slug,
-  published_at: snap.index.publishedAt,
-  updated_at: snap.index.updatedAt,
-  tags: JSON.stringify(snap.index.tags.map((t) => t.slug)),
-  index_json: JSON.stringify(snap.index),
-  sitemap_json: snap.sitemapEntry,
-});
-
-/** Record when the workspace's served content changed; on PostgreSQL the upsert also serialises writers of one workspace. */
-async function touchState(db: Queryable, workspaceId: string, at: string): Promise<void> {
-  await db('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
 }
 
 async function insertAt(db: Queryable, g: RankGroup, publishedAt: string, articleId: string): Promise<number> {

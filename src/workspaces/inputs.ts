@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDateTime } from '../lib/datetime.js';
 
 export const BILLING_STATUSES = ['active', 'past_due', 'lapsed'] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
@@ -33,10 +34,17 @@ export const workspaceUpdateInput = z.object({
   contentPath: contentPath.optional(),
   plan: z.string().trim().min(1).max(60).optional(),
   billingStatus: z.enum(BILLING_STATUSES, { errorMap: () => ({ message: 'billing status must be active, past_due or lapsed' }) }).optional(),
+  // The shared reader (lib/datetime.ts): a time without a zone is refused, not read in the machine's.
   graceUntil: z
     .string()
-    .refine((v) => !Number.isNaN(Date.parse(v)), 'grace end must be an ISO 8601 date, e.g. 2026-12-01T00:00:00Z')
-    .transform((v) => new Date(v).toISOString())
+    .transform((v, ctx) => {
+      try {
+        return parseDateTime(v, { naive: 'refuse' }).iso;
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `grace end: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    })
     .nullable()
     .optional(),
   autoPublish: z.boolean().optional(),

@@ -52,21 +52,26 @@ describe('svc articles publish with many articles', () => {
 
   it('an archive older than what is served slots in below it: pages, tags and the sitemap stay in order', async () => {
     const w = await importWorld();
-    for (const title of ['New one', 'New two']) await w.cli(['articles', 'publish', (await seedArticle(w.d.app, w.ws, { title, secondaryKeywords: ['archive'] })).id]);
-    const n = 600; // more than two sitemap blocks' worth, all below the two new posts
-    const files = Array.from({ length: n }, (_, i) => {
-      const name = `old-${String(i).padStart(3, '0')}.md`;
-      writeFileSync(path.join(w.d.dir, name), `---\ntitle: Old ${i}\ndate: ${new Date(Date.UTC(2015, 0, 1) + i * 86_400_000).toISOString()}\ntags: [archive]\n---\nOld post ${i}.\n`);
+    // 260 newer posts first: more than one sitemap block, so the archive's splits move a block above them.
+    const post = (name: string, date: Date) => {
+      writeFileSync(path.join(w.d.dir, name), `---\ntitle: ${name}\ndate: ${date.toISOString()}\ntags: [archive]\n---\nText of ${name}.\n`);
       return name;
-    });
+    };
+    const recent = Array.from({ length: 260 }, (_, i) => post(`new-${String(i).padStart(3, '0')}.md`, new Date(Date.UTC(2025, 0, 1) + i * 3_600_000)));
+    expect((await w.cli(['articles', 'import', '--publish', ...recent])).code).toBe(0);
+    const newest = (await w.api('/sitemap')).body.data.articles.map((a: { slug: string }) => a.slug);
+    expect(newest).toEqual(recent.map((f) => f.replace('.md', '')).reverse());
+    const n = 520; // more than two sitemap blocks' worth, all below the new posts
+    const files = Array.from({ length: n }, (_, i) => post(`old-${String(i).padStart(3, '0')}.md`, new Date(Date.UTC(2015, 0, 1) + i * 86_400_000)));
     const r = await w.cli(['articles', 'import', '--publish', ...files]);
     expect(r.code, r.stderr).toBe(0);
-    const expected = ['new-two', 'new-one', ...files.map((f) => f.replace('.md', '')).reverse()];
+    const expected = [...newest, ...files.map((f) => f.replace('.md', '')).reverse()];
     const sitemap = (await w.api('/sitemap')).body.data.articles.map((a: { slug: string }) => a.slug);
     expect(sitemap).toEqual(expected);
     const pageOf = async (q: string) => (await w.api(`/articles?${q}`)).body.data.articles.map((a: { slug: string }) => a.slug);
     expect(await pageOf('limit=3&page=0')).toEqual(expected.slice(0, 3));
     expect(await pageOf('limit=100&page=5&tag=archive')).toEqual(expected.slice(500, 600));
+    expect(await pageOf('limit=100&page=7')).toEqual(expected.slice(700, 780));
     // No sitemap block grew past twice its size.
     const blocks = await w.d.app.db('content_index').where({ workspace_id: w.ws.id }).groupBy('sitemap_block').select('sitemap_block').count({ n: '*' });
     expect(Math.max(...blocks.map((b) => Number(b.n)))).toBeLessThanOrEqual(512);

@@ -95,6 +95,12 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
   return problems;
 }
 
+/** The workspace's articles with these slugs, by slug. */
+export async function articlesBySlug(ctx: Ctx, ws: Workspace, slugs: string[]): Promise<Map<string, Article>> {
+  const wanted = new Set(slugs);
+  return new Map((await store.findArticles(ctx.db, ws.id, [...wanted])).filter((a) => wanted.has(a.slug)).map((a) => [a.slug, a]));
+}
+
 /** Edit the article. The live snapshot is untouched until the article is republished. */
 export async function updateArticle(ctx: Ctx, ws: Workspace, ref: string, input: ArticleUpdateInput): Promise<Article> {
   const article = await getArticle(ctx, ws, ref);

@@ -46,7 +46,7 @@ export function registerImport(articles: Command, io: Io): void {
 }
 
 function counts(r: ImportReport) {
-  return { imported: r.imported.length, published: r.published.length, scheduled: r.scheduled.length, drafts: r.drafts.length, failed: r.failed.length };
+  return { imported: r.imported.length, already: r.already.length, published: r.published.length, scheduled: r.scheduled.length, drafts: r.drafts.length, failed: r.failed.length };
 }
 
 /** An imported article as listed: its state after the command, and its date from the old site. */
@@ -63,7 +63,7 @@ function human(wsName: string, r: ImportReport): string {
   const parts = [c.published && `${c.published} published`, c.scheduled && `${c.scheduled} scheduled`, c.drafts && `${c.drafts} draft${c.drafts === 1 ? '' : 's'}`].filter(Boolean);
   const rows = r.imported.map(summary(r));
   return [
-    `Imported ${c.imported} article${c.imported === 1 ? '' : 's'} into ${wsName}${parts.length ? `: ${parts.join(', ')}` : ''}`,
+    `Imported ${c.imported} article${c.imported === 1 ? '' : 's'} into ${wsName}${c.already ? ` (${c.already} already there)` : ''}${parts.length ? `: ${parts.join(', ')}` : ''}`,
     ...(rows.length ? [table(rows.slice(0, SHOWN), ['slug', 'status', 'date', 'id'])] : []),
     ...(rows.length > SHOWN ? [`... and ${rows.length - SHOWN} more (svc articles list)`] : []),
   ].join('\n');

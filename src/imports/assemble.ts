@@ -1,4 +1,4 @@
-import { CONTENT_TYPE_NAMES, type ContentType } from '../articles/categories.js';
+import type { ContentType } from '../articles/categories.js';
 import { slugify } from '../lib/slug.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -103,5 +103,3 @@ export function imageUrl(value: string, source: string, opts: ReaderOptions, not
   notes.warn('Featured images given as a path relative to the post were left out (use an absolute URL or a path starting with /)', source);
   return undefined;
 }
-
-export const CONTENT_TYPES_LIST = CONTENT_TYPE_NAMES.join(', ');

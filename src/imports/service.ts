@@ -2,7 +2,8 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { checkScheduleRange } from '../lib/datetime.js';
-import { checkDrafts, insertDraft } from '../articles/service.js';
+import { articlesBySlug, checkDrafts, insertDraft } from '../articles/service.js';
+import { firstH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
 import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
@@ -29,6 +30,8 @@ export interface ImportOptions {
 
 export interface ImportReport {
   imported: Article[];
+  /** Found already imported unchanged (a re-run): left alone, published if still waiting to be. */
+  already: Article[];
   published: Article[];
   scheduled: Article[];
   /** Imported and left as drafts (drafts on the old site, or no --publish). */
@@ -66,6 +69,17 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
       }
     }
   }
+  // A post already imported unchanged (a second run, e.g. after an interrupted one) is not a clash:
+  // it is left as it is, and published below if it is still waiting to be.
+  const existing = await articlesBySlug(ctx, ws, items.flatMap((i) => (i.input.slug ? [i.input.slug] : [])));
+  const already = items.flatMap((item) => {
+    const article = item.input.slug ? existing.get(item.input.slug) : undefined;
+    return article && sameImport(article, item) ? [{ item, article }] : [];
+  });
+  if (already.length > 0) {
+    for (const { item } of already) notes.skip('posts already imported unchanged (same slug, title, body and date), left as they are', item.source);
+    items.splice(0, items.length, ...items.filter((i) => !already.some((x) => x.item === i)));
+  }
   for (const p of await checkDrafts(ctx, ws, items.map((i) => ({ label: i.source, input: i.input })))) notes.problem(p.label, p.message);
   const failed = notes.problems.map((p) => ({ source: p.source, error: p.message }));
   if (failed.length > 0 && !opts.keepGoing) {
@@ -76,13 +90,14 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
   const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
-  const report: ImportReport = { imported: imported.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines() };
+  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines() };
   if (!publish) {
     report.drafts = report.imported;
     return report;
   }
   const nowIso = now.toISOString();
-  const live = imported.filter((x) => !x.item.draft);
+  const waiting = already.filter((x) => x.article.status === 'draft');
+  const live = [...imported, ...waiting].filter((x) => !x.item.draft);
   const future = live.filter((x) => x.article.importedPublishedAt && x.article.importedPublishedAt > nowIso);
   const due = live.filter((x) => !future.includes(x));
   report.drafts = imported.filter((x) => x.item.draft).map((x) => x.article);
@@ -97,7 +112,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   try {
     const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) });
     report.published = result.published.map((r) => r.article);
-    const sourceOf = new Map(imported.map((x) => [x.article.id, x.item.source]));
+    const sourceOf = new Map(live.map((x) => [x.article.id, x.item.source]));
     for (const f of result.failed) failed.push({ source: sourceOf.get(f.article.id) ?? f.article.slug, error: f.error.message });
   } finally {
     bar.done();
@@ -138,4 +153,10 @@ async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: I
     bar.done();
   }
   return out;
+}
+
+/** The same post as one already imported: its slug, title, body and date. */
+function sameImport(a: Article, item: ImportItem): boolean {
+  const title = item.input.title?.trim() || firstH1(item.input.bodyMarkdown ?? '');
+  return a.title === title && a.bodyMarkdown === (item.input.bodyMarkdown ?? '') && a.importedPublishedAt === (item.dates.publishedAt ?? null);
 }

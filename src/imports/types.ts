@@ -58,7 +58,7 @@ export class ImportNotes {
   /** One line per kind of note, for people. */
   lines(): string[] {
     const out: string[] = [];
-    for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length} ${reason}: ${some(sources)}`);
+    for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length}: ${reason}: ${some(sources)}`);
     if (this.unknownKeys.size > 0) {
       const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'})`);
       out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}`);

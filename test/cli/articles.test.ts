@@ -131,7 +131,7 @@ describe('svc articles import', () => {
     writeFileSync(path.join(box.dir, 'heading.md'), '# Only A Heading\n\nNo front matter at all.\n');
     writeFileSync(path.join(box.dir, 'csv.md'), md('title: Comma Keywords\nkeywords: "x, y"'));
     const report = await box.json(['articles', 'import', 'full.md', 'heading.md', 'csv.md']);
-    expect(report).toMatchObject({ workspace: 'example.com', counts: { imported: 3, published: 0, scheduled: 0, drafts: 3, failed: 0 }, failed: [], notes: [] });
+    expect(report).toMatchObject({ workspace: 'example.com', counts: { imported: 3, already: 0, published: 0, scheduled: 0, drafts: 3, failed: 0 }, failed: [], notes: [] });
     expect(report.imported.map((a: { slug: string; status: string }) => [a.slug, a.status])).toEqual([['full-front', 'draft'], ['heading', 'draft'], ['csv', 'draft']]);
     expect(await box.json(['articles', 'show', 'full-front'])).toMatchObject({
       id: expect.stringMatching(/^art_/),
@@ -171,9 +171,12 @@ describe('svc articles import', () => {
     const script = await box.cli(['articles', 'import', 'p4.md']);
     expect(script.code).toBe(0);
     expect(script.stderr).toBe('');
-    // The same files again: their slugs are taken. Reported, never renamed (URLs must not move).
+    // The same files again (a re-run): left as they are. A changed one whose slug is taken: reported, never renamed.
     const again = await box.cli(['articles', 'import', ...files]);
-    expectCleanError(again, 1, 'p1.md: The slug "p1" is already used by another article in workspace example.com');
+    expect(again.stdout).toBe('Imported 0 articles into example.com (3 already there)\n');
+    expect(again.stderr).toBe('note: Skipped 3: posts already imported unchanged (same slug, title, body and date), left as they are: p1.md, p2.md, p3.md\n');
+    writeFileSync(path.join(box.dir, 'p1.md'), md('title: Post 1, changed'));
+    expectCleanError(await box.cli(['articles', 'import', ...files]), 1, 'p1.md: The slug "p1" is already used by another article in workspace example.com');
     expect((await box.json(['articles', 'list'])).total).toBe(4);
   });
 

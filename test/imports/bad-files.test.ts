@@ -52,17 +52,19 @@ describe('bad files in an import', () => {
     expectCleanError(r, 1, 'error: 7 could not be imported:\n  broken.json: not valid JSON');
     expect(r.stdout).toMatch(/^Imported 1 article into .*: 1 published\n/);
     expect((await w.api('/articles/good')).body.data.publishedAt).toBe('2020-01-01T00:00:00.000Z');
-    const j = await w.cli(['articles', 'import', '--keep-going', 'good.md', 'bad-date.md', '--json']);
+    // The same run again: the post already in is left alone (not a clash), the bad file still reported.
+    const j = await w.cli(['articles', 'import', '--publish', '--keep-going', 'good.md', 'bad-date.md', '--json']);
     expect(j.code).toBe(1);
     expect(j.json().error).toMatchObject({
       code: 'import_incomplete',
-      counts: { imported: 0, failed: 2 },
-      failed: [
-        { source: 'bad-date.md', error: 'date: "2021-02-30" is not a real date and time' },
-        { source: 'good.md', error: expect.stringContaining('The slug "good" is already used') },
-      ],
+      counts: { imported: 0, already: 1, published: 0, failed: 1 },
+      failed: [{ source: 'bad-date.md', error: 'date: "2021-02-30" is not a real date and time' }],
+      notes: ['Skipped 1: posts already imported unchanged (same slug, title, body and date), left as they are: good.md'],
     });
     expect(await w.total()).toBe(1);
+    // Changed since: a clash, reported, not overwritten.
+    writeFileSync(path.join(w.d.dir, 'good.md'), md('title: Good, edited\ndate: 2020-01-01T00:00:00Z'));
+    expectCleanError(await w.cli(['articles', 'import', 'good.md']), 1, `good.md: The slug "good" is already used by another article in workspace ${w.ws.name}`);
   });
 
   it('slugs come across unchanged: a clash with an article or within the batch is reported, never renamed', async () => {

@@ -14,7 +14,7 @@ describe('import a Ghost JSON export', () => {
     expect(r.stdout).toMatch(/: 2 published, 1 scheduled, 1 draft\n/);
     expect(r.stderr).toBe(
       [
-        'note: Skipped 1 Ghost pages (svc imports posts): ghost-export.json: page "about"',
+        'note: Skipped 1: Ghost pages (svc imports posts): ghost-export.json: page "about"',
         'note: Ghost "signup" cards have no markdown form and were left out: ghost-export.json',
         '',
       ].join('\n'),

@@ -8,11 +8,11 @@ describe('import a WordPress WXR export', () => {
     const r = await w.cli(['articles', 'import', '--publish', 'wordpress-export.xml', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = r.json();
-    expect(report.counts).toEqual({ imported: 3, published: 2, scheduled: 0, drafts: 1, failed: 0 });
+    expect(report.counts).toEqual({ imported: 3, already: 0, published: 2, scheduled: 0, drafts: 1, failed: 0 });
     expect(report.notes).toEqual([
-      'Skipped 1 WordPress pages (svc imports posts): wordpress-export.xml: page "about"',
-      'Skipped 1 WordPress attachments (their URLs stay in the posts that show them): wordpress-export.xml: attachment "photo"',
-      'Skipped 1 WordPress posts in the trash or auto-drafts: wordpress-export.xml: post "trashed__trashed"',
+      'Skipped 1: WordPress pages (svc imports posts): wordpress-export.xml: page "about"',
+      'Skipped 1: WordPress attachments (their URLs stay in the posts that show them): wordpress-export.xml: attachment "photo"',
+      'Skipped 1: WordPress posts in the trash or auto-drafts: wordpress-export.xml: post "trashed__trashed"',
     ]);
     expect(slugDates((await w.api('/articles')).body.data.articles)).toEqual([
       ['block-editor-post', '2024-05-01T10:00:00.000Z', '2024-06-01T10:00:00.000Z'],

@@ -1,9 +1,19 @@
 import TurndownService from 'turndown';
+import { renderHtml } from '../lib/markdown.js';
 
 // The only importer of turndown: HTML bodies of Ghost and WordPress posts become markdown here.
 // What it lets through is still sanitised when the article is rendered at publish.
 
-const markdown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
+const markdown = new TurndownService({
+  headingStyle: 'atx',
+  codeBlockStyle: 'fenced',
+  bulletListMarker: '-',
+  emDelimiter: '_',
+  hr: '---',
+  // HTML kept as HTML (tables a pipe table cannot hold, video iframes) goes through the same
+  // allow-list as a published body, so the stored markdown holds no script or handler either.
+  keepReplacement: (_content, node) => `\n\n${renderHtml(node.outerHTML)}\n\n`,
+});
 markdown.remove(['script', 'style', 'noscript', 'template']);
 // Video embeds stay as HTML: the renderer keeps YouTube and Vimeo iframes and drops the rest.
 markdown.keep(['iframe']);

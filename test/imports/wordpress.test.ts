@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importWorld, slugDates } from './world.js';
 
@@ -41,5 +43,28 @@ describe('import a WordPress WXR export', () => {
         'Second paragraph with [a link](https://example.org).\n\n```\ncode\n  kept\n\n  with a blank line\n```',
     );
     expect((await w.cli(['articles', 'show', 'a-wordpress-draft', '--json'])).json()).toMatchObject({ status: 'draft', importedPublishedAt: null, author: 'Wendy Press' });
+  });
+
+  it('hostile HTML in a post is still sanitised when it is published', async () => {
+    const w = await importWorld();
+    const body = '<p onclick="steal()">Hi <a href="javascript:alert(1)">click</a></p><script>alert(1)</script><img src="https://x.example/a.png" onerror="alert(1)">' +
+      '<table onmouseover="x()"><tr><td>no heading row</td></tr></table><iframe src="https://evil.example/x"></iframe><iframe src="https://www.youtube.com/embed/abc"></iframe>';
+    writeFileSync(
+      path.join(w.d.dir, 'hostile.xml'),
+      `<?xml version="1.0"?><rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel><item>
+      <title>Hostile</title><content:encoded><![CDATA[${body}]]></content:encoded><wp:post_id>1</wp:post_id><wp:post_date_gmt>2020-01-01 00:00:00</wp:post_date_gmt>
+      <wp:post_name>hostile</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item></channel></rss>`,
+    );
+    const r = await w.cli(['articles', 'import', '--publish', 'hostile.xml']);
+    expect(r.code, r.stderr).toBe(0);
+    const { html, markdown } = (await w.api('/articles/hostile')).body.data;
+    for (const bad of ['<script', 'onclick', 'onerror', 'onmouseover', 'javascript:', 'evil.example']) {
+      expect(html).not.toContain(bad);
+      // HTML the markdown keeps (a table without a heading row, iframes) is cleaned at import too.
+      if (bad !== 'javascript:') expect(markdown).not.toContain(bad);
+    }
+    expect(html).toContain('<img src="https://x.example/a.png"');
+    expect(html).toContain('<td>no heading row</td>');
+    expect(html).toContain('src="https://www.youtube.com/embed/abc"');
   });
 });

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { importWorld, slugDates } from './world.js';
 
 describe('import a Hugo site (YAML and TOML front matter, page bundles, drafts)', () => {
@@ -95,7 +96,11 @@ describe('import a Hugo site (YAML and TOML front matter, page bundles, drafts)'
   it('a republish moves updatedAt to now and keeps the old publishedAt', async () => {
     const w = await importWorld();
     w.fixture('hugo');
-    expect((await w.cli(['articles', 'import', '--publish', 'hugo/content'])).code).toBe(0);
+    // On a terminal: a bar for the import, then one for the publishing.
+    const tty = await runCli(['articles', 'import', '--publish', 'hugo/content', '--workspace', w.ws.name], { env: w.d.env, cwd: w.d.dir, interactive: true });
+    expect(tty.code).toBe(0);
+    expect(tty.stderr).toContain(`\rImporting [${'#'.repeat(30)}] 4/4\n`);
+    expect(tty.stderr).toContain(`\rPublishing [${'#'.repeat(30)}] 3/3\n`);
     const before = Date.now();
     expect((await w.cli(['articles', 'publish', 'first-post'])).code).toBe(0);
     const a = (await w.api('/articles/first-post')).body.data;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Article } from '../articles/types.js';
 import { AppError, usageError } from '../errors.js';
-import { type ImportReport, importFiles } from '../imports/service.js';
+import type { ImportReport } from '../imports/service.js';
 import { act } from './harness.js';
 import { type Io, table } from './io.js';
 import { progressBar } from './progress.js';
@@ -25,6 +25,8 @@ export function registerImport(articles: Command, io: Io): void {
         if (opts.baseUrl !== undefined && !(/^https?:\/\//i.test(opts.baseUrl) && URL.canParse(opts.baseUrl))) {
           throw usageError(`--base-url takes an http(s) address, not "${opts.baseUrl}"`);
         }
+        // Loaded here: the format readers (turndown, an XML and a TOML parser) would slow every other command's start.
+        const { importFiles } = await import('../imports/service.js');
         const report = await importFiles(app, ws, args, {
           cwd: io.cwd,
           publish: opts.publish,

@@ -78,7 +78,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   });
   if (already.length > 0) {
     for (const { item } of already) notes.skip('posts already imported unchanged (same slug, title, body and date), left as they are', item.source);
-    items.splice(0, items.length, ...items.filter((i) => !already.some((x) => x.item === i)));
+    const left = new Set(already.map((x) => x.item));
+    items.splice(0, items.length, ...items.filter((i) => !left.has(i)));
   }
   for (const p of await checkDrafts(ctx, ws, items.map((i) => ({ label: i.source, input: i.input })))) notes.problem(p.label, p.message);
   const failed = notes.problems.map((p) => ({ source: p.source, error: p.message }));

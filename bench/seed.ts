@@ -5,7 +5,7 @@ import type { Article } from '../src/articles/types.js';
 import { generateBlogKey } from '../src/auth/blog-keys.js';
 import type { Publication } from '../src/connectors/publications.js';
 import { type RenderedBody, buildSnapshot, renderBody } from '../src/content/snapshot.js';
-import { appendSnapshots } from '../src/content/snapshot-store.js';
+import { insertRun, touchState } from '../src/content/bulk-store.js';
 import { withTransaction } from '../src/db/tx.js';
 import { newId } from '../src/lib/ids.js';
 import { bumpContentVersion } from '../src/workspaces/store.js';
@@ -31,7 +31,7 @@ export interface Seeded {
 
 /**
  * `count` published articles in a new workspace, through the real snapshot code (buildSnapshot +
- * appendSnapshots) in bulk transactions. Bodies cycle through a few variants, rendered once each.
+ * insertRun) in bulk transactions. Bodies cycle through a few variants, rendered once each.
  */
 export async function seedPublished(app: App, name: string, count: number, words: number): Promise<Seeded> {
   const created = await createWorkspace(app, { name, websiteUrl: `https://${name}` });
@@ -56,6 +56,7 @@ export async function seedPublished(app: App, name: string, count: number, words
         id: newId('art'), workspaceId: ws.id, title: `Post number ${i}`, slug, contentType: CONTENT_TYPE_NAMES[i % 5], bodyMarkdown: v.markdown,
         metaTitle: null, metaDescription: `About post ${i}`, focusKeyword: `topic ${i % 200}`, secondaryKeywords: [`topic ${(i * 7) % 200}`, `theme ${i % 50}`],
         featuredImageUrl: null, imageAlt: null, author: 'Bench', targetLength: words, seoScore: null, status: 'published', scheduledAt: null, createdAt: at, updatedAt: at,
+        importedPublishedAt: null, importedUpdatedAt: null, publishError: null,
       });
       pubs.push({ articleId: articles[articles.length - 1].id, connectorId, workspaceId: ws.id, firstPublishedAt: at, updatedAt: at, publishedUrl: null, lastError: null, lastErrorAt: null });
     }
@@ -65,7 +66,8 @@ export async function seedPublished(app: App, name: string, count: number, words
       for (let i = 0; i < pubs.length; i += 100) {
         await trx('publications').insert(pubs.slice(i, i + 100).map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt })));
       }
-      await appendSnapshots(trx, ws.id, snaps);
+      await touchState(trx, ws.id, new Date().toISOString());
+      await insertRun(trx, ws.id, snaps);
       await bumpContentVersion(trx, ws.id);
     });
   }

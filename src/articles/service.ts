@@ -11,13 +11,26 @@ import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput
 import * as store from './store.js';
 import type { Article } from './types.js';
 
-/** Insert a draft. Surfaces create through publishing/create.ts, which adds auto-publish and credits. */
-export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<Article> {
+/**
+ * The dates an imported post had on its old site (UTC ISO): `publishedAt` becomes its first-publish
+ * time and `updatedAt` the update time of that publish (decisions.md, "Imported history").
+ */
+export interface ImportedDates {
+  publishedAt?: string;
+  updatedAt?: string;
+}
+
+/**
+ * Insert a draft. Surfaces create through publishing/create.ts, which adds auto-publish and
+ * credits; imports pass the post's old dates (a past one is also its creation time).
+ */
+export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}): Promise<Article> {
   const data = parseInput(articleCreateInput, input, 'article');
   const title = data.title || firstH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
   if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
   const now = nowIso(ctx.clock);
+  const created = imported.publishedAt && imported.publishedAt < now ? imported.publishedAt : now;
   const article: Article = {
     id: newId('art'),
     workspaceId: ws.id,
@@ -36,8 +49,11 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     seoScore: null,
     status: 'draft',
     scheduledAt: null,
-    createdAt: now,
+    createdAt: created,
     updatedAt: now,
+    importedPublishedAt: imported.publishedAt ?? null,
+    importedUpdatedAt: imported.updatedAt ?? null,
+    publishError: null,
   };
   // A derived slug another writer took between our check and our insert (two articles with one
   // title at the same moment) is made again, up to a few times; the savepoint keeps an enclosing
@@ -56,28 +72,40 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
 
 /**
  * Check a batch of new drafts as insertDraft would, without writing anything: bad fields, a
- * missing title, and explicit slugs taken in the workspace or repeated in the batch.
- * Returns one problem per line, prefixed with the item's label; empty when all would insert.
+ * missing title, and explicit slugs taken in the workspace or repeated in the batch (the later
+ * one is named). Returns one problem per item that would not insert; empty when all would.
  */
-export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label: string; input: ArticleCreateInput }>): Promise<string[]> {
-  const problems: string[] = [];
+export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label: string; input: ArticleCreateInput }>): Promise<Array<{ label: string; message: string }>> {
+  const problems: Array<{ label: string; message: string }> = [];
   const seen = new Map<string, string>();
+  const slugs: Array<{ label: string; slug: string }> = [];
   for (const { label, input } of batch) {
     let data;
     try {
       data = parseInput(articleCreateInput, input, 'article');
     } catch (err) {
-      problems.push(`${label}: ${(err as Error).message}`);
+      problems.push({ label, message: (err as Error).message });
       continue;
     }
-    if (!(data.title || firstH1(data.bodyMarkdown))) problems.push(`${label}: a title is required (set title in the front matter, or start the markdown with "# Title")`);
-    if (data.slug === undefined) continue;
-    const earlier = seen.get(data.slug);
-    if (earlier) problems.push(`${label}: the slug "${data.slug}" is also used by ${earlier}`);
-    else if (await store.articleWithSlug(ctx.db, ws.id, data.slug)) problems.push(`${label}: ${slugTaken(data.slug, ws)}`);
-    seen.set(data.slug, earlier ?? label);
+    if (!(data.title || firstH1(data.bodyMarkdown))) problems.push({ label, message: 'a title is required (set title in the front matter, or start the markdown with "# Title")' });
+    else if (data.slug !== undefined) {
+      const earlier = seen.get(data.slug);
+      if (earlier) problems.push({ label, message: `the slug "${data.slug}" is also used by ${earlier}` });
+      else {
+        seen.set(data.slug, label);
+        slugs.push({ label, slug: data.slug });
+      }
+    }
   }
+  const taken = await store.takenSlugs(ctx.db, ws.id, slugs.map((s) => s.slug));
+  for (const { label, slug } of slugs) if (taken.has(slug)) problems.push({ label, message: slugTaken(slug, ws) });
   return problems;
+}
+
+/** The workspace's articles with these slugs, by slug. */
+export async function articlesBySlug(ctx: Ctx, ws: Workspace, slugs: string[]): Promise<Map<string, Article>> {
+  const wanted = new Set(slugs);
+  return new Map((await store.findArticles(ctx.db, ws.id, [...wanted])).filter((a) => wanted.has(a.slug.normalize('NFC'))).map((a) => [a.slug.normalize('NFC'), a]));
 }
 
 /** Edit the article. The live snapshot is untouched until the article is republished. */

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/connect.js';
 import { slugForms } from '../lib/slug.js';
 import type { ContentType } from './categories.js';
 import type { ArticleStatus } from './inputs.js';
-import type { Article } from './types.js';
+import type { Article, PublishError } from './types.js';
 
 type Row = Record<string, any>;
 
@@ -26,6 +26,11 @@ export const toArticle = (r: Row): Article => ({
   scheduledAt: r.scheduled_at ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  importedPublishedAt: r.imported_published_at ?? null,
+  importedUpdatedAt: r.imported_updated_at ?? null,
+  publishError: r.publish_error
+    ? { message: r.publish_error, at: r.publish_error_at, failures: Number(r.publish_failures ?? 1), retryAt: r.publish_retry_at ?? null }
+    : null,
 });
 
 /** Domain fields -> columns; only the keys present in `a` are written. */
@@ -50,6 +55,8 @@ export function toRow(a: Partial<Article>): Row {
     scheduledAt: ['scheduled_at', (v) => v],
     createdAt: ['created_at', (v) => v],
     updatedAt: ['updated_at', (v) => v],
+    importedPublishedAt: ['imported_published_at', (v) => v],
+    importedUpdatedAt: ['imported_updated_at', (v) => v],
   };
   const row: Row = {};
   for (const [key, value] of Object.entries(a)) {
@@ -119,9 +126,14 @@ export async function listArticleRows(
   return { articles: rows.map(toArticle), total: Number(countRow?.n ?? 0) };
 }
 
-/** Articles whose scheduled time has come, across workspaces. */
+/** Articles whose scheduled time has come (and whose retry time, after a failure), across workspaces. */
 export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit = 50): Promise<Article[]> {
-  const rows = await db('articles').where({ status: 'scheduled' }).andWhere('scheduled_at', '<=', nowIsoValue).orderBy('scheduled_at').limit(limit);
+  const rows = await db('articles')
+    .where({ status: 'scheduled' })
+    .andWhere('scheduled_at', '<=', nowIsoValue)
+    .andWhere((q) => q.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', nowIsoValue))
+    .orderBy('scheduled_at')
+    .limit(limit);
   return rows.map(toArticle);
 }
 
@@ -129,4 +141,79 @@ export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit
 export async function listArticleKeywordRows(db: Queryable, workspaceId: string): Promise<Array<Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'focusKeyword' | 'secondaryKeywords'>>> {
   const rows = await db('articles').where({ workspace_id: workspaceId }).select('id', 'slug', 'title', 'status', 'focus_keyword', 'secondary_keywords');
   return rows.map((r: Row) => ({ id: r.id, slug: r.slug, title: r.title, status: r.status as ArticleStatus, focusKeyword: r.focus_keyword ?? null, secondaryKeywords: JSON.parse(r.secondary_keywords ?? '[]') }));
+}
+
+const NO_PUBLISH_ERROR = { publish_error: null, publish_error_at: null, publish_failures: 0, publish_retry_at: null };
+
+/**
+ * Mark articles published (the first step of a publish transaction). With `onlyIf`, only those
+ * still in that state: a scheduled publish or a bulk publish of drafts then runs once even with
+ * several processes. Returns the ids this caller got (RETURNING: on PostgreSQL a row another
+ * transaction claimed meanwhile is re-checked and left out).
+ */
+export async function claimForPublish(db: Queryable, ids: string[], onlyIf?: ArticleStatus): Promise<string[]> {
+  const claimed: string[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db('articles')
+      .whereIn('id', ids.slice(i, i + 500))
+      .andWhere(onlyIf ? { status: onlyIf } : {})
+      .update({ status: 'published', scheduled_at: null, ...NO_PUBLISH_ERROR }, ['id']);
+    claimed.push(...rows.map((r: Row) => r.id as string));
+  }
+  return claimed;
+}
+
+/** Articles by id (one query per 500), in no particular order. */
+export async function findArticlesByIds(db: Queryable, ids: string[]): Promise<Article[]> {
+  const out: Article[] = [];
+  for (let i = 0; i < ids.length; i += 500) out.push(...(await db('articles').whereIn('id', ids.slice(i, i + 500))).map(toArticle));
+  return out;
+}
+
+/** Schedule articles (each at its own time); a new schedule clears an earlier failure. */
+export async function scheduleRows(db: Queryable, items: Array<{ id: string; at: string }>, nowIsoValue: string): Promise<void> {
+  for (const { id, at } of items) {
+    await db('articles').where({ id }).update({ status: 'scheduled', scheduled_at: at, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+  }
+}
+
+/** Record a failed scheduled publish on the article (still scheduled, retried at `retryAt`). */
+export async function recordPublishFailure(db: Queryable, id: string, failure: Omit<PublishError, 'failures'>): Promise<void> {
+  await db('articles')
+    .where({ id, status: 'scheduled' })
+    .update({ publish_error: failure.message.slice(0, 2000), publish_error_at: failure.at, publish_retry_at: failure.retryAt })
+    .increment('publish_failures', 1);
+}
+
+/** Scheduled articles whose last publish failed, oldest failure first (svc doctor). */
+export async function failedScheduledRows(db: Queryable, limit = 100): Promise<Article[]> {
+  const rows = await db('articles').where({ status: 'scheduled' }).whereNotNull('publish_error').orderBy('publish_error_at').limit(limit);
+  return rows.map(toArticle);
+}
+
+/** Which of these slugs are taken in the workspace (one query per 500). */
+export async function takenSlugs(db: Queryable, workspaceId: string, slugs: string[]): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (let i = 0; i < slugs.length; i += 500) {
+    // Slugs stored in NFD by earlier versions clash with their NFC spelling (slugForms).
+    const rows = await db('articles').where({ workspace_id: workspaceId }).whereIn('slug', slugs.slice(i, i + 500).flatMap(slugForms)).select('slug');
+    for (const r of rows) taken.add((r.slug as string).normalize('NFC'));
+  }
+  return taken;
+}
+
+/** The articles named by ids or slugs (one query per 500 refs); unknown refs are simply absent. */
+export async function findArticles(db: Queryable, workspaceId: string, refs: string[]): Promise<Article[]> {
+  const found: Article[] = [];
+  for (let i = 0; i < refs.length; i += 500) {
+    const chunk = refs.slice(i, i + 500);
+    const rows = await db('articles').where({ workspace_id: workspaceId }).andWhere((q) => q.whereIn('id', chunk).orWhereIn('slug', chunk.flatMap(slugForms)));
+    found.push(...rows.map(toArticle));
+  }
+  return found;
+}
+
+/** Every draft of the workspace. */
+export async function draftRows(db: Queryable, workspaceId: string): Promise<Article[]> {
+  return (await db('articles').where({ workspace_id: workspaceId, status: 'draft' }).orderBy('created_at').orderBy('id')).map(toArticle);
 }

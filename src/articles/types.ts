@@ -21,4 +21,18 @@ export interface Article {
   scheduledAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The date the post had on the site it was imported from: its first-publish time here. */
+  importedPublishedAt: string | null;
+  /** Its lastmod there: the update time of its first publish here. */
+  importedUpdatedAt: string | null;
+  /** Why the last scheduled publish failed (cleared by a publish or a new schedule). */
+  publishError: PublishError | null;
+}
+
+/** A failed scheduled publish, kept on the article and retried at `retryAt`. */
+export interface PublishError {
+  message: string;
+  at: string;
+  failures: number;
+  retryAt: string | null;
 }

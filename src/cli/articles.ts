@@ -1,17 +1,18 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { parseMarkdownFile } from '../articles/front-matter.js';
 import { ARTICLE_STATUSES, type ArticleCreateInput, type ArticleUpdateInput } from '../articles/inputs.js';
-import { checkDrafts, getArticle, listArticles, updateArticle } from '../articles/service.js';
+import { getArticle, listArticles, updateArticle } from '../articles/service.js';
 import { createArticle } from '../publishing/create.js';
 import type { Article } from '../articles/types.js';
-import { deleteArticle, publishArticle, scheduleArticle, unpublishArticle } from '../publishing/publish.js';
+import { describePublishError } from '../publishing/failures.js';
+import { deleteArticle, unpublishArticle } from '../publishing/publish.js';
 import { AppError, usageError } from '../errors.js';
+import { decodeUtf8, readTextFile } from '../lib/text-file.js';
 import { confirm } from './ask.js';
 import { act, choiceOption, intOption } from './harness.js';
 import { type Io, table } from './io.js';
-import { progressBar } from './progress.js';
+import { registerImport } from './articles-import.js';
+import { registerPublish } from './articles-publish.js';
 import { webhookQueueNote } from './webhooks.js';
 
 interface FieldOptions {
@@ -52,7 +53,7 @@ function fieldOptions(cmd: Command): Command {
 async function fieldsFrom(io: Io, o: FieldOptions): Promise<ArticleUpdateInput> {
   if (o.body !== undefined && o.bodyFile !== undefined) throw usageError('Pass --body or --body-file, not both');
   let body = o.body;
-  if (o.bodyFile !== undefined) body = o.bodyFile === '-' ? await readStream(io.stdin) : await readText(path.resolve(io.cwd, o.bodyFile));
+  if (o.bodyFile !== undefined) body = o.bodyFile === '-' ? await readStream(io.stdin) : await readTextFile(path.resolve(io.cwd, o.bodyFile));
   return {
     title: o.title,
     slug: o.slug,
@@ -81,48 +82,7 @@ export function registerArticles(program: Command, io: Io): void {
     }),
   );
 
-  articles
-    .command('import')
-    .description('import markdown files with YAML front matter (title, slug, contentType, metaTitle, metaDescription, focusKeyword, keywords, image, imageAlt, author, targetLength)')
-    .argument('<files...>', 'markdown files')
-    .option(...WS)
-    .action(
-      act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
-        const ws = await workspace();
-        // Read and check every file first: a bad file stops the import before anything is written.
-        const inputs: Array<{ file: string; input: ArticleCreateInput }> = [];
-        const problems: string[] = [];
-        for (const file of args) {
-          try {
-            inputs.push({ file, input: parseMarkdownFile(await readText(path.resolve(io.cwd, file)), file) });
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err;
-            problems.push(err.message);
-          }
-        }
-        // Then check them as a batch (fields, titles, slugs), so a bad file never leaves half an import.
-        if (!problems.length) problems.push(...(await checkDrafts(app, ws, inputs.map(({ file, input }) => ({ label: file, input })))));
-        if (problems.length) {
-          throw new AppError('invalid_front_matter', 400, `Nothing imported; fix these files first:\n  ${problems.join('\n  ')}`);
-        }
-        const bar = progressBar(io, inputs.length, 'Importing');
-        const created: Article[] = [];
-        for (const { file, input } of inputs) {
-          try {
-            created.push((await createArticle(app, ws, input)).article);
-          } catch (err) {
-            bar.done();
-            if (err instanceof AppError) {
-              throw new AppError(err.code, err.status, `${file}: ${err.message} (${created.length} of ${inputs.length} imported before it)`, { hint: err.hint });
-            }
-            throw err;
-          }
-          bar.tick();
-        }
-        bar.done();
-        out.result(created, () => `Imported ${created.length} article${created.length === 1 ? '' : 's'} into ${ws.name}\n${table(created, ['slug', 'status', 'id'])}`);
-      }),
-    );
+  registerImport(articles, io);
 
   articles
     .command('list')
@@ -140,7 +100,10 @@ export function registerArticles(program: Command, io: Io): void {
           offset: intOption(opts.offset, '--offset', 0),
         });
         const rows = page.articles.map(({ bodyMarkdown: _b, ...rest }) => rest);
-        out.result({ ...page, articles: rows }, () => `${table(rows, ['id', 'slug', 'status', 'contentType', 'title', 'updatedAt'])}\n${page.total} article${page.total === 1 ? '' : 's'}`);
+        const shown = rows.map((r) => (r.publishError ? { ...r, status: `${r.status} (publish failed)` } : r));
+        const failed = rows.filter((r) => r.publishError).map((r) => r.slug);
+        const why = failed.length ? `\n${failed.length} scheduled publish${failed.length === 1 ? '' : 'es'} failed; svc articles show ${failed[0]} says why` : '';
+        out.result({ ...page, articles: rows }, () => `${table(shown, ['id', 'slug', 'status', 'contentType', 'title', 'updatedAt'])}\n${page.total} article${page.total === 1 ? '' : 's'}${why}`);
       }),
     );
 
@@ -184,20 +147,7 @@ export function registerArticles(program: Command, io: Io): void {
       }),
     );
 
-  articles
-    .command('publish')
-    .description('publish (or republish) to every enabled destination, or one with --to')
-    .argument('<id|slug>')
-    .option(...WS)
-    .option('--to <kind>', 'headless | webhook')
-    .action(
-      act<{ workspace?: string; to?: string }>(io, async ({ app, args, opts, out, workspace }) => {
-        if (opts.to && opts.to !== 'headless' && opts.to !== 'webhook') throw usageError(`--to takes headless or webhook, not "${opts.to}"`);
-        const result = (await publishArticle(app, await workspace(), args[0], { to: opts.to as 'headless' | 'webhook' | undefined }))!;
-        if (result.targets.some((t) => t.kind === 'webhook')) out.note(await webhookQueueNote(app));
-        out.result(result, () => `Published ${result.article.slug} to ${result.targets.map((t) => `${t.kind} (${t.event})`).join(', ')}`);
-      }),
-    );
+  registerPublish(articles, io);
 
   articles
     .command('unpublish')
@@ -209,19 +159,6 @@ export function registerArticles(program: Command, io: Io): void {
         const result = await unpublishArticle(app, await workspace(), args[0]);
         if (result.receiverNotTold) out.note(NOT_TOLD);
         out.result(result, () => `Unpublished ${result.article.slug}${result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : ''}`);
-      }),
-    );
-
-  articles
-    .command('schedule')
-    .description('publish the article automatically at a time (the daemon must be running)')
-    .argument('<id|slug>')
-    .option(...WS)
-    .requiredOption('--at <iso>', 'when, e.g. 2026-12-01T09:00:00Z')
-    .action(
-      act<{ workspace?: string; at: string }>(io, async ({ app, args, opts, out, workspace }) => {
-        const a = await scheduleArticle(app, await workspace(), args[0], opts.at);
-        out.result(a, () => `Scheduled ${a.slug} for ${a.scheduledAt}`);
       }),
     );
 }
@@ -240,6 +177,8 @@ function describe(a: Article): string {
     `  id:          ${a.id}`,
     `  slug:        ${a.slug}`,
     `  status:      ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''}`,
+    ...(a.publishError ? [`  FAILED:      ${describePublishError(a)}`] : []),
+    ...(a.importedPublishedAt ? [`  old date:    ${a.importedPublishedAt}${a.importedUpdatedAt ? ` (updated ${a.importedUpdatedAt})` : ''}, its first-publish time`] : []),
     `  type:        ${a.contentType}`,
     `  keywords:    ${[a.focusKeyword, ...a.secondaryKeywords].filter(Boolean).join(', ') || '-'}`,
     `  meta title:  ${a.metaTitle ?? '-'}`,
@@ -253,32 +192,8 @@ function describe(a: Article): string {
   ].join('\n');
 }
 
-async function readText(file: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not a markdown file`);
-    throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
-  }
-  return utf8(bytes, file);
-}
-
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return utf8(Buffer.concat(chunks), 'stdin');
-}
-
-/** Markdown must be UTF-8 text: a binary or Latin-1 file would be stored with its bytes replaced. */
-function utf8(bytes: Buffer, source: string): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError('invalid_encoding', 400, `${source} is not UTF-8 text`, { hint: 'Save it as UTF-8 (e.g. iconv -f latin1 -t utf-8).' });
-  }
-  if (text.includes('\0')) throw new AppError('invalid_encoding', 400, `${source} is a binary file, not markdown text`);
-  return text;
+  return decodeUtf8(Buffer.concat(chunks), 'stdin');
 }

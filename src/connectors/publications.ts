@@ -36,21 +36,6 @@ export async function listForArticle(db: Queryable, articleId: string): Promise<
   return (await db('publications').where({ article_id: articleId })).map(toPublication);
 }
 
-/** First publish inserts (publishedAt = now); a republish keeps publishedAt and moves updatedAt. */
-export async function upsert(
-  db: Queryable,
-  args: { article: Article; connector: Connector; now: string; existing?: Publication },
-): Promise<Publication> {
-  const { article, connector, now, existing } = args;
-  if (existing) {
-    await db('publications').where({ article_id: article.id, connector_id: connector.id }).update({ updated_at: now, last_error: null, last_error_at: null });
-    return { ...existing, updatedAt: now, lastError: null, lastErrorAt: null };
-  }
-  const row = { article_id: article.id, connector_id: connector.id, workspace_id: article.workspaceId, first_published_at: now, updated_at: now };
-  await db('publications').insert(row);
-  return toPublication(row);
-}
-
 export async function setPublishedUrl(db: Queryable, articleId: string, connectorId: string, url: string): Promise<void> {
   await db('publications').where({ article_id: articleId, connector_id: connectorId }).update({ published_url: url });
 }
@@ -61,4 +46,31 @@ export async function recordError(db: Queryable, articleId: string, connectorId:
 
 export async function removeAllForArticle(db: Queryable, articleId: string): Promise<void> {
   await db('publications').where({ article_id: articleId }).delete();
+}
+
+/** The publications of these articles on these connectors, keyed `articleId connectorId`. */
+export async function findMany(db: Queryable, articleIds: string[], connectorIds: string[]): Promise<Map<string, Publication>> {
+  const out = new Map<string, Publication>();
+  for (let i = 0; i < articleIds.length; i += 500) {
+    const rows = await db('publications').whereIn('article_id', articleIds.slice(i, i + 500)).whereIn('connector_id', connectorIds);
+    for (const r of rows) out.set(`${r.article_id} ${r.connector_id}`, toPublication(r));
+  }
+  return out;
+}
+
+/**
+ * Record a batch of publishes: first publishes insert rows (their times given, see
+ * publishing/publish-rows.ts firstPublishTimes), republishes move updatedAt to now and clear the
+ * last error.
+ */
+export async function saveMany(db: Queryable, firsts: Publication[], republished: Array<{ articleId: string; connectorId: string }>, now: string): Promise<void> {
+  const rows = firsts.map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt }));
+  for (let i = 0; i < rows.length; i += 100) await db('publications').insert(rows.slice(i, i + 100));
+  const byConnector = new Map<string, string[]>();
+  for (const r of republished) byConnector.set(r.connectorId, [...(byConnector.get(r.connectorId) ?? []), r.articleId]);
+  for (const [connectorId, ids] of byConnector) {
+    for (let i = 0; i < ids.length; i += 500) {
+      await db('publications').where({ connector_id: connectorId }).whereIn('article_id', ids.slice(i, i + 500)).update({ updated_at: now, last_error: null, last_error_at: null });
+    }
+  }
 }

@@ -38,6 +38,21 @@ export async function groupSize(db: Queryable, g: RankGroup): Promise<number> {
   return row ? Number(row[g.column]) + 1 : 0;
 }
 
+/**
+ * groupSize for many categories or tags of a workspace at once (one grouped query per 500):
+ * what bulk paths use instead of one query per group. Absent groups are empty.
+ */
+export async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' | 'tag', slugs: string[]): Promise<Map<string, number>> {
+  const [table, column, rank] = kind === 'category' ? ['content_index', 'category', 'cat_rank'] : ['content_tags', 'tag', 'rank'];
+  const out = new Map<string, number>();
+  const unique = [...new Set(slugs)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db(table).where({ workspace_id: workspaceId }).whereIn(column, unique.slice(i, i + 500)).groupBy(column).select(column).max({ top: rank });
+    for (const r of rows as Array<Record<string, unknown>>) out.set(String(r[column]), Number(r.top) + 1);
+  }
+  return out;
+}
+
 export const wsGroup = (workspaceId: string): RankGroup => ({ table: 'content_index', where: { workspace_id: workspaceId }, column: 'ws_rank' });
 export const catGroup = (workspaceId: string, category: string): RankGroup => ({ table: 'content_index', where: { workspace_id: workspaceId, category }, column: 'cat_rank' });
 export const tagGroup = (workspaceId: string, tag: string): RankGroup => ({ table: 'content_tags', where: { workspace_id: workspaceId, tag }, column: 'rank' });

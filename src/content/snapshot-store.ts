@@ -3,38 +3,66 @@ import type { Queryable, Trx } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
-import { type RankGroup, catGroup, closeSlot, groupSize, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
-import { BLOCK_SIZE, blockFor, lastBlock, rebuildBlock } from './sitemap-blocks.js';
+import { nowIso } from '../lib/clock.js';
+import { indexRow, insertRun, termsOf, touchState } from './bulk-store.js';
+import { type RankGroup, catGroup, closeSlot, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
+import { blockFor, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { type Snapshot, buildSnapshot } from './snapshot.js';
+import { type TermChange, refreshTerms } from './terms-store.js';
 
 type Row = Record<string, any>;
 
+/** (publishedAt, id) order: the order of ranks, oldest first. */
+const byRank = (a: Snapshot, b: Snapshot) =>
+  a.index.publishedAt < b.index.publishedAt ? -1 : a.index.publishedAt > b.index.publishedAt ? 1 : a.index.id < b.index.id ? -1 : a.index.id > b.index.id ? 1 : 0;
+
 /**
- * Compute the article's snapshot and store it (called by publishArticle inside its transaction).
- * A republish replaces it; ranks stay put when publishedAt and category did not change.
+ * Compute the snapshots of articles being published and store them (called by the publish
+ * transaction, for one article or a batch). A republish replaces the snapshot, and its ranks
+ * stay put when publishedAt and category did not change. New posts newer than everything served
+ * are appended in bulk; older ones (an imported archive under newer posts) are slotted in.
  */
-export async function writeSnapshot(trx: Trx, _ctx: Ctx, ws: Workspace, article: Article, publication: Publication): Promise<void> {
-  await saveSnapshot(trx, ws.id, buildSnapshot(ws, article, publication));
+export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication }>): Promise<void> {
+  if (entries.length === 0) return;
+  const now = nowIso(ctx.clock);
+  // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks
+  // read below cannot move under us.
+  await touchState(trx, ws.id, now);
+  const snaps = entries.map((e) => buildSnapshot(ws, e.article, e.publication)).sort(byRank);
+  const indexed = new Set<string>();
+  for (let i = 0; i < snaps.length; i += 500) {
+    const rows = await trx('content_index').whereIn('article_id', snaps.slice(i, i + 500).map((x) => x.index.id)).select('article_id');
+    for (const r of rows) indexed.add(r.article_id);
+  }
+  for (const snap of snaps.filter((x) => indexed.has(x.index.id))) await saveSnapshot(trx, ws.id, snap, now);
+  const fresh = snaps.filter((x) => !indexed.has(x.index.id));
+  if (fresh.length === 0) return;
+  // A run no served article falls within goes in at once; otherwise each finds its own place.
+  const within = await trx('content_index')
+    .where({ workspace_id: ws.id })
+    .andWhere('published_at', '>=', fresh[0].index.publishedAt)
+    .andWhere('published_at', '<=', fresh[fresh.length - 1].index.publishedAt)
+    .first('article_id');
+  if (within) for (const snap of fresh) await saveSnapshot(trx, ws.id, snap, now);
+  else await insertRun(trx, ws.id, fresh);
 }
 
 /** Remove the article's snapshot (unpublish, delete); a no-op when it has none. */
-export async function removeSnapshot(trx: Trx, articleId: string): Promise<void> {
+export async function removeSnapshot(trx: Trx, articleId: string, now: string): Promise<void> {
   const old = await trx('content_index').where({ article_id: articleId }).first();
   if (!old) return;
-  const now = new Date().toISOString();
   await touchState(trx, old.workspace_id, now);
   const tags: string[] = JSON.parse(old.tags);
   await removeIndexRow(trx, old);
   for (const tag of tags) await removeTag(trx, old.workspace_id, tag, articleId);
   await trx('content_articles').where({ article_id: articleId }).delete();
   await rebuildBlock(trx, old.workspace_id, Number(old.sitemap_block));
-  await refreshTerms(trx, old.workspace_id, [old.category], tags, now, null);
+  await refreshTerms(trx, old.workspace_id, [{ kind: 'category', slug: old.category, lastmod: now }, ...tags.map((slug) => ({ kind: 'tag' as const, slug, lastmod: now }))]);
 }
 
-export async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot): Promise<void> {
+/** Store one snapshot, inserting it at its rank (the caller has touched the workspace state). */
+async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: string): Promise<void> {
   const { index } = snap;
-  const at = index.updatedAt;
-  await touchState(trx, workspaceId, at);
   const old = await trx('content_index').where({ article_id: index.id }).first();
   const oldTags: string[] = old ? JSON.parse(old.tags) : [];
   const newTags = index.tags.map((t) => t.slug);
@@ -56,76 +84,16 @@ export async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot
     const block = await blockFor(trx, workspaceId, wsRank);
     blocks.add(block);
     await trx('content_index').insert({ ...row, article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
+    await splitIfOversized(trx, workspaceId, block, blocks);
     for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   }
   await trx('content_articles').insert({ article_id: index.id, article_json: JSON.stringify(snap.article) }).onConflict('article_id').merge();
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
-  await refreshTerms(trx, workspaceId, [...new Set([old?.category, index.category.slug].filter(Boolean))], [...new Set([...oldTags, ...newTags])], at, snap);
-}
-
-/**
- * Bulk path for seeding (benchmarks, imports): snapshots of articles not yet in the index,
- * sorted oldest first and newer than everything already there, appended in batched inserts.
- */
-export async function appendSnapshots(trx: Trx, workspaceId: string, snaps: Snapshot[]): Promise<void> {
-  if (snaps.length === 0) return;
-  const last = snaps[snaps.length - 1].index;
-  await touchState(trx, workspaceId, last.updatedAt);
-  const next = new Map<string, number>();
-  const take = async (key: string, g: RankGroup) => {
-    const rank = next.get(key) ?? (await groupSize(trx, g));
-    next.set(key, rank + 1);
-    return rank;
-  };
-  let { block, size } = await lastBlock(trx, workspaceId);
-  const blocks = new Set<number>([block]);
-  const indexRows: Row[] = [];
-  const articleRows: Row[] = [];
-  const tagRows: Row[] = [];
-  for (const snap of snaps) {
-    const { index } = snap;
-    const wsRank = await take('', wsGroup(workspaceId));
-    const catRank = await take(`c:${index.category.slug}`, catGroup(workspaceId, index.category.slug));
-    if (size >= BLOCK_SIZE) {
-      block += 1;
-      size = 0;
-      blocks.add(block);
-    }
-    size += 1;
-    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
-    articleRows.push({ article_id: index.id, article_json: JSON.stringify(snap.article) });
-    for (const tag of index.tags) {
-      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: await take(`t:${tag.slug}`, tagGroup(workspaceId, tag.slug)) });
-    }
-  }
-  await insertChunks(trx, 'content_index', indexRows, 100);
-  await insertChunks(trx, 'content_articles', articleRows, 200);
-  await insertChunks(trx, 'content_tags', tagRows, 200);
-  for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
-  const categories = [...new Set(snaps.map((s) => s.index.category.slug))];
-  const tags = [...new Set(snaps.flatMap((s) => s.index.tags.map((t) => t.slug)))];
-  const titles = new Map(snaps.flatMap((s) => [[`c:${s.index.category.slug}`, s.index.category.title], ...s.index.tags.map((t) => [`t:${t.slug}`, t.title] as [string, string])]));
-  await refreshTerms(trx, workspaceId, categories, tags, last.updatedAt, null, titles);
-}
-
-async function insertChunks(db: Queryable, table: string, rows: Row[], size: number): Promise<void> {
-  for (let i = 0; i < rows.length; i += size) await db(table).insert(rows.slice(i, i + size));
-}
-
-const indexRow = (workspaceId: string, snap: Snapshot): Row => ({
-  workspace_id: workspaceId,
-  slug: snap.index.slug,
-  category: snap.index.category.slug,
-  published_at: snap.index.publishedAt,
-  updated_at: snap.index.updatedAt,
-  tags: JSON.stringify(snap.index.tags.map((t) => t.slug)),
-  index_json: JSON.stringify(snap.index),
-  sitemap_json: snap.sitemapEntry,
-});
-
-/** Record when the workspace's served content changed; on PostgreSQL the upsert also serialises writers of one workspace. */
-async function touchState(db: Queryable, workspaceId: string, at: string): Promise<void> {
-  await db('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
+  const left: TermChange[] = [
+    ...(old && old.category !== index.category.slug ? [{ kind: 'category' as const, slug: old.category as string, lastmod: now }] : []),
+    ...oldTags.filter((t) => !newTags.includes(t)).map((slug) => ({ kind: 'tag' as const, slug, lastmod: now })),
+  ];
+  await refreshTerms(trx, workspaceId, [...termsOf(snap), ...left]);
 }
 
 async function insertAt(db: Queryable, g: RankGroup, publishedAt: string, articleId: string): Promise<number> {
@@ -150,27 +118,4 @@ async function removeTag(db: Queryable, workspaceId: string, tag: string, articl
   if (!row) return;
   await db('content_tags').where({ workspace_id: workspaceId, tag, article_id: articleId }).delete();
   await closeSlot(db, tagGroup(workspaceId, tag), Number(row.rank));
-}
-
-/** Counts (top rank + 1) and lastmod of the categories and tags a change touched; empty ones go. */
-async function refreshTerms(db: Queryable, workspaceId: string, categories: string[], tags: string[], at: string, snap: Snapshot | null, titles = new Map<string, string>()): Promise<void> {
-  if (snap) {
-    titles.set(`c:${snap.index.category.slug}`, snap.index.category.title);
-    for (const t of snap.index.tags) titles.set(`t:${t.slug}`, t.title);
-  }
-  const terms = [
-    ...categories.map((slug) => ({ kind: 'category', slug, group: catGroup(workspaceId, slug), title: titles.get(`c:${slug}`) })),
-    ...tags.map((slug) => ({ kind: 'tag', slug, group: tagGroup(workspaceId, slug), title: titles.get(`t:${slug}`) })),
-  ];
-  for (const term of terms) {
-    const count = await groupSize(db, term.group);
-    const key = { workspace_id: workspaceId, kind: term.kind, slug: term.slug };
-    if (count === 0) {
-      await db('content_terms').where(key).delete();
-    } else if (term.title !== undefined) {
-      await db('content_terms').insert({ ...key, title: term.title, count, lastmod: at }).onConflict(['workspace_id', 'kind', 'slug']).merge(['title', 'count', 'lastmod']);
-    } else {
-      await db('content_terms').where(key).update({ count, lastmod: at });
-    }
-  }
 }

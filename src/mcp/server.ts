@@ -12,7 +12,7 @@ import { registerSiteProfileTool } from './tools/site-profile.js';
 const INSTRUCTIONS =
   'This server manages the SEO articles of one website workspace. Start with get_site_profile (site, plan, credits left, granted scopes). ' +
   'Read with list_articles / get_article; write with create_article / update_article and check with audit_article (these spend monthly credits); ' +
-  'publish_article / unpublish_article send articles to the live site. The write_seo_article prompt describes an article that passes the audit. ' +
+  'publish_article / unpublish_article / schedule_article send articles to the live site (now or at a time). The write_seo_article prompt describes an article that passes the audit. ' +
   'Before writing, research_keywords gives search volume, difficulty, intent and ideas (one keyword lookup credit per keyword not looked up in 30 days); ' +
   'list_keywords shows which keywords articles already target, gaps no article covers yet, and conflicts where two articles share a focus keyword.';
 

@@ -1,61 +1,34 @@
 import type { Ctx } from '../context.js';
 import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
-import { AppError, badRequest, notFound } from '../errors.js';
+import { AppError, badRequest, notFound, toAppError } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
+import { parseScheduleTime } from '../lib/datetime.js';
 import * as articles from '../articles/store.js';
 import type { Article } from '../articles/types.js';
 import { bumpContentVersion } from '../workspaces/store.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type Connector, type ConnectorKind, listConnectors } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import { removeSnapshot, writeSnapshot } from '../content/snapshot-store.js';
+import { removeSnapshot } from '../content/snapshot-store.js';
 import { deliverUnpublishNow, enqueueArticleEvent } from '../webhooks/outbox.js';
+import { type PublishResult, announce, destinations, publishRows } from './publish-rows.js';
 
-export interface PublishResult {
-  article: Article;
-  targets: Array<{ kind: ConnectorKind; event: 'article.published' | 'article.updated' }>;
-}
+export type { PublishResult } from './publish-rows.js';
 
 /**
  * Publish to every enabled connector of the workspace (or only `to`). One transaction stores
  * the headless snapshot, records the publications, enqueues the webhook event and bumps the
  * workspace content version, so the content API serves the new state once this returns.
+ * Null when `onlyIfScheduled` and another process published it first.
  */
 export async function publishArticle(ctx: Ctx, ws: Workspace, ref: string, opts: { to?: ConnectorKind; onlyIfScheduled?: boolean } = {}): Promise<PublishResult | null> {
   const article = await requireArticle(ctx, ws, ref);
-  const connectors = (await listConnectors(ctx.db, ws.id)).filter((c) => c.enabled && (!opts.to || c.kind === opts.to));
-  if (connectors.length === 0) {
-    throw badRequest(
-      'no_destination',
-      opts.to ? `Workspace ${ws.name} has no enabled ${opts.to} connector` : `Workspace ${ws.name} has nowhere to publish to`,
-      { hint: 'Connect a destination first: svc blog-key generate (content API) or svc webhook set --url URL (webhook)' },
-    );
-  }
-  const result = await withTransaction(ctx.db, async (trx) => {
-    const now = nowIso(ctx.clock);
-    // Claim the article: a scheduled publish runs once even with several daemons.
-    const claimed = await trx('articles')
-      .where({ id: article.id, ...(opts.onlyIfScheduled ? { status: 'scheduled' } : {}) })
-      .update({ status: 'published', scheduled_at: null });
-    if (Number(claimed) === 0) return null;
-    const current = (await articles.findArticleById(trx, article.id))!;
-    const targets: PublishResult['targets'] = [];
-    for (const connector of connectors) {
-      const existing = await publications.find(trx, article.id, connector.id);
-      const event = existing ? 'article.updated' : 'article.published';
-      const publication = await publications.upsert(trx, { article: current, connector, now, existing });
-      if (connector.kind === 'headless') {
-        await writeSnapshot(trx, ctx, ws, current, publication);
-        await bumpContentVersion(trx, ws.id);
-      } else {
-        await enqueueArticleEvent(trx, ctx, { event, workspace: ws, connector, article: current, publication });
-      }
-      targets.push({ kind: connector.kind, event });
-    }
-    return { article: current, targets };
-  });
-  if (result) announce(ctx, ws, result.targets.map((t) => t.kind));
+  const connectors = await destinations(ctx, ws, opts.to);
+  // Claimed only while scheduled: a scheduled publish runs once even with several daemons.
+  const [result] = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, [article], connectors, opts.onlyIfScheduled ? 'scheduled' : undefined));
+  if (!result) return null;
+  announce(ctx, ws, result.targets.map((t) => t.kind));
   return result;
 }
 
@@ -92,7 +65,7 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
   }
   const removedFrom = pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k);
   const updated = await withTransaction(ctx.db, async (trx) => {
-    await takeDown(trx, ws, article.id);
+    await takeDown(trx, ctx, ws, article.id);
     await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
     return (await articles.findArticleById(trx, article.id))!;
   });
@@ -111,7 +84,7 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
     if (webhook && webhookPub) {
       await enqueueArticleEvent(trx, ctx, { event: 'article.deleted', workspace: ws, connector: webhook, article, publication: webhookPub });
     }
-    await takeDown(trx, ws, article.id);
+    await takeDown(trx, ctx, ws, article.id);
     await articles.deleteArticleRow(trx, article.id);
     return Boolean(webhookPub);
   });
@@ -119,34 +92,49 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
   return { article, notified };
 }
 
-/** Mark the article to be published by the daemon at `at` (within a few seconds of it). */
+/**
+ * Mark the article to be published by the daemon at `at` (within a few seconds of it). The time
+ * must carry Z or an offset and lie within the schedule range (lib/datetime.ts, issue 11).
+ */
 export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string): Promise<Article> {
   const article = await requireArticle(ctx, ws, ref);
-  const when = Date.parse(at);
-  if (Number.isNaN(when)) throw badRequest('invalid_input', `"${at}" is not an ISO 8601 date-time, e.g. 2026-12-01T09:00:00Z`);
-  await ctx.db('articles').where({ id: article.id }).update({ status: 'scheduled', scheduled_at: new Date(when).toISOString(), updated_at: nowIso(ctx.clock) });
+  const when = parseScheduleTime(at, ctx.clock.now());
+  await articles.scheduleRows(ctx.db, [{ id: article.id, at: when }], nowIso(ctx.clock));
   return (await articles.findArticleById(ctx.db, article.id))!;
 }
 
-/** Publish every scheduled article whose time has come; used by the daemon's scheduler. */
+/** After the nth failure in a row a scheduled publish is tried again after 1, 2, 4 ... minutes, at most an hour. */
+export const publishRetryDelay = (failures: number): number => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 3_600_000);
+
+/**
+ * Publish every scheduled article whose time has come; used by the daemon's scheduler. A publish
+ * that fails stays scheduled with the error recorded on the article (svc articles show, svc
+ * doctor, the MCP tools show it) and is tried again later (issue 11: it used to become a draft,
+ * with the error only in the log).
+ */
 export async function publishDueArticles(ctx: Ctx, loadWorkspace: (id: string) => Promise<Workspace>): Promise<number> {
   const due = await articles.dueScheduledRows(ctx.db, nowIso(ctx.clock));
   let published = 0;
   for (const article of due) {
-    const ws = await loadWorkspace(article.workspaceId);
     try {
+      const ws = await loadWorkspace(article.workspaceId);
       if (await publishArticle(ctx, ws, article.id, { onlyIfScheduled: true })) published++;
     } catch (err) {
       ctx.log.error({ err, articleId: article.id }, 'scheduled publish failed');
-      // Leave it as a draft with the error visible rather than retrying every second forever.
-      await ctx.db('articles').where({ id: article.id, status: 'scheduled' }).update({ status: 'draft' });
+      const now = ctx.clock.now();
+      const failures = (article.publishError?.failures ?? 0) + 1;
+      await articles.recordPublishFailure(ctx.db, article.id, {
+        message: toAppError(err).message,
+        at: now.toISOString(),
+        retryAt: new Date(now.getTime() + publishRetryDelay(failures)).toISOString(),
+      });
     }
   }
   return published;
 }
 
-async function takeDown(trx: Trx, ws: Workspace, articleId: string): Promise<void> {
-  await removeSnapshot(trx, articleId);
+async function takeDown(trx: Trx, ctx: Ctx, ws: Workspace, articleId: string): Promise<void> {
+  await removeSnapshot(trx, articleId, nowIso(ctx.clock));
   await publications.removeAllForArticle(trx, articleId);
   await bumpContentVersion(trx, ws.id);
 }
@@ -157,9 +145,5 @@ async function requireArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Art
   return article;
 }
 
-function announce(ctx: Ctx, ws: Workspace, kinds: ConnectorKind[]): void {
-  ctx.events.emit('content.changed', { workspaceId: ws.id });
-  if (kinds.includes('webhook')) ctx.events.emit('webhooks.enqueued', { workspaceId: ws.id });
-}
 
 export type { Connector };

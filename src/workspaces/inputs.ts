@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDateTime } from '../lib/datetime.js';
 import { atMostChars } from '../lib/validate.js';
 
 export const BILLING_STATUSES = ['active', 'past_due', 'lapsed'] as const;
@@ -54,10 +55,17 @@ export const workspaceUpdateInput = z.object({
   contentPath: contentPath.optional(),
   plan: text(60).refine((v) => v.length > 0, 'may not be empty').optional(),
   billingStatus: z.enum(BILLING_STATUSES, { errorMap: () => ({ message: 'billing status must be active, past_due or lapsed' }) }).optional(),
+  // The shared reader (lib/datetime.ts): a time without a zone is refused, not read in the machine's.
   graceUntil: z
     .string()
-    .refine((v) => !Number.isNaN(Date.parse(v)), 'grace end must be an ISO 8601 date, e.g. 2026-12-01T00:00:00Z')
-    .transform((v) => new Date(v).toISOString())
+    .transform((v, ctx) => {
+      try {
+        return parseDateTime(v, { naive: 'refuse' }).iso;
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `grace end: ${(err as Error).message}` });
+        return z.NEVER;
+      }
+    })
     .nullable()
     .optional(),
   autoPublish: z.boolean().optional(),

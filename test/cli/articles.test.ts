@@ -133,9 +133,10 @@ describe('svc articles import', () => {
     );
     writeFileSync(path.join(box.dir, 'heading.md'), '# Only A Heading\n\nNo front matter at all.\n');
     writeFileSync(path.join(box.dir, 'csv.md'), md('title: Comma Keywords\nkeywords: "x, y"'));
-    const created = await box.json(['articles', 'import', 'full.md', 'heading.md', 'csv.md']);
-    expect(created).toHaveLength(3);
-    expect(created[0]).toMatchObject({
+    const report = await box.json(['articles', 'import', 'full.md', 'heading.md', 'csv.md']);
+    expect(report).toMatchObject({ workspace: 'example.com', counts: { imported: 3, already: 0, published: 0, scheduled: 0, drafts: 3, failed: 0 }, failed: [], notes: [] });
+    expect(report.imported.map((a: { slug: string; status: string }) => [a.slug, a.status])).toEqual([['full-front', 'draft'], ['heading', 'draft'], ['csv', 'draft']]);
+    expect(await box.json(['articles', 'show', 'full-front'])).toMatchObject({
       id: expect.stringMatching(/^art_/),
       title: 'Full Front Matter',
       slug: 'full-front',
@@ -151,8 +152,9 @@ describe('svc articles import', () => {
       bodyMarkdown: '## Section\n\nSome text.\n',
       status: 'draft',
     });
-    expect(created[1]).toMatchObject({ title: 'Only A Heading', slug: 'only-a-heading' });
-    expect(created[2].secondaryKeywords).toEqual(['x', 'y']);
+    // Without a slug key, the slug is the file name (the URL the old site had), and the title the # heading.
+    expect(await box.json(['articles', 'show', 'heading'])).toMatchObject({ title: 'Only A Heading', slug: 'heading' });
+    expect((await box.json(['articles', 'show', 'csv'])).secondaryKeywords).toEqual(['x', 'y']);
     expect((await box.json(['articles', 'list'])).total).toBe(3);
   });
 
@@ -167,28 +169,35 @@ describe('svc articles import', () => {
     expect(tty.stderr).toContain('\rImporting [');
     expect(tty.stderr).toContain('] 0/3');
     expect(tty.stderr).toContain(`[${'#'.repeat(30)}] 3/3\n`);
-    expect(tty.stdout).toMatch(/^Imported 3 articles into example\.com\nSLUG\s+STATUS\s+ID\npost-1\s+draft\s+art_/);
-    const script = await box.cli(['articles', 'import', ...files]);
+    expect(tty.stdout).toMatch(/^Imported 3 articles into example\.com: 3 drafts\nSLUG\s+STATUS\s+DATE\s+ID\np1\s+draft\s+-\s+art_/);
+    writeFileSync(path.join(box.dir, 'p4.md'), md('title: Post 4'));
+    const script = await box.cli(['articles', 'import', 'p4.md']);
     expect(script.code).toBe(0);
     expect(script.stderr).toBe('');
-    // Same titles again: slugs stay unique.
-    expect(script.stdout).toContain('post-1-2');
+    // The same files again (a re-run): left as they are. A changed one whose slug is taken: reported, never renamed.
+    const again = await box.cli(['articles', 'import', ...files]);
+    expect(again.stdout).toBe('Imported 0 articles into example.com (3 already there)\n');
+    expect(again.stderr).toBe('note: Skipped 3: posts already imported unchanged (same slug, title, body and date), left as they are: p1.md, p2.md, p3.md\n');
+    writeFileSync(path.join(box.dir, 'p1.md'), md('title: Post 1, changed'));
+    expectCleanError(await box.cli(['articles', 'import', ...files]), 1, 'p1.md: The slug "p1" is already used by another article in workspace example.com');
+    expect((await box.json(['articles', 'list'])).total).toBe(4);
   });
 
   it('bad front matter in any file: nothing is imported, every bad file is named', async () => {
     const box = await initialised();
     writeFileSync(path.join(box.dir, 'good.md'), md('title: Good'));
     writeFileSync(path.join(box.dir, 'yaml.md'), md('title: [unclosed'));
-    writeFileSync(path.join(box.dir, 'unknown.md'), md('title: X\ncategory: news'));
+    writeFileSync(path.join(box.dir, 'tags.md'), md('title: X\ntags: 5'));
     writeFileSync(path.join(box.dir, 'type.md'), md('title: X\ntargetLength: lots'));
     writeFileSync(path.join(box.dir, 'open.md'), '---\ntitle: never closed\n');
-    const r = await box.cli(['articles', 'import', 'good.md', 'yaml.md', 'unknown.md', 'type.md', 'open.md', 'missing.md']);
-    expectCleanError(r, 1, 'error: Nothing imported; fix these files first:');
+    const r = await box.cli(['articles', 'import', 'good.md', 'yaml.md', 'tags.md', 'type.md', 'open.md', 'missing.md']);
+    expectCleanError(r, 1, 'error: Nothing imported; fix these first (or pass --keep-going to import the rest):');
     expect(r.stderr).toContain('yaml.md: the front matter is not valid YAML');
-    expect(r.stderr).toContain('unknown.md: invalid front matter: unknown key category');
-    expect(r.stderr).toContain('type.md: invalid front matter: targetLength: must be a number, not a string');
+    expect(r.stderr).toContain('tags.md: tags must be a list of names or a comma-separated string');
+    expect(r.stderr).toContain('type.md: targetLength must be a whole number');
     expect(r.stderr).toContain('open.md: the front matter starts with --- but has no closing --- line');
-    expect(r.stderr).toContain(`No such file: ${path.join(box.dir, 'missing.md')}`);
+    expect(r.stderr).toContain(`missing.md: No such file: ${path.join(box.dir, 'missing.md')}`);
+    expect(r.stderr).not.toContain('good.md');
     expect((await box.json(['articles', 'list'])).total).toBe(0);
   });
 
@@ -197,12 +206,12 @@ describe('svc articles import', () => {
     writeFileSync(path.join(box.dir, 'a.md'), md('title: A\nslug: same'));
     writeFileSync(path.join(box.dir, 'b.md'), md('title: B\nslug: same'));
     writeFileSync(path.join(box.dir, 'c.md'), md('title: C\ncontentType: sonnet'));
-    expectCleanError(await box.cli(['articles', 'import', 'a.md', 'b.md']), 1, 'error: Nothing imported; fix these files first:\n  b.md: the slug "same" is also used by a.md');
+    expectCleanError(await box.cli(['articles', 'import', 'a.md', 'b.md']), 1, 'error: Nothing imported; fix these first (or pass --keep-going to import the rest):\n  b.md: the slug "same" is also used by a.md');
     expectCleanError(await box.cli(['articles', 'import', 'c.md']), 1, 'c.md: Invalid article: contentType: content type must be one of');
     expect((await box.json(['articles', 'list'])).total).toBe(0);
     await box.json(['articles', 'import', 'a.md']);
     expectCleanError(await box.cli(['articles', 'import', 'b.md']), 1, 'b.md: The slug "same" is already used by another article in workspace example.com');
-    expectCleanError(await box.cli(['articles', 'import']), 2, "error: missing required argument 'files'");
+    expectCleanError(await box.cli(['articles', 'import']), 2, "error: missing required argument 'paths'");
   });
 });
 
@@ -236,6 +245,13 @@ describe('svc articles publish, unpublish, schedule', () => {
     const a = await box.json(['articles', 'schedule', 'later', '--at', '2031-05-06T07:08:09+01:00']);
     expect(a).toMatchObject({ status: 'scheduled', scheduledAt: '2031-05-06T06:08:09.000Z' });
     expectCleanError(await box.cli(['articles', 'schedule', 'later', '--at', 'soon']), 1, 'error: "soon" is not an ISO 8601 date-time');
+    // Issue 11: a time without a zone is not read in the machine's zone, and a five-digit year is not a time.
+    expectCleanError(await box.cli(['articles', 'schedule', 'later', '--at', '2031-05-06T07:08:09']), 1, 'error: "2031-05-06T07:08:09" has no time zone: add Z for UTC or an offset');
+    expectCleanError(await box.cli(['articles', 'schedule', 'later', '--at', '+010000-01-01T00:00:00Z']), 1, 'error: "+010000-01-01T00:00:00Z" is not an ISO 8601 date-time');
+    expectCleanError(await box.cli(['articles', 'schedule', 'later', '--at', '2099-01-01T00:00:00Z']), 1, 'error: "2099-01-01T00:00:00Z" is more than 10 years ahead');
+    const bad = await box.cli(['articles', 'schedule', 'later', '--at', '2031-02-30T00:00:00Z', '--json']);
+    expect(bad.json()).toEqual({ error: { code: 'invalid_input', message: '"2031-02-30T00:00:00Z" is not a real date and time' } });
+    expect(await box.json(['articles', 'show', 'later'])).toMatchObject({ status: 'scheduled', scheduledAt: '2031-05-06T06:08:09.000Z' });
     expectCleanError(await box.cli(['articles', 'schedule', 'later']), 2, "error: required option '--at <iso>' not specified");
   });
 });

@@ -14,11 +14,11 @@ describe('svc bad input: a clean message and the right exit code, never a stack 
     writeFileSync(path.join(box.dir, 'untitled.md'), md('author: Ann'));
     mkdirSync(path.join(box.dir, 'folder.md'));
     const r = await box.cli(['articles', 'import', 'one.md', 'two.md', 'untitled.md']);
-    expectCleanError(r, 1, 'error: Nothing imported; fix these files first:');
+    expectCleanError(r, 1, 'error: Nothing imported; fix these first (or pass --keep-going to import the rest):');
     expect(r.stderr).toContain('two.md: the slug "same" is also used by one.md');
     expect(r.stderr).toContain('untitled.md: a title is required');
     expect(r.stderr).not.toContain('one.md:');
-    expectCleanError(await box.cli(['articles', 'import', 'one.md', 'folder.md']), 1, `${path.join(box.dir, 'folder.md')} is a directory, not a markdown file`);
+    expectCleanError(await box.cli(['articles', 'import', 'one.md', 'folder.md']), 1, `${path.join(box.dir, 'folder.md')} is a folder with no markdown files (.md, .markdown, .mdx) in it`);
     expect((await box.json(['articles', 'list'])).total).toBe(0);
   });
 

@@ -34,7 +34,7 @@ describe('the svc binary', () => {
     const imported = await box.spawn(['articles', 'import', 'one.md', 'two.md', '--json']);
     expect(imported.code).toBe(0);
     expect(imported.stderr).toBe(''); // no progress bar without a terminal
-    expect(imported.json().map((a: { slug: string }) => a.slug)).toEqual(['one', 'two']);
+    expect(imported.json().imported.map((a: { slug: string }) => a.slug)).toEqual(['one', 'two']);
     const list = await box.spawn(['articles', 'list', '--json']);
     expect(list.json().total).toBe(2);
     expect((await box.spawn(['workspaces', 'show', '--json'])).json().members).toHaveLength(2);

@@ -80,7 +80,8 @@ describe('svc workspaces', () => {
     const box = await initialised();
     const set = (...args: string[]) => box.cli(['workspaces', 'set', ...args]);
     expectCleanError(await set('--billing-status', 'overdue'), 1, 'error: Invalid workspace settings: billingStatus: billing status must be active, past_due or lapsed');
-    expectCleanError(await set('--grace-until', 'next tuesday'), 1, 'graceUntil: grace end must be an ISO 8601 date, e.g. 2026-12-01T00:00:00Z');
+    expectCleanError(await set('--grace-until', 'next tuesday'), 1, 'graceUntil: grace end: "next tuesday" is not an ISO 8601 date-time (e.g. 2026-12-01T09:00:00Z)');
+    expectCleanError(await set('--grace-until', '2030-01-02T03:04:05'), 1, 'graceUntil: grace end: "2030-01-02T03:04:05" has no time zone: add Z for UTC or an offset');
     expectCleanError(await set('--auto-publish', 'maybe'), 2, 'error: --auto-publish takes on or off, not "maybe"');
     expectCleanError(await set('--allowance', 'articles=many'), 2, 'error: --allowance: "articles=many" is not kind=N');
     expectCleanError(await set('--allowance', 'posts=3'), 2, 'error: --allowance: "posts=3" is not kind=N');

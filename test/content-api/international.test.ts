@@ -17,13 +17,22 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const nfd = (s: string) => s.normalize('NFD');
 
 /** Title (NFC) -> the slug it must get: explicit ones from the front matter, the rest derived. */
+// An import takes a post's slug from its front matter, else its file name (as Hugo does: URLs
+// must not move; docs/importing.md). Slugs derived from titles are made by `svc articles add`.
 const SLUGS: Record<string, string> = {
-  京都の喫茶店めぐり: '京都の喫茶店めぐり',
+  京都の喫茶店めぐり: 'ja-kyoto-cafes', // file name
   'がっこう ガイド': 'がっこう-ガイド', // explicit
-  '서울 맛집 가이드': '서울-맛집-가이드',
+  '서울 맛집 가이드': 'ko-seoul-food', // file name
   '한글 배우기': '한글-배우기', // explicit, imported from a file saved in NFD
-  'Le café crème à Paris': 'le-cafe-creme-a-paris',
+  'Le café crème à Paris': 'fr-cafe-creme', // file name
   'La crème brûlée de grand-mère': 'crème-brûlée', // explicit "Crème-Brûlée": lower case, accents kept
+};
+const DERIVED: Record<string, string> = {
+  京都の喫茶店めぐり: '京都の喫茶店めぐり',
+  'がっこう ガイド': 'がっこう-ガイド',
+  '서울 맛집 가이드': '서울-맛집-가이드',
+  [nfd('한글 배우기')]: '한글-배우기', // a title typed in NFD gives the NFC slug
+  'Le café crème à Paris': 'le-cafe-creme-a-paris',
 };
 
 /** A url a strict client accepts: absolute, ASCII only, already in the form URL parsing gives. */
@@ -57,9 +66,15 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
 
     const imported = await cli(['articles', 'import', ...readdirSync(dir).sort(), '--json']);
     expect(imported.stderr).toBe('');
-    const articles = imported.json<Array<{ id: string; title: string; slug: string }>>();
+    const articles = imported.json<{ imported: Array<{ id: string; title: string; slug: string }> }>().imported;
     expect(Object.fromEntries(articles.map((a) => [a.title.normalize('NFC'), a.slug]))).toEqual(SLUGS);
     for (const a of articles) expect(a.slug, 'stored in NFC').toBe(a.slug.normalize('NFC'));
+    // Derived from the title, in another workspace (the imported ones hold these titles' slugs here).
+    const other = await contentFixture({ jobs: false });
+    for (const [title, slug] of Object.entries(DERIVED)) {
+      const added = await runCli(['articles', 'add', '--title', title, '--body', 'x', '--workspace', other.ws.name, '--json'], { env: other.d.env, cwd: dir });
+      expect(added.json().slug, title).toBe(slug);
+    }
 
     // Named by the NFD spelling of its slug, as a Mac keyboard or a copied link may give it.
     for (const a of articles) expect((await cli(['articles', 'publish', nfd(a.slug), '--json'])).code).toBe(0);

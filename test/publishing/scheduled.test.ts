@@ -5,15 +5,8 @@ import { updateWorkspace } from '../../src/workspaces/service.js';
 import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+import { poll } from '../helpers/poll.js';
 
-async function poll<T>(fn: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('scheduled publish and auto-publish (daemon scheduler)', () => {
   it('publishes a scheduled article once when its time comes, and not before', async () => {

@@ -10,6 +10,7 @@ import {
 } from '../../articles/inputs.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import { createArticle } from '../../publishing/create.js';
+import { describePublishError } from '../../publishing/failures.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
 import { ARTICLE_REF, articleRef, articleRefInput, detail, refOf, summary, summaryLine } from './present.js';
@@ -83,7 +84,8 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       const a = await getArticle(env.app, ws, refOf(args));
       const head = [
         `# ${a.title}`,
-        `id: ${a.id} | slug: ${a.slug} | status: ${a.status} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}`,
+        `id: ${a.id} | slug: ${a.slug} | status: ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}`,
+        ...(a.publishError ? [`Attention: ${describePublishError(a)}`] : []),
         `focus keyword: ${a.focusKeyword ?? '-'} | secondary: ${a.secondaryKeywords.join(', ') || '-'}`,
         `meta title: ${a.metaTitle ?? '-'}`,
         `meta description: ${a.metaDescription ?? '-'}`,

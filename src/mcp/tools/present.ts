@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Article } from '../../articles/types.js';
 import { invalidInput } from '../../errors.js';
+import { describePublishError } from '../../publishing/failures.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
 
 /** Input fields naming one article: by id or by slug (MCP's own: the CLI takes one positional). */
@@ -33,11 +34,12 @@ export const summary = (a: Article) => ({
   focusKeyword: a.focusKeyword,
   seoScore: a.seoScore,
   scheduledAt: a.scheduledAt,
+  publishError: describePublishError(a),
   updatedAt: a.updatedAt,
 });
 
 export const summaryLine = (a: Article): string =>
-  `- ${a.title} [${a.status}] slug: ${a.slug}, id: ${a.id}${a.seoScore === null ? '' : `, SEO score ${a.seoScore}`}`;
+  `- ${a.title} [${a.status}${a.publishError ? ', publish failed' : ''}] slug: ${a.slug}, id: ${a.id}${a.seoScore === null ? '' : `, SEO score ${a.seoScore}`}`;
 
 /** Everything an agent may edit, plus the read-only fields. */
 export const detail = (a: Article) => ({

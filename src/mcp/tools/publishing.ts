@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { ConnectorKind } from '../../connectors/store.js';
-import { publishArticle, unpublishArticle } from '../../publishing/publish.js';
+import { publishArticle, scheduleArticle, unpublishArticle } from '../../publishing/publish.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { toolInput } from '../tool-input.js';
 import { ARTICLE_REF, articleRef, articleRefInput, refOf, summary } from './present.js';
@@ -9,6 +9,11 @@ import { ARTICLE_REF, articleRef, articleRefInput, refOf, summary } from './pres
 const PUBLISH = toolInput('arguments', { ...articleRef, to: z.enum(['headless', 'webhook'] as const satisfies readonly ConnectorKind[]).optional() }, {
   ...ARTICLE_REF,
   to: 'Publish only to this destination. Default: every enabled one.',
+});
+
+const SCHEDULE = toolInput('arguments', { ...articleRef, at: z.string().max(64) }, {
+  ...ARTICLE_REF,
+  at: 'When, ISO 8601 with Z or an offset, e.g. "2026-12-01T09:00:00Z" or "2026-12-01T10:00:00+01:00".',
 });
 
 export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
@@ -49,6 +54,23 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         removedFrom: result.removedFrom,
         receiverNotTold: result.receiverNotTold,
       });
+    }),
+  );
+
+  server.registerTool(
+    'schedule_article',
+    {
+      title: 'Schedule an article',
+      description:
+        'Have the server publish an article (by id or slug) by itself at a given time, to every enabled destination. The time needs Z or an ' +
+        'offset and may be at most 10 years ahead; a time already past publishes within seconds. If the publish then fails, the article ' +
+        'stays scheduled, list_articles and get_article show the error, and it is tried again later. Needs `publish`.',
+      inputSchema: SCHEDULE,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    },
+    gated(env, { tool: 'schedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; at: string }) => {
+      const a = await scheduleArticle(env.app, env.workspace, refOf(args), args.at);
+      return text(`Scheduled "${a.title}" (${a.slug}) to be published at ${a.scheduledAt}.`, { article: summary(a) });
     }),
   );
 }

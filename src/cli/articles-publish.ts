@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import type { ConnectorKind } from '../connectors/store.js';
+import { AppError, usageError } from '../errors.js';
+import { publishArticle, scheduleArticle } from '../publishing/publish.js';
+import { findArticles, listDrafts, publishMany } from '../publishing/publish-many.js';
+import { act } from './harness.js';
+import { type Io, table } from './io.js';
+import { progressBar } from './progress.js';
+import { webhookQueueNote } from './webhooks.js';
+
+const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
+
+/** `svc articles publish` (one, many, or every draft) and `svc articles schedule`. */
+export function registerPublish(articles: Command, io: Io): void {
+  articles
+    .command('publish')
+    .description('publish (or republish) articles to every enabled destination, or one with --to')
+    .argument('[ids|slugs...]', 'the articles to publish')
+    .option(...WS)
+    .option('--to <kind>', 'headless | webhook')
+    .option('--all-drafts', 'publish every draft of the workspace')
+    .option('--keep-going', 'publish what can be published and report the rest (exit 1 when any could not)')
+    .action(
+      act<{ workspace?: string; to?: string; allDrafts?: boolean; keepGoing?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
+        if (opts.to && opts.to !== 'headless' && opts.to !== 'webhook') throw usageError(`--to takes headless or webhook, not "${opts.to}"`);
+        if (opts.allDrafts && args.length > 0) throw usageError('Pass article ids or slugs, or --all-drafts, not both');
+        if (!opts.allDrafts && args.length === 0) throw usageError('Name the articles to publish (ids or slugs), or pass --all-drafts');
+        const to = opts.to as ConnectorKind | undefined;
+        const ws = await workspace();
+        if (args.length === 1) {
+          const result = (await publishArticle(app, ws, args[0], { to }))!;
+          if (result.targets.some((t) => t.kind === 'webhook')) out.note(await webhookQueueNote(app));
+          out.result(result, () => `Published ${result.article.slug} to ${result.targets.map((t) => `${t.kind} (${t.event})`).join(', ')}`);
+          return;
+        }
+        const list = opts.allDrafts ? await listDrafts(app, ws) : await findArticles(app, ws, args);
+        const bar = progressBar(io, list.length, 'Publishing');
+        const result = await publishMany(app, ws, list, { to, onlyIf: opts.allDrafts ? 'draft' : undefined, keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) }).finally(() => bar.done());
+        if (result.published.some((r) => r.targets.some((t) => t.kind === 'webhook'))) out.note(await webhookQueueNote(app));
+        if (result.skipped.length > 0) out.note(`note: ${result.skipped.length} draft${result.skipped.length === 1 ? ' was' : 's were'} published meanwhile by another process`);
+        const rows = result.published.map((r) => ({ slug: r.article.slug, id: r.article.id, to: r.targets.map((t) => `${t.kind} (${t.event})`).join(', ') }));
+        const json = {
+          published: result.published.map((r) => ({ id: r.article.id, slug: r.article.slug, targets: r.targets })),
+          skipped: result.skipped.map((a) => ({ id: a.id, slug: a.slug })),
+          failed: result.failed.map((f) => ({ id: f.article.id, slug: f.article.slug, error: f.error.message })),
+        };
+        const text = () => (rows.length ? `Published ${rows.length} article${rows.length === 1 ? '' : 's'}\n${table(rows, ['slug', 'to', 'id'])}` : opts.allDrafts ? 'No drafts to publish' : 'Nothing was published');
+        if (result.failed.length > 0) {
+          if (!out.json) out.result(json, text);
+          throw new AppError('publish_incomplete', 400, `${result.failed.length} could not be published:\n  ${json.failed.map((f) => `${f.slug}: ${f.error}`).join('\n  ')}`, { details: json });
+        }
+        out.result(json, text);
+      }),
+    );
+
+  articles
+    .command('schedule')
+    .description('publish the article automatically at a time (the daemon must be running)')
+    .argument('<id|slug>')
+    .option(...WS)
+    .requiredOption('--at <iso>', 'when, with Z or an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00')
+    .action(
+      act<{ workspace?: string; at: string }>(io, async ({ app, args, opts, out, workspace }) => {
+        const a = await scheduleArticle(app, await workspace(), args[0], opts.at);
+        out.result(a, () => `Scheduled ${a.slug} for ${a.scheduledAt}`);
+      }),
+    );
+}

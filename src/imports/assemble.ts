@@ -1,0 +1,105 @@
+import type { ContentType } from '../articles/categories.js';
+import { slugify } from '../lib/slug.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+
+/** A post as any reader finds it, before it becomes article input. */
+export interface RawPost {
+  source: string;
+  title?: string;
+  slug?: string;
+  /** Markdown. */
+  body: string;
+  contentType?: string;
+  categories?: string[];
+  tags?: string[];
+  keywords?: string[];
+  focusKeyword?: string;
+  metaTitle?: string;
+  description?: string;
+  image?: string;
+  imageAlt?: string;
+  authors?: string[];
+  targetLength?: number;
+  draft: boolean;
+  /** UTC ISO. */
+  publishedAt?: string;
+  updatedAt?: string;
+}
+
+// Category names that mean one of svc's content types (decisions.md: contentType -> category),
+// compared by slug: "How-to", "how to" and "HOW_TO" all match.
+const ALIASES: Record<string, ContentType> = {
+  blog: 'BLOG_POST',
+  'blog-post': 'BLOG_POST',
+  'blog-posts': 'BLOG_POST',
+  guide: 'GUIDE',
+  guides: 'GUIDE',
+  'how-to': 'HOW_TO',
+  'how-tos': 'HOW_TO',
+  howto: 'HOW_TO',
+  howtos: 'HOW_TO',
+  list: 'LISTICLE',
+  lists: 'LISTICLE',
+  listicle: 'LISTICLE',
+  listicles: 'LISTICLE',
+  comparison: 'COMPARISON',
+  comparisons: 'COMPARISON',
+};
+
+/** The content type a category name stands for, if any. */
+export const contentTypeOfCategory = (name: string): ContentType | undefined => ALIASES[slugify(name)];
+
+/**
+ * The article input of a post, the same for every format: the first category that names a
+ * content type sets it; every other category becomes a tag (svc's categories are its five
+ * content types, and a tag keeps the old grouping listable); tags, then those categories, then
+ * keywords become the secondary keywords after the focus keyword, de-duplicated by slug.
+ */
+export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): ImportItem {
+  const categories = (post.categories ?? []).map((c) => c.trim()).filter(Boolean);
+  const typed = post.contentType ? undefined : categories.find((c) => contentTypeOfCategory(c));
+  const contentType = post.contentType ?? (typed ? contentTypeOfCategory(typed) : undefined);
+  const free = categories.filter((c) => c !== typed);
+  const seen = new Set<string>(post.focusKeyword ? [slugify(post.focusKeyword)] : []);
+  if (typed) seen.add(slugify(typed));
+  const secondary: string[] = [];
+  for (const k of [...(post.tags ?? []), ...free, ...(post.keywords ?? [])]) {
+    const key = slugify(k);
+    if (!k.trim() || !key || seen.has(key)) continue;
+    seen.add(key);
+    secondary.push(k.trim());
+  }
+  const authors = (post.authors ?? []).map((a) => a.trim()).filter(Boolean);
+  return {
+    source: post.source,
+    draft: post.draft,
+    dates: { publishedAt: post.publishedAt, updatedAt: post.updatedAt },
+    input: {
+      title: post.title?.trim() || undefined,
+      slug: post.slug,
+      contentType: contentType as ContentType | undefined,
+      bodyMarkdown: post.body,
+      metaTitle: post.metaTitle?.trim() || undefined,
+      metaDescription: post.description?.trim() || undefined,
+      focusKeyword: post.focusKeyword?.trim() || undefined,
+      secondaryKeywords: secondary,
+      featuredImageUrl: post.image ? imageUrl(post.image, post.source, opts, notes) : undefined,
+      imageAlt: post.imageAlt?.trim() || undefined,
+      author: authors.length ? authors.join(', ') : undefined,
+      targetLength: post.targetLength,
+    },
+  };
+}
+
+/**
+ * An absolute image URL: http(s) as is, `//host/x` as https, `/x` on the old site's address.
+ * A path relative to the post (a Hugo page bundle's `cover.jpg`) cannot be placed: dropped, said.
+ */
+export function imageUrl(value: string, source: string, opts: ReaderOptions, notes: ImportNotes): string | undefined {
+  const v = value.trim();
+  if (/^https?:\/\//i.test(v)) return v;
+  if (v.startsWith('//')) return `https:${v}`;
+  if (v.startsWith('/')) return new URL(v, opts.baseUrl).href;
+  notes.warn('Featured images given as a path relative to the post were left out (use an absolute URL or a path starting with /)', source);
+  return undefined;
+}

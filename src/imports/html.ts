@@ -1,0 +1,76 @@
+import TurndownService from 'turndown';
+import { renderHtml } from '../lib/markdown.js';
+
+// The only importer of turndown: HTML bodies of Ghost and WordPress posts become markdown here.
+// What it lets through is still sanitised when the article is rendered at publish.
+
+const markdown = new TurndownService({
+  headingStyle: 'atx',
+  codeBlockStyle: 'fenced',
+  bulletListMarker: '-',
+  emDelimiter: '_',
+  hr: '---',
+  // HTML kept as HTML (tables a pipe table cannot hold, video iframes) goes through the same
+  // allow-list as a published body, so the stored markdown holds no script or handler either.
+  keepReplacement: (_content, node) => `\n\n${renderHtml(node.outerHTML)}\n\n`,
+});
+markdown.remove(['script', 'style', 'noscript', 'template']);
+// Video embeds stay as HTML: the renderer keeps YouTube and Vimeo iframes and drops the rest.
+markdown.keep(['iframe']);
+markdown.addRule('strikethrough', { filter: ['del', 's', 'strike' as keyof HTMLElementTagNameMap], replacement: (content) => `~~${content}~~` });
+markdown.addRule('preformatted', {
+  filter: (node) => node.nodeName === 'PRE' && !node.querySelector('code'),
+  replacement: (_content, node) => `\n\n\`\`\`\n${node.textContent?.replace(/\n$/, '') ?? ''}\n\`\`\`\n\n`,
+});
+markdown.addRule('table', {
+  filter: (node) => node.nodeName === 'TABLE' && pipeTable(node) !== null,
+  replacement: (_content, node) => `\n\n${pipeTable(node)}\n\n`,
+});
+// Tables a pipe table cannot hold (no heading row, merged cells, lists inside) stay as HTML.
+markdown.keep((node) => node.nodeName === 'TABLE');
+
+/** HTML -> markdown: headings, lists, links, code blocks with their language, images with their URLs, tables. */
+export function htmlToMarkdown(html: string): string {
+  return markdown.turndown(html).trim();
+}
+
+const text = new TurndownService();
+text.escape = (s: string) => s;
+text.addRule('text', {
+  filter: () => true,
+  replacement: (content, node) => (BLOCK.has(node.nodeName) ? `\n${content}\n` : content),
+});
+const BLOCK = new Set(['P', 'DIV', 'LI', 'BR', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'BLOCKQUOTE', 'TR']);
+
+/** The text of an HTML fragment (a title or an excerpt with entities and tags): one line. */
+export function htmlToText(html: string): string {
+  return text.turndown(html).replace(/\s+/g, ' ').trim();
+}
+
+/** A GFM pipe table for a simple table with a heading row, else null. */
+function pipeTable(table: HTMLElement): string | null {
+  const rows = Array.from(table.children).flatMap((c) => (c.nodeName === 'TR' ? [c] : ['THEAD', 'TBODY', 'TFOOT'].includes(c.nodeName) ? Array.from(c.children).filter((r) => r.nodeName === 'TR') : []));
+  if (rows.length === 0) return null;
+  const cells = rows.map((r) => Array.from(r.children).filter((c) => c.nodeName === 'TH' || c.nodeName === 'TD'));
+  const head = rows[0].parentElement?.nodeName === 'THEAD' || cells[0].every((c) => c.nodeName === 'TH');
+  const complex = cells.flat().some((c) => Number(c.getAttribute('colspan') ?? 1) > 1 || Number(c.getAttribute('rowspan') ?? 1) > 1 || c.querySelector('ul, ol, table, pre, blockquote, h1, h2, h3, h4, h5, h6'));
+  if (!head || complex || cells[0].length === 0) return null;
+  const width = Math.max(...cells.map((r) => r.length));
+  const line = (row: Element[]) => `| ${Array.from({ length: width }, (_, i) => cell(row[i])).join(' | ')} |`;
+  const align = cells[0].map((c) => ALIGN[(c.getAttribute('align') ?? '').toLowerCase()] ?? '---');
+  while (align.length < width) align.push('---');
+  return [line(cells[0]), `| ${align.join(' | ')} |`, ...cells.slice(1).map(line)].join('\n');
+}
+
+const ALIGN: Record<string, string> = { left: ':--', right: '--:', center: ':-:' };
+
+/** One cell's markdown on one line: paragraphs joined with <br>, pipes escaped. */
+function cell(node: Element | undefined): string {
+  if (!node) return '';
+  return markdown
+    .turndown(node.innerHTML)
+    .trim()
+    .split(/\n\s*\n|\n/)
+    .join('<br>')
+    .replace(/\|/g, '\\|');
+}

@@ -1,0 +1,212 @@
+import path from 'node:path';
+import { AppError, invalidInput } from '../errors.js';
+import { parseDateTime } from '../lib/datetime.js';
+import { isValidSlug, slugify } from '../lib/slug.js';
+import { type RawPost, toItem } from './assemble.js';
+import { normaliseKey, splitFrontMatter } from './front-matter.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+
+/**
+ * Each field of an article and the front matter keys that give it (normalised, see
+ * normaliseKey), as Hugo, Jekyll, Astro, Next.js blogs and Ghost's markdown exports write them;
+ * the first key present wins. docs/importing.md has the same table for people.
+ */
+export const KEYS = {
+  title: ['title'],
+  slug: ['slug'],
+  permalink: ['url', 'permalink'],
+  contentType: ['contenttype'],
+  date: ['publishdate', 'publishedat', 'datepublished', 'pubdate', 'date'],
+  updated: ['lastmod', 'lastmodified', 'lastmodifiedat', 'updated', 'updatedat', 'updateddate', 'dateupdated', 'datemodified', 'modified', 'modifiedat'],
+  draft: ['draft'],
+  published: ['published'],
+  status: ['status'],
+  description: ['metadescription', 'description', 'summary', 'excerpt', 'customexcerpt'],
+  metaTitle: ['metatitle', 'seotitle'],
+  focusKeyword: ['focuskeyword', 'focuskeyphrase'],
+  keywords: ['keywords', 'secondarykeywords'],
+  tags: ['tags', 'tag'],
+  categories: ['categories', 'category'],
+  image: ['image', 'featuredimage', 'featureimage', 'cover', 'coverimage', 'heroimage', 'thumbnail', 'images', 'ogimage'],
+  imageAlt: ['imagealt', 'featuredimagealt', 'featureimagealt', 'coveralt', 'heroimagealt'],
+  author: ['author', 'authors'],
+  targetLength: ['targetlength'],
+} as const;
+
+const KNOWN = new Set<string>(Object.values(KEYS).flat());
+const DRAFT_STATUSES = new Set(['draft', 'pending', 'private', 'unpublished']);
+const LIVE_STATUSES = new Set(['published', 'publish', 'public', 'scheduled', 'future']);
+const JEKYLL_DATE = /^(\d{4}-\d{2}-\d{2})-(.+)$/;
+
+interface Entry {
+  key: string;
+  value: unknown;
+}
+
+/** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes): ImportItem | undefined {
+  if (path.basename(file) === '_index.md') {
+    notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
+    return undefined;
+  }
+  try {
+    const { data, body } = splitFrontMatter(text);
+    const fm = new Map<string, Entry>();
+    for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
+    const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);
+    if (unknown.length > 0 && opts.strict) throw invalidInput(`front matter keys svc does not carry over: ${unknown.join(', ')} (refused by --strict)`);
+    for (const key of unknown) notes.unknownKey(key, file);
+    const pick = (field: keyof typeof KEYS): Entry | undefined => {
+      for (const n of KEYS[field]) {
+        const e = fm.get(n);
+        if (e && e.value !== null && e.value !== undefined && e.value !== '') return e;
+      }
+      return undefined;
+    };
+    const date = (field: 'date' | 'updated') => {
+      const e = pick(field);
+      if (!e) return undefined;
+      const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? e.value : undefined;
+      if (raw === undefined) throw invalidInput(`${e.key} must be a date such as 2024-05-01 or 2024-05-01T10:00:00Z`);
+      let parsed;
+      try {
+        parsed = parseDateTime(raw, { naive: 'utc' });
+      } catch (err) {
+        throw invalidInput(`${e.key}: ${(err as Error).message}`);
+      }
+      if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`);
+      return parsed.iso;
+    };
+    const named = fileName(file);
+    const image = imageOf(pick('image'));
+    const post: RawPost = {
+      source: file,
+      title: textOf(pick('title')),
+      slug: textOf(pick('slug')) ?? slugOfPermalink(textOf(pick('permalink'))) ?? (slugify(named.stem) || undefined),
+      body,
+      contentType: textOf(pick('contentType')),
+      categories: listOf(pick('categories'), true),
+      tags: listOf(pick('tags'), true),
+      keywords: listOf(pick('keywords'), false),
+      focusKeyword: textOf(pick('focusKeyword')),
+      metaTitle: textOf(pick('metaTitle')),
+      description: textOf(pick('description')),
+      image: image?.url,
+      imageAlt: textOf(pick('imageAlt')) ?? image?.alt,
+      authors: authorsOf(pick('author')),
+      targetLength: numberOf(pick('targetLength')),
+      draft: isDraft(pick('draft'), pick('published'), pick('status')) || named.inDrafts,
+      publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes) : undefined),
+      updatedAt: date('updated'),
+    };
+    if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
+    return toItem(post, opts, notes);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    notes.problem(file, err.message);
+    return undefined;
+  }
+}
+
+/**
+ * What the path says: the slug the old site built from it (Hugo and Astro use the file name, a
+ * page bundle's folder for `index.md`; Jekyll the name after its `YYYY-MM-DD-` date), that date,
+ * and whether it sits in Jekyll's `_drafts`.
+ */
+function fileName(file: string): { stem: string; date?: string; inDrafts: boolean } {
+  let stem = path.basename(file).replace(/\.[^.]+$/, '');
+  if (stem === 'index') stem = path.basename(path.dirname(file));
+  const dated = JEKYLL_DATE.exec(stem);
+  return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: file.split(/[\\/]/).includes('_drafts') };
+}
+
+function fromFileName(date: string, file: string, notes: ImportNotes): string | undefined {
+  try {
+    const parsed = parseDateTime(date, { naive: 'utc' });
+    notes.naiveDate(file, `file name date ${date}`);
+    return parsed.iso;
+  } catch {
+    return undefined; // not a real date: just part of the name
+  }
+}
+
+/** The last segment of a `url`/`permalink` that is a plain slug (a pattern like /:title/ is not). */
+function slugOfPermalink(url: string | undefined): string | undefined {
+  const last = url?.split(/[?#]/)[0].split('/').filter(Boolean).pop();
+  if (!last) return undefined;
+  let decoded = last.replace(/\.html?$/, '');
+  try {
+    decoded = decodeURIComponent(decoded);
+  } catch {
+    return undefined;
+  }
+  return isValidSlug(decoded) ? decoded : undefined;
+}
+
+function textOf(e: Entry | undefined): string | undefined {
+  if (!e) return undefined;
+  if (typeof e.value === 'string' || typeof e.value === 'number') return String(e.value);
+  throw invalidInput(`${e.key} must be text`);
+}
+
+function numberOf(e: Entry | undefined): number | undefined {
+  if (!e) return undefined;
+  const n = typeof e.value === 'number' ? e.value : typeof e.value === 'string' && /^\s*\d+\s*$/.test(e.value) ? Number(e.value) : NaN;
+  if (!Number.isInteger(n)) throw invalidInput(`${e.key} must be a whole number`);
+  return n;
+}
+
+const nameOf = (v: unknown): string | undefined =>
+  typeof v === 'string' || typeof v === 'number' ? String(v) : typeof v === 'object' && v !== null ? textish((v as Record<string, unknown>).name ?? (v as Record<string, unknown>).title) : undefined;
+const textish = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+
+/**
+ * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else (for tags
+ * and categories, as Jekyll reads them) space separated.
+ */
+function listOf(e: Entry | undefined, spaces: boolean): string[] | undefined {
+  if (!e) return undefined;
+  if (typeof e.value === 'string') return e.value.split(e.value.includes(',') || !spaces ? ',' : /\s+/).map((s) => s.trim()).filter(Boolean);
+  const items = Array.isArray(e.value) ? e.value.map(nameOf) : undefined;
+  if (!items || items.some((i) => i === undefined)) throw invalidInput(`${e.key} must be a list of names or a comma-separated string`);
+  return items as string[];
+}
+
+function authorsOf(e: Entry | undefined): string[] | undefined {
+  if (!e) return undefined;
+  const items = (Array.isArray(e.value) ? e.value : [e.value]).map(nameOf);
+  if (items.some((i) => i === undefined)) throw invalidInput(`${e.key} must be a name, a list of names, or { name: ... }`);
+  return items as string[];
+}
+
+/** `image: url`, `images: [url, ...]` (Hugo), `cover: { image, alt }` (PaperMod), `ogImage: { url }` (Next.js). */
+function imageOf(e: Entry | undefined): { url: string; alt?: string } | undefined {
+  if (!e) return undefined;
+  const v = Array.isArray(e.value) ? e.value[0] : e.value;
+  if (typeof v === 'string') return { url: v };
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    const url = textish(o.image ?? o.src ?? o.url);
+    if (url) return { url, alt: textish(o.alt) };
+    if (Object.keys(o).length === 0) return undefined;
+  }
+  if (v === undefined) return undefined;
+  throw invalidInput(`${e.key} must be an image URL or { image: URL, alt: text }`);
+}
+
+function isDraft(draft: Entry | undefined, published: Entry | undefined, status: Entry | undefined): boolean {
+  if (draft && boolOf(draft)) return true;
+  if (published && !boolOf(published)) return true;
+  if (status) {
+    const s = String(status.value).toLowerCase();
+    if (!DRAFT_STATUSES.has(s) && !LIVE_STATUSES.has(s)) throw invalidInput(`${status.key} must be draft or published, not "${status.value}"`);
+    return DRAFT_STATUSES.has(s);
+  }
+  return false;
+}
+
+function boolOf(e: Entry): boolean {
+  if (typeof e.value === 'boolean') return e.value;
+  if (typeof e.value === 'string' && /^(true|false|yes|no)$/i.test(e.value)) return /^(true|yes)$/i.test(e.value);
+  throw invalidInput(`${e.key} must be true or false`);
+}

@@ -1,0 +1,163 @@
+import type { Ctx } from '../context.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
+import { checkScheduleRange } from '../lib/datetime.js';
+import { articlesBySlug, checkDrafts, insertDraft } from '../articles/service.js';
+import { firstH1 } from '../lib/markdown.js';
+import type { Article } from '../articles/types.js';
+import { destinations } from '../publishing/publish-rows.js';
+import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
+import type { Workspace } from '../workspaces/types.js';
+import { listSources, readSource } from './sources.js';
+import { type ImportItem, ImportNotes } from './types.js';
+
+/** A progress display for one phase (the CLI draws a bar on a terminal). */
+export type Progress = (label: string, total: number) => { update(done: number): void; done(): void };
+
+export interface ImportOptions {
+  /** Where relative paths start. */
+  cwd: string;
+  /** Publish what was imported (drafts stay drafts; future dates are scheduled). */
+  publish?: boolean;
+  /** Import what can be imported and report the rest; otherwise a bad file stops everything before anything is written. */
+  keepGoing?: boolean;
+  /** Refuse files with front matter keys svc does not carry over. */
+  strict?: boolean;
+  /** The old site's address for relative image paths (default: the workspace's site URL). */
+  baseUrl?: string;
+  progress?: Progress;
+}
+
+export interface ImportReport {
+  imported: Article[];
+  /** Found already imported unchanged (a re-run): left alone, published if still waiting to be. */
+  already: Article[];
+  published: Article[];
+  scheduled: Article[];
+  /** Imported and left as drafts (drafts on the old site, or no --publish). */
+  drafts: Article[];
+  failed: Array<{ source: string; error: string }>;
+  /** One line per kind of note: skipped items, keys not carried over, dates read as UTC. */
+  notes: string[];
+}
+
+const noProgress: Progress = () => ({ update() {}, done() {} });
+
+/**
+ * `svc articles import`: read every file (markdown with front matter, a Ghost JSON export, a
+ * WordPress WXR export), check the whole batch, insert the drafts with their old dates, then
+ * with `publish` publish them in batches (keeping the old first-publish times) and schedule the
+ * future-dated ones. Without `keepGoing`, a bad file or post stops it before anything is written.
+ */
+export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts: ImportOptions): Promise<ImportReport> {
+  const progress = opts.progress ?? noProgress;
+  const notes = new ImportNotes();
+  const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict) };
+  const items: ImportItem[] = [];
+  for (const src of await listSources(paths, opts.cwd, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  const publish = Boolean(opts.publish) || ws.autoPublish;
+  if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
+  const now = ctx.clock.now();
+  if (publish) {
+    for (const item of items) {
+      const at = item.dates.publishedAt;
+      if (item.draft || !at || at <= now.toISOString()) continue;
+      try {
+        checkScheduleRange(at, at, now);
+      } catch (err) {
+        notes.problem(item.source, `its date would schedule it: ${(err as Error).message}`);
+      }
+    }
+  }
+  // A post already imported unchanged (a second run, e.g. after an interrupted one) is not a clash:
+  // it is left as it is, and published below if it is still waiting to be.
+  const existing = await articlesBySlug(ctx, ws, items.flatMap((i) => (i.input.slug ? [i.input.slug] : [])));
+  const already = items.flatMap((item) => {
+    const article = item.input.slug ? existing.get(item.input.slug) : undefined;
+    return article && sameImport(article, item) ? [{ item, article }] : [];
+  });
+  if (already.length > 0) {
+    for (const { item } of already) notes.skip('posts already imported unchanged (same slug, title, body and date), left as they are', item.source);
+    const left = new Set(already.map((x) => x.item));
+    items.splice(0, items.length, ...items.filter((i) => !left.has(i)));
+  }
+  for (const p of await checkDrafts(ctx, ws, items.map((i) => ({ label: i.source, input: i.input })))) notes.problem(p.label, p.message);
+  const failed = notes.problems.map((p) => ({ source: p.source, error: p.message }));
+  if (failed.length > 0 && !opts.keepGoing) {
+    throw new AppError('invalid_import', 400, `Nothing imported; fix these first (or pass --keep-going to import the rest):\n  ${failed.map((f) => `${f.source}: ${f.error}`).join('\n  ')}`, {
+      details: { failed },
+    });
+  }
+  const bad = new Set(failed.map((f) => f.source));
+  const good = items.filter((i) => !bad.has(i.source));
+  const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
+  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines() };
+  if (!publish) {
+    report.drafts = report.imported;
+    return report;
+  }
+  const nowIso = now.toISOString();
+  const waiting = already.filter((x) => x.article.status === 'draft');
+  const live = [...imported, ...waiting].filter((x) => !x.item.draft);
+  const future = live.filter((x) => x.article.importedPublishedAt && x.article.importedPublishedAt > nowIso);
+  const due = live.filter((x) => !future.includes(x));
+  report.drafts = imported.filter((x) => x.item.draft).map((x) => x.article);
+  if (ws.autoPublish && !opts.publish && !(await destinations(ctx, ws).then(() => true, () => false))) {
+    report.notes.push('Auto-publish is on but the workspace has nowhere to publish to: everything stays a draft');
+    report.drafts = report.imported;
+    return report;
+  }
+  await scheduleMany(ctx, future.map((x) => ({ article: x.article, at: x.article.importedPublishedAt! })));
+  report.scheduled = future.map((x) => ({ ...x.article, status: 'scheduled' as const, scheduledAt: x.article.importedPublishedAt }));
+  const bar = progress('Publishing', due.length);
+  try {
+    const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) });
+    report.published = result.published.map((r) => r.article);
+    const sourceOf = new Map(live.map((x) => [x.article.id, x.item.source]));
+    for (const f of result.failed) failed.push({ source: sourceOf.get(f.article.id) ?? f.article.slug, error: f.error.message });
+  } finally {
+    bar.done();
+  }
+  return report;
+}
+
+/** Insert the drafts PUBLISH_BATCH to a transaction; with keepGoing a failing batch is retried one by one to name the bad post. */
+async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: ImportReport['failed'], keepGoing: boolean, progress: Progress) {
+  const out: Array<{ item: ImportItem; article: Article }> = [];
+  const insert = (batch: ImportItem[]) =>
+    withTransaction(ctx.db, async (trx) => {
+      const rows: Array<{ item: ImportItem; article: Article }> = [];
+      for (const item of batch) rows.push({ item, article: await insertDraft({ ...ctx, db: trx }, ws, item.input, item.dates) });
+      return rows;
+    });
+  const bar = progress('Importing', items.length);
+  try {
+    for (let i = 0; i < items.length; i += PUBLISH_BATCH) {
+      const batch = items.slice(i, i + PUBLISH_BATCH);
+      try {
+        out.push(...(await insert(batch)));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        for (const item of batch) {
+          try {
+            out.push(...(await insert([item])));
+          } catch (one) {
+            if (!(one instanceof AppError)) throw one;
+            if (!keepGoing) throw new AppError(one.code, one.status, `${item.source}: ${one.message} (${out.length} of ${items.length} imported before it)`, { hint: one.hint });
+            failed.push({ source: item.source, error: one.message });
+          }
+        }
+      }
+      bar.update(out.length);
+    }
+  } finally {
+    bar.done();
+  }
+  return out;
+}
+
+/** The same post as one already imported: its slug, title, body and date. */
+function sameImport(a: Article, item: ImportItem): boolean {
+  const title = item.input.title?.trim() || firstH1(item.input.bodyMarkdown ?? '');
+  return a.title === title && a.bodyMarkdown === (item.input.bodyMarkdown ?? '') && a.importedPublishedAt === (item.dates.publishedAt ?? null);
+}

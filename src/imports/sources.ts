@@ -1,0 +1,72 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../errors.js';
+import { readTextFile } from '../lib/text-file.js';
+import { ghostData, readGhost } from './ghost.js';
+import { readMarkdown } from './markdown.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+import { readWordPress } from './wordpress.js';
+
+const MARKDOWN = /\.(md|markdown|mdx)$/i;
+
+/**
+ * The files named on the command line, with folders walked for markdown (a Hugo `content/`, a
+ * Jekyll `_posts`, an Astro `src/content/blog`): hidden folders and node_modules are passed by.
+ * Labels are the paths as given, so messages name files the way the person typed them.
+ */
+export async function listSources(args: string[], cwd: string, notes: ImportNotes): Promise<Array<{ label: string; file: string }>> {
+  const out: Array<{ label: string; file: string }> = [];
+  const walk = async (label: string, file: string): Promise<void> => {
+    const entries = (await readdir(file, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      if (e.isDirectory()) await walk(path.join(label, e.name), path.join(file, e.name));
+      else if (e.isFile() && MARKDOWN.test(e.name)) out.push({ label: path.join(label, e.name), file: path.join(file, e.name) });
+    }
+  };
+  for (const arg of args) {
+    const file = path.resolve(cwd, arg);
+    const info = await stat(file).catch(() => undefined);
+    if (info?.isDirectory()) {
+      const before = out.length;
+      await walk(arg, file);
+      if (out.length === before) notes.problem(arg, `${file} is a folder with no markdown files (.md, .markdown, .mdx) in it`);
+    }
+    else if (info) out.push({ label: arg, file });
+    else notes.problem(arg, `No such file: ${file}`);
+  }
+  return out;
+}
+
+/**
+ * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
+ * export, anything else markdown with front matter. Problems go to `notes`.
+ */
+export async function readSource(src: { label: string; file: string }, opts: ReaderOptions, notes: ImportNotes): Promise<ImportItem[]> {
+  let text: string;
+  try {
+    text = await readTextFile(src.file);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    notes.problem(src.label, err.message);
+    return [];
+  }
+  if (/\.json$/i.test(src.file)) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      notes.problem(src.label, `not valid JSON: ${(err as Error).message}`);
+      return [];
+    }
+    const data = ghostData(doc);
+    if (!data) {
+      notes.problem(src.label, 'not a Ghost export: expected { "db": [{ "data": { "posts": [...] } }] } (Ghost Admin > Settings > Labs > Export)');
+      return [];
+    }
+    return readGhost(src.label, data, opts, notes);
+  }
+  if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
+  const item = readMarkdown(src.label, text, opts, notes);
+  return item ? [item] : [];
+}

@@ -1,0 +1,70 @@
+import type { ArticleCreateInput } from '../articles/inputs.js';
+import type { ImportedDates } from '../articles/service.js';
+
+/** One post read from a markdown file or a platform export: what every reader produces. */
+export interface ImportItem {
+  /** Where it came from, for messages: `posts/a.md`, or `export.json: post "my-slug"`. */
+  source: string;
+  input: ArticleCreateInput;
+  /** A draft on the old site stays a draft here (--publish leaves it alone). */
+  draft: boolean;
+  /** Its dates on the old site, UTC ISO. */
+  dates: ImportedDates;
+}
+
+export interface ReaderOptions {
+  /** The old site's address: root-relative image paths and Ghost's __GHOST_URL__ resolve against it. */
+  baseUrl: string;
+  /** Refuse a file with front matter keys svc does not carry over, instead of warning. */
+  strict: boolean;
+}
+
+const EXAMPLES = 3;
+const some = (sources: string[]) => `${sources.slice(0, EXAMPLES).join(', ')}${sources.length > EXAMPLES ? ` and ${sources.length - EXAMPLES} more` : ''}`;
+const push = <K>(map: Map<K, string[]>, key: K, source: string) => map.set(key, [...(map.get(key) ?? []), source]);
+
+/** What reading a batch found besides its posts, said once at the end (never once per file). */
+export class ImportNotes {
+  /** Files or posts that cannot be imported, with the reason. */
+  readonly problems: Array<{ source: string; message: string }> = [];
+  private readonly skipped = new Map<string, string[]>();
+  private readonly unknownKeys = new Map<string, string[]>();
+  private readonly naive: string[] = [];
+  private readonly warnings = new Map<string, string[]>();
+
+  problem(source: string, message: string): void {
+    this.problems.push({ source, message });
+  }
+
+  /** Left out on purpose (a page, an attachment, a section list): `reason` is plural, e.g. "WordPress pages". */
+  skip(reason: string, source: string): void {
+    push(this.skipped, reason, source);
+  }
+
+  unknownKey(key: string, source: string): void {
+    const sources = this.unknownKeys.get(key) ?? [];
+    if (!sources.includes(source)) this.unknownKeys.set(key, [...sources, source]);
+  }
+
+  /** A date without an offset, read as UTC. */
+  naiveDate(source: string, value: string): void {
+    this.naive.push(`${source}: ${value}`);
+  }
+
+  warn(text: string, source: string): void {
+    push(this.warnings, text, source);
+  }
+
+  /** One line per kind of note, for people. */
+  lines(): string[] {
+    const out: string[] = [];
+    for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length}: ${reason}: ${some(sources)}`);
+    if (this.unknownKeys.size > 0) {
+      const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'})`);
+      out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}`);
+    }
+    if (this.naive.length > 0) out.push(`${this.naive.length} date${this.naive.length === 1 ? '' : 's'} without a time zone read as UTC: ${some(this.naive)}`);
+    for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
+    return out;
+  }
+}

@@ -1,0 +1,158 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { AppError } from '../errors.js';
+import { parseDateTime } from '../lib/datetime.js';
+import { toItem } from './assemble.js';
+import { htmlToMarkdown, htmlToText } from './html.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+
+// The only importer of fast-xml-parser. A WordPress export (Tools > Export, "WXR") is RSS 2.0 with
+// wp:, content:, excerpt: and dc: elements, one <item> per post, page, attachment or menu item.
+
+type Node = Record<string, any>;
+
+const LISTS = new Set(['rss.channel.item', 'rss.channel.item.category', 'rss.channel.item.wp:postmeta', 'rss.channel.wp:author']);
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, isArray: (_name, jpath) => LISTS.has(String(jpath)) });
+
+/** Does this XML look like a WordPress export (so a wrong .xml is named as such)? */
+export const looksLikeWxr = (text: string) => /<rss[\s>]/.test(text) && /wordpress\.org\/export\//.test(text);
+
+/** The text of an element (CDATA included), whether or not it carries attributes. */
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' && v !== null && typeof (v as Node)['#text'] === 'string' ? (v as Node)['#text'] : '').trim();
+
+/**
+ * The posts of a WordPress export: status publish (and future, scheduled) or draft/pending/private
+ * (drafts here), post_date_gmt and post_modified_gmt, categories and tags, slugs, the content HTML
+ * as markdown, the excerpt and Yoast / Rank Math meta fields, the featured image from its
+ * attachment. Pages, attachments, menu items and trashed posts are skipped and counted.
+ */
+export function readWordPress(file: string, text: string, opts: ReaderOptions, notes: ImportNotes): ImportItem[] {
+  // Entity declarations are how XML bombs work; a WordPress export never has any.
+  if (/<!ENTITY/i.test(text)) {
+    notes.problem(file, 'XML entity declarations are not accepted (a WordPress export has none)');
+    return [];
+  }
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) {
+    notes.problem(file, `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
+    return [];
+  }
+  const channel: Node | undefined = parser.parse(text)?.rss?.channel;
+  if (!channel || !looksLikeWxr(text)) {
+    notes.problem(file, 'not a WordPress export (WXR): expected <rss> with a <channel> of wp: items');
+    return [];
+  }
+  const rows: Node[] = channel.item ?? [];
+  const authors = new Map<string, string>((channel['wp:author'] ?? []).map((a: Node) => [str(a['wp:author_login']), str(a['wp:author_display_name'])]));
+  const attachments = new Map(rows.filter((r) => str(r['wp:post_type']) === 'attachment').map((r) => [str(r['wp:post_id']), { url: str(r['wp:attachment_url']), alt: meta(r, '_wp_attachment_image_alt') }]));
+  const items: ImportItem[] = [];
+  for (const row of rows) {
+    const type = str(row['wp:post_type']);
+    const slug = decodeSlug(str(row['wp:post_name']));
+    const source = `${file}: ${type || 'item'} "${slug || htmlToText(str(row.title)) || str(row['wp:post_id'])}"`;
+    const status = str(row['wp:status']);
+    if (type === 'attachment') notes.skip('WordPress attachments (their URLs stay in the posts that show them)', source);
+    else if (type === 'page') notes.skip('WordPress pages (svc imports posts)', source);
+    else if (type !== 'post') notes.skip(`WordPress "${type}" items`, source);
+    else if (['trash', 'auto-draft', 'inherit'].includes(status)) notes.skip('WordPress posts in the trash or auto-drafts', source);
+    else {
+      try {
+        items.push(readPost(row, { source, slug, status, authors, attachments }, opts, notes));
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        notes.problem(source, err.message);
+      }
+    }
+  }
+  return items;
+}
+
+interface PostContext {
+  source: string;
+  slug: string;
+  status: string;
+  authors: Map<string, string>;
+  attachments: Map<string, { url: string; alt: string | undefined }>;
+}
+
+function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportNotes): ImportItem {
+  const terms = (domain: string) => (row.category ?? []).filter((t: Node) => t['@_domain'] === domain && t['@_nicename'] !== 'uncategorized').map((t: Node) => htmlToText(str(t)));
+  const password = str(row['wp:post_password']) !== '';
+  if (password) notes.warn('Password-protected WordPress posts were imported as drafts', c.source);
+  else if (c.status === 'private') notes.warn('Private WordPress posts were imported as drafts', c.source);
+  const rankMathKeywords = (meta(row, 'rank_math_focus_keyword') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const thumbnail = c.attachments.get(meta(row, '_thumbnail_id') ?? '');
+  const creator = str(row['dc:creator']);
+  const content = withCaptions(str(row['content:encoded']));
+  if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
+  return toItem(
+    {
+      source: c.source,
+      title: htmlToText(str(row.title)) || undefined,
+      slug: c.slug || undefined,
+      body: htmlToMarkdown(autop(content)),
+      categories: terms('category'),
+      tags: terms('post_tag'),
+      focusKeyword: meta(row, '_yoast_wpseo_focuskw') ?? rankMathKeywords[0],
+      keywords: rankMathKeywords.slice(1),
+      // SEO plugins' titles may hold template variables (%%title%% %%sep%% %%sitename%%): those are not titles.
+      metaTitle: [meta(row, '_yoast_wpseo_title'), meta(row, 'rank_math_title')].find((t) => t && !t.includes('%')),
+      description: meta(row, '_yoast_wpseo_metadesc') ?? meta(row, 'rank_math_description') ?? (htmlToText(str(row['excerpt:encoded'])) || undefined),
+      image: thumbnail?.url || undefined,
+      imageAlt: thumbnail?.alt,
+      authors: creator ? [c.authors.get(creator) || creator] : [],
+      draft: password || !(c.status === 'publish' || c.status === 'future'),
+      publishedAt: gmt(row['wp:post_date_gmt']),
+      updatedAt: gmt(row['wp:post_modified_gmt']),
+    },
+    opts,
+    notes,
+  );
+}
+
+function meta(row: Node, key: string): string | undefined {
+  const found = (row['wp:postmeta'] ?? []).find((m: Node) => str(m['wp:meta_key']) === key);
+  const value = found ? str(found['wp:meta_value']) : '';
+  return value || undefined;
+}
+
+/** WordPress writes `*_gmt` dates in UTC without an offset, and zeros for a draft never saved with a date. */
+function gmt(v: unknown): string | undefined {
+  const value = str(v);
+  if (!value || value.startsWith('0000-00-00')) return undefined;
+  return parseDateTime(value, { naive: 'utc' }).iso;
+}
+
+/** WordPress stores non-Latin slugs percent-encoded (`%d0%bf...`): the URL's real slug is the decoded one. */
+function decodeSlug(slug: string): string {
+  try {
+    return decodeURIComponent(slug);
+  } catch {
+    return slug;
+  }
+}
+
+/** `[caption ...]<img ...> Caption[/caption]` (classic editor) -> a figure with its caption. */
+const withCaptions = (html: string) =>
+  html.replace(/\[caption[^\]]*\]\s*((?:<a[^>]*>\s*)?<img[^>]*>(?:\s*<\/a>)?)([\s\S]*?)\[\/caption\]/gi, (_m, img: string, caption: string) =>
+    `<figure>${img}${caption.trim() ? `<figcaption>${caption.trim()}</figcaption>` : ''}</figure>`,
+  );
+
+const BLOCK_START = /^<(h[1-6]|ul|ol|table|blockquote|pre|figure|div|hr|iframe|p)[\s>]/i;
+
+/**
+ * The classic editor stores paragraphs as blank-line-separated text, not <p> (WordPress adds them
+ * when it renders): wrap them, leaving block elements and <pre> contents alone. Block-editor
+ * content (with <!-- wp: --> comments) already has its <p> tags.
+ */
+function autop(html: string): string {
+  if (/<!-- wp:|<p[\s>]/i.test(html)) return html;
+  const pre: string[] = [];
+  const held = html.replace(/<pre[\s\S]*?<\/pre>/gi, (m) => `\u0000${pre.push(m) - 1}\u0000`);
+  return held
+    .split(/\r?\n\s*\r?\n/)
+    .map((chunk) => chunk.trim())
+    .filter(Boolean)
+    .map((chunk) => (BLOCK_START.test(chunk) || /^\u0000\d+\u0000$/.test(chunk) ? chunk : `<p>${chunk.replace(/\r?\n/g, '<br>\n')}</p>`))
+    .join('\n')
+    .replace(/\u0000(\d+)\u0000/g, (_m, i: string) => pre[Number(i)]);
+}

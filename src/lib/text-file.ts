@@ -1,0 +1,27 @@
+import { readFile } from 'node:fs/promises';
+import { AppError } from '../errors.js';
+
+/** A UTF-8 text file (markdown, an export), refused with a clear message when it is not one. */
+export async function readTextFile(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not a markdown file`);
+    throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
+  }
+  return decodeUtf8(bytes, file);
+}
+
+/** Text must be UTF-8: a binary or Latin-1 file would be stored with its bytes replaced. */
+export function decodeUtf8(bytes: Buffer, source: string): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError('invalid_encoding', 400, `${source} is not UTF-8 text`, { hint: 'Save it as UTF-8 (e.g. iconv -f latin1 -t utf-8).' });
+  }
+  if (text.includes('\0')) throw new AppError('invalid_encoding', 400, `${source} is a binary file, not markdown text`);
+  return text;
+}

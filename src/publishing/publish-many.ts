@@ -1,0 +1,97 @@
+import type { Ctx } from '../context.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
+import { nowIso } from '../lib/clock.js';
+import * as articles from '../articles/store.js';
+import type { ArticleStatus } from '../articles/inputs.js';
+import type { Article } from '../articles/types.js';
+import type { ConnectorKind } from '../connectors/store.js';
+import type { Workspace } from '../workspaces/types.js';
+import { type PublishResult, announce, destinations, firstPublishTimes, publishRows } from './publish-rows.js';
+
+/** Articles per publish transaction: short enough that other writers (the daemon) never wait long. */
+export const PUBLISH_BATCH = 100;
+
+export interface PublishManyOptions {
+  to?: ConnectorKind;
+  /** Publish only articles still in this state when their turn comes (`draft` for --all-drafts): two runs never publish one twice. */
+  onlyIf?: ArticleStatus;
+  /** Go on past an article that cannot be published, reporting it; otherwise stop there. */
+  keepGoing?: boolean;
+  /** Called after each batch with how many articles were handled so far. */
+  onProgress?: (done: number) => void;
+}
+
+export interface PublishManyResult {
+  published: PublishResult[];
+  /** Articles another process published meanwhile (only with `onlyIf`). */
+  skipped: Article[];
+  failed: Array<{ article: Article; error: AppError }>;
+}
+
+/** The articles named by ids or slugs, in the order given; every unknown one is named in one error. */
+export async function findArticles(ctx: Ctx, ws: Workspace, refs: string[]): Promise<Article[]> {
+  const found = await articles.findArticles(ctx.db, ws.id, refs);
+  const byRef = new Map(found.flatMap((a) => [[a.id, a], [a.slug, a]] as Array<[string, Article]>));
+  const missing = refs.filter((r) => !byRef.has(r));
+  if (missing.length > 0) {
+    throw new AppError('not_found', 404, `No article ${missing.map((m) => `"${m}"`).join(', ')} in workspace ${ws.name}; nothing was published`, {
+      hint: `List articles with: svc articles list --workspace ${ws.name}`,
+    });
+  }
+  return [...new Map(refs.map((r) => [byRef.get(r)!.id, byRef.get(r)!])).values()];
+}
+
+/** Every draft of the workspace. */
+export const listDrafts = (ctx: Ctx, ws: Workspace): Promise<Article[]> => articles.draftRows(ctx.db, ws.id);
+
+/**
+ * Publish many articles through the same per-article steps as publishArticle, PUBLISH_BATCH to a
+ * transaction, oldest first-publish time first: an imported archive then appends to the content
+ * index in bulk instead of slotting each post under the newer ones.
+ */
+export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts: PublishManyOptions = {}): Promise<PublishManyResult> {
+  const connectors = await destinations(ctx, ws, opts.to);
+  const now = nowIso(ctx.clock);
+  const key = (a: Article) => `${firstPublishTimes(a, now).publishedAt} ${a.id}`;
+  const ordered = [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const out: PublishManyResult = { published: [], skipped: [], failed: [] };
+  const run = async (batch: Article[]) => {
+    const results = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, batch, connectors, opts.onlyIf));
+    if (results.length > 0) announce(ctx, ws, connectors.map((c) => c.kind));
+    const done = new Set(results.map((r) => r.article.id));
+    out.published.push(...results);
+    out.skipped.push(...batch.filter((a) => !done.has(a.id)));
+  };
+  for (let i = 0; i < ordered.length; i += PUBLISH_BATCH) {
+    const batch = ordered.slice(i, i + PUBLISH_BATCH);
+    try {
+      await run(batch);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      // One at a time, to name the article that cannot be published.
+      for (const article of batch) {
+        try {
+          await run([article]);
+        } catch (one) {
+          if (!(one instanceof AppError)) throw one;
+          if (!opts.keepGoing) {
+            throw new AppError(one.code, one.status, `${article.slug}: ${one.message} (${out.published.length} of ${ordered.length} published before it)`, { hint: one.hint });
+          }
+          out.failed.push({ article, error: one });
+        }
+      }
+    }
+    opts.onProgress?.(Math.min(i + PUBLISH_BATCH, ordered.length));
+  }
+  return out;
+}
+
+/** Schedule many articles, each at its own time (already checked), in batched transactions. */
+export async function scheduleMany(ctx: Ctx, items: Array<{ article: Article; at: string }>): Promise<void> {
+  const now = nowIso(ctx.clock);
+  for (let i = 0; i < items.length; i += PUBLISH_BATCH) {
+    const batch = items.slice(i, i + PUBLISH_BATCH).map(({ article, at }) => ({ id: article.id, at }));
+    await withTransaction(ctx.db, (trx) => articles.scheduleRows(trx, batch, now));
+  }
+}

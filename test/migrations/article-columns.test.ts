@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { generateBlogKey } from '../../src/auth/blog-keys.js';
+import { migrateDown, migrateLatest, migrationStatus } from '../../src/db/migrate.js';
+import { createLogger } from '../../src/lib/log.js';
+import { publishArticle } from '../../src/publishing/publish.js';
+import { freshConfig } from '../helpers/env.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+
+const MINE = '2026-11-23-1700-add-article-imported-dates';
+
+describe('the article column migrations of imports and publish failures', () => {
+  it('roll back and forward with published articles in place: no snapshot, publication or event is lost', async () => {
+    const { config } = await freshConfig();
+    const app = await createApp({ config, log: createLogger('silent') });
+    try {
+      const ws = await seedWorkspace(app);
+      await generateBlogKey(app, ws);
+      const a = await seedArticle(app, ws, { title: 'Kept' });
+      await publishArticle(app, ws, a.id);
+      const count = async (table: string) => Number((await app.db(table).count({ n: '*' }).first())?.n);
+      const before = { content_index: await count('content_index'), content_articles: await count('content_articles'), publications: await count('publications') };
+      expect(before).toEqual({ content_index: 1, content_articles: 1, publications: 1 });
+      // Down to before the first of them (SQLite drops a column by rebuilding the table: inside a
+      // transaction, dropping the old `articles` would cascade-delete everything that references it).
+      while ((await migrationStatus(app.db)).applied.includes(MINE)) await migrateDown(app.db);
+      expect(await app.db('articles').first('id', 'title')).toEqual({ id: a.id, title: 'Kept' });
+      expect({ content_index: await count('content_index'), content_articles: await count('content_articles'), publications: await count('publications') }).toEqual(before);
+      await migrateLatest(app.db);
+      expect(await app.db('articles').first('imported_published_at', 'publish_failures')).toEqual({ imported_published_at: null, publish_failures: 0 });
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { createApp, migrateLatest, migrateRollback, migrationStatus } from '../app.js';
-import { createLogger } from '../lib/log.js';
 import { usageError } from '../errors.js';
-import { configFor } from './harness.js';
+import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
 export function registerMigrate(program: Command, io: Io): void {
@@ -17,8 +16,8 @@ export function registerMigrate(program: Command, io: Io): void {
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
       // migrate: false, so --status and --rollback see the database as it is. Waiting for another
-      // migrator and repairs of knex's lock table are logged (warn shows repairs, info waits).
-      const log = createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'info', io.stderr);
+      // migrator and repairs of knex's lock table are warnings on stderr.
+      const log = commandLogger(io, config);
       const app = await createApp({ config, migrate: false, log });
       try {
         if (opts.status) {

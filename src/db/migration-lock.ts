@@ -23,7 +23,8 @@ export const sqliteMigrationLockFile = (filename: string) => `${filename}-migrat
  * sqlite-lock.ts).
  */
 export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promise<T> {
-  const waiting = (holder: Record<string, unknown>) => log?.info(holder, 'waiting for another process to finish migrating this database');
+  // warn: CLI commands log warnings only, and a command that waits should say why.
+  const waiting = (holder: Record<string, unknown>) => log?.warn(holder, 'waiting for another process to finish migrating this database');
   const config = db.client.config as { client: string; connection: string | pg.ClientConfig | { filename: string } };
   if (config.client !== 'pg') {
     const file = sqliteMigrationLockFile((config.connection as { filename: string }).filename);

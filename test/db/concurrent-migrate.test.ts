@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { openDb } from '../../src/db/connect.js';
-import { spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli } from '../helpers/cli.js';
 import { PG_URL, freshEnv } from '../helpers/env.js';
 import { logLines, spawnServe } from '../helpers/serve.js';
 
@@ -59,7 +59,7 @@ describe('a knex lock table left stuck by an earlier run', () => {
   for (const [what, damage] of Object.entries(stuck)) {
     it(`is repaired by the next migrate, logged (${what}); every command works again`, async () => {
       const { dir, env } = await freshEnv();
-      expect((await spawnCli(['migrate'], { env, cwd: dir })).code).toBe(0);
+      expect((await runCli(['migrate'], { env, cwd: dir })).code).toBe(0);
       const db = openDb(loadConfig({ env, cwd: dir }).database);
       try {
         await damage(db);
@@ -73,14 +73,14 @@ describe('a knex lock table left stuck by an earlier run', () => {
 
       // As an operator runs it: no SVC_LOG_LEVEL, so migrate reports what it does on stderr.
       const { SVC_LOG_LEVEL: _quiet, ...operatorEnv } = env;
-      const r = await spawnCli(['migrate'], { env: operatorEnv, cwd: dir });
+      const r = await runCli(['migrate'], { env: operatorEnv, cwd: dir });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('Already up to date\n');
       expect(logLines(r.stderr)).toEqual([
         expect.objectContaining({ level: 40, msg: "repaired knex's migration lock table (knex_migrations_lock): it was left locked or doubled by an earlier run" }),
       ]);
       expect((await knexTables(env, dir)).locks).toEqual([{ is_locked: 0 }]);
-      const later = await spawnCli(['workspaces', 'list', '--json'], { env, cwd: dir });
+      const later = await runCli(['workspaces', 'list', '--json'], { env, cwd: dir });
       expect(later.code, later.stderr).toBe(0);
       expect(later.stderr).toBe('');
     }, 60_000);

@@ -6,8 +6,9 @@ import { holdMigrationLock } from '../helpers/locks.js';
 import { freePort, refusesConnections, serve, spawnServe, until } from '../helpers/serve.js';
 
 const WAITING = 'waiting for another process to finish migrating this database';
-// A client that would wait forever is given this long: every answer must come well within it.
-const CLIENT_TIMEOUT_MS = 2000;
+// A client that would wait forever is given this long (generous for a loaded machine): every
+// answer must come within it. Before the fix, requests during the start were never answered.
+const CLIENT_TIMEOUT_MS = 5000;
 
 interface Probe {
   outcome: 'refused' | 'timeout' | string | number;

@@ -41,28 +41,36 @@ export interface MigrateOptions {
 }
 
 /**
- * Apply every pending migration. Runs under svc's migration lock (migration-lock.ts): processes
- * that start together migrate one after the other, and the later ones find nothing to do.
+ * Apply every pending migration, under svc's migration lock (migration-lock.ts): processes that
+ * start together migrate one after the other, and the later ones find nothing to do. A database
+ * already up to date, with knex's lock table clean, has nothing to race on: that common case
+ * (every CLI command, every start) is answered from three reads, without the lock.
  */
 export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
-  const [, applied] = (await locked(db, opts, () => db.migrate.latest(options()))) as [number, string[]];
-  return applied;
+  return reachable(db, async () => {
+    const known = await knownMigrations();
+    const state = await knexState(db);
+    refuseNewer(state.applied, known);
+    if (lockClean(state.lockRows) && known.every((m) => state.applied.includes(m))) return [];
+    const [, applied] = (await locked(db, opts, () => db.migrate.latest(options()))) as [number, string[]];
+    return applied;
+  });
 }
 
 export async function migrateRollback(db: Db, all = false, opts: MigrateOptions = {}): Promise<string[]> {
-  const [, rolledBack] = (await locked(db, opts, () => db.migrate.rollback(options(), all))) as [number, string[]];
+  const [, rolledBack] = (await reachable(db, () => locked(db, opts, () => db.migrate.rollback(options(), all)))) as [number, string[]];
   return rolledBack;
 }
 
 /** Undo only the most recent migration; returns its name (tests run each down() alone). */
 export async function migrateDown(db: Db): Promise<string[]> {
-  const [, done] = (await locked(db, {}, () => db.migrate.down(options()))) as [number, string[]];
+  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.down(options())))) as [number, string[]];
   return done;
 }
 
 /** Apply only the next pending migration. */
 export async function migrateUp(db: Db): Promise<string[]> {
-  const [, done] = (await locked(db, {}, () => db.migrate.up(options()))) as [number, string[]];
+  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.up(options())))) as [number, string[]];
   return done;
 }
 
@@ -79,7 +87,7 @@ export interface MigrationStatus {
 export async function migrationStatus(db: Db): Promise<MigrationStatus> {
   return reachable(db, async () => {
     const known = await knownMigrations();
-    const applied = await appliedMigrations(db);
+    const { applied } = await knexState(db);
     const done = new Set(applied);
     return {
       applied: applied.filter((m) => known.includes(m)),
@@ -93,23 +101,36 @@ async function knownMigrations(): Promise<string[]> {
   return (await source.getMigrations()).map((f) => source.getMigrationName(f));
 }
 
-async function appliedMigrations(db: Db): Promise<string[]> {
-  if (!(await db.schema.hasTable('knex_migrations'))) return [];
+interface KnexState {
+  /** Applied migration names, oldest first ([] before knex created its tables). */
+  applied: string[];
+  /** The rows of knex's lock table; null when it does not exist (yet). */
+  lockRows: Array<{ is_locked: number | null }> | null;
+}
+
+/** knex's own tables as they are, read without creating anything. */
+async function knexState(db: Db): Promise<KnexState> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return { applied: [], lockRows: null };
   const rows: Array<{ name: string }> = await db('knex_migrations').orderBy('id').select('name');
-  return rows.map((r) => r.name);
+  const lockRows = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
+  return { applied: rows.map((r) => r.name), lockRows };
+}
+
+const lockClean = (rows: KnexState['lockRows']) => rows !== null && rows.length === 1 && Number(rows[0].is_locked) === 0;
+
+function refuseNewer(applied: string[], known: string[]): void {
+  const unknown = applied.filter((m) => !known.includes(m));
+  if (unknown.length > 0) throw databaseNewer(unknown);
 }
 
 /** Under svc's lock: refuse a database newer than this code, mend knex's lock table, run fn. */
 function locked<T>(db: Db, opts: MigrateOptions, fn: () => Promise<T>): Promise<T> {
-  return reachable(db, () =>
-    withMigrationLock(db, opts.log, async () => {
-      const known = await knownMigrations();
-      const unknown = (await appliedMigrations(db)).filter((m) => !known.includes(m));
-      if (unknown.length > 0) throw databaseNewer(unknown);
-      await repairKnexLock(db, opts.log);
-      return fn();
-    }),
-  );
+  return withMigrationLock(db, opts.log, async () => {
+    const state = await knexState(db);
+    refuseNewer(state.applied, await knownMigrations());
+    if (state.lockRows && !lockClean(state.lockRows)) await repairKnexLock(db, state.lockRows, opts.log);
+    return fn();
+  });
 }
 
 /**
@@ -118,10 +139,7 @@ function locked<T>(db: Db, opts: MigrateOptions, fn: () => Promise<T>): Promise<
  * that raced on an empty database before this lock existed (knex then refuses every run with
  * "Migration table is already locked"), or a lock left set by a migrator that died.
  */
-async function repairKnexLock(db: Db, log: Logger | undefined): Promise<void> {
-  if (!(await db.schema.hasTable(LOCK_TABLE))) return;
-  const rows: Array<{ is_locked: number | null }> = await db(LOCK_TABLE).select('is_locked');
-  if (rows.length === 1 && Number(rows[0].is_locked) === 0) return;
+async function repairKnexLock(db: Db, rows: NonNullable<KnexState['lockRows']>, log: Logger | undefined): Promise<void> {
   await db.transaction(async (trx) => {
     await trx(LOCK_TABLE).del();
     await trx(LOCK_TABLE).insert({ is_locked: 0 });

@@ -44,7 +44,7 @@ export interface MigrateOptions {
  * Apply every pending migration, under svc's migration lock (migration-lock.ts): processes that
  * start together migrate one after the other, and the later ones find nothing to do. A database
  * already up to date, with knex's lock table clean, has nothing to race on: that common case
- * (every CLI command, every start) is answered from three reads, without the lock.
+ * (every CLI command, every start) is answered from a few reads, without the lock.
  */
 export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   return reachable(db, async () => {

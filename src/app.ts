@@ -4,6 +4,8 @@ import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
+// `svc serve` claims a SQLite database for one daemon before it binds its port.
+export { claimDatabase } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
@@ -31,7 +33,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {
     // A failed migration must not leave the pool open: the process would never exit.
-    const applied = await migrateLatest(db).catch(async (err) => {
+    const applied = await migrateLatest(db, { log }).catch(async (err) => {
       if (!options.db) await db.destroy();
       throw err;
     });

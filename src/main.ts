@@ -5,8 +5,17 @@ import { buildProgram, unknownCommand } from './cli/program.js';
 import { escapeControl } from './cli/terminal-text.js';
 
 /**
- * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage. The only top-level catch;
- * tests call run() in-process with their own Io.
+ * Exit codes other than 1 that an AppError code asks for: 2 bad usage; 3 the daemon stopped,
+ * but something in progress was cut at the shutdown deadline (README, "Stop").
+ */
+const EXIT_CODES: Record<string, number> = { usage: 2, shutdown_incomplete: 3 };
+
+/** After run() returns, how long anything left running may keep the process alive. */
+const LINGER_MS = 3000;
+
+/**
+ * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage, 3 stopped with work cut.
+ * The only top-level catch; tests call run() in-process with their own Io.
  */
 export async function run(argv: string[], io: Io): Promise<number> {
   const program = buildProgram(io);
@@ -34,7 +43,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (e.code !== 'internal_error') {
       if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message, ...e.details } }, null, 2) + '\n');
       io.stderr.write(escapeControl(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`));
-      return e.code === 'usage' ? 2 : 1;
+      return EXIT_CODES[e.code] ?? 1;
     }
     if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');
     io.stderr.write(`${(err as Error)?.stack ?? String(err)}\nThis is a bug in svc; please report it with the lines above.\n`);
@@ -42,8 +51,13 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** Entry point of bin/svc.js: the only place that exits the process. */
+/**
+ * Entry point of bin/svc.js: the only place that exits the process. Normally the process ends
+ * by itself once run() returns; a handle left open (a database socket the shutdown deadline gave
+ * up on) must not keep it alive, so after LINGER_MS it exits with the code anyway.
+ */
 export async function main(): Promise<void> {
   const code = await run(process.argv.slice(2), processIo());
   process.exitCode = code;
+  setTimeout(() => process.exit(code), LINGER_MS).unref();
 }

@@ -182,8 +182,11 @@ describe('architecture: what may import what', () => {
 });
 
 describe('architecture: process globals', () => {
-  it('process.exit is called nowhere in src/ (bin/svc.js lets the process end)', () => {
-    expect(FILES.filter((f) => /\bprocess\.exit\s*\(/.test(f.text)).map((f) => f.file)).toEqual([]);
+  it('process.exit is called only by main() in main.ts, after run() returned (style.md: the only process.exit)', () => {
+    const exits = (text: string) => /\bprocess\.exit\s*\(/.test(text);
+    expect(FILES.filter((f) => exits(f.text) && f.file !== 'main.ts').map((f) => f.file)).toEqual([]);
+    const main = FILES.find((f) => f.file === 'main.ts')!.text;
+    expect(exits(main.slice(0, main.indexOf('export async function main(')))).toBe(false);
   });
 
   it('process.env is read only by cli/io.ts (processIo) and config/', () => {

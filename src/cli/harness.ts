@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type App, createApp } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { createLogger } from '../lib/log.js';
+import { type Logger, createLogger } from '../lib/log.js';
 import { usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import type { Workspace } from '../workspaces/types.js';
@@ -28,6 +28,14 @@ export function configFor(io: Io, opts: GlobalOptions, overrides?: Record<string
 }
 
 /**
+ * The log of a CLI command: command output goes to stdout; logs stay at warnings unless a
+ * variable asks for a level (the config file's level is the daemon's; loadConfig validated it).
+ */
+export function commandLogger(io: Io, config: Config): Logger {
+  return createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr);
+}
+
+/**
  * Wrap a commander action: load config, open the app (migrating to latest, so a fresh data
  * directory just works), run, always close. Errors propagate to main.ts, which owns exit codes.
  */
@@ -37,10 +45,7 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const opts = command.optsWithGlobals() as O & GlobalOptions & { workspace?: string };
     const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
     const config = configFor(io, opts);
-    // Command output goes to stdout; logs stay quiet unless a variable asks for a level
-    // (the config file's level is the daemon's). The value was validated by loadConfig.
-    const log = createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr);
-    const app = await createApp({ config, log });
+    const app = await createApp({ config, log: commandLogger(io, config) });
     try {
       await fn({ app, opts, args, out: output(io, Boolean(opts.json)), io, workspace: () => resolveWorkspace(app, opts.workspace) });
     } finally {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { createApp, migrateLatest, migrateRollback, migrationStatus } from '../app.js';
-import { createLogger } from '../lib/log.js';
 import { usageError } from '../errors.js';
-import { configFor } from './harness.js';
+import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
 export function registerMigrate(program: Command, io: Io): void {
@@ -16,23 +15,36 @@ export function registerMigrate(program: Command, io: Io): void {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
-      // migrate: false, so --status and --rollback see the database as it is.
-      const app = await createApp({ config, migrate: false, log: createLogger('warn', io.stderr) });
+      // migrate: false, so --status and --rollback see the database as it is. Waiting for another
+      // migrator and repairs of knex's lock table are warnings on stderr.
+      const log = commandLogger(io, config);
+      const app = await createApp({ config, migrate: false, log });
       try {
         if (opts.status) {
           const status = await migrationStatus(app.db);
-          out.result(status, () =>
-            [...status.applied.map((m) => `applied  ${m}`), ...status.pending.map((m) => `pending  ${m}`), `${status.applied.length} applied, ${status.pending.length} pending`].join('\n'),
-          );
+          out.result(status, () => statusText(status));
         } else if (opts.rollback) {
-          const rolledBack = await migrateRollback(app.db);
+          const rolledBack = await migrateRollback(app.db, false, { log });
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
-          const applied = await migrateLatest(app.db);
+          const applied = await migrateLatest(app.db, { log });
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }
       } finally {
         await app.close();
       }
     });
+}
+
+function statusText(status: { applied: string[]; pending: string[]; unknown: string[] }): string {
+  const lines = [
+    ...status.applied.map((m) => `applied  ${m}`),
+    ...status.unknown.map((m) => `unknown  ${m}`),
+    ...status.pending.map((m) => `pending  ${m}`),
+    `${status.applied.length} applied, ${status.pending.length} pending${status.unknown.length ? `, ${status.unknown.length} unknown` : ''}`,
+  ];
+  if (status.unknown.length > 0) {
+    lines.push('The unknown migrations were applied by a newer svc: upgrade this svc before it serves or changes this database.');
+  }
+  return lines.join('\n');
 }

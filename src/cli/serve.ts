@@ -1,11 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { createApp } from '../app.js';
+import { type App, claimDatabase, createApp } from '../app.js';
 import { AppError, usageError } from '../errors.js';
-import { createLogger } from '../lib/log.js';
+import { type Deadline, deadlineAfter, settleWithin } from '../lib/deadline.js';
+import { type Logger, createLogger } from '../lib/log.js';
 import { VERSION } from '../version.js';
+import type { HttpServer } from '../http/server.js';
+import type { Job } from '../jobs/index.js';
 import { configFor } from './harness.js';
 import type { Io } from './io.js';
+
+/** How long a step that ignores the shutdown deadline may run past it before it is left behind. */
+const PAST_DEADLINE_MS = 1000;
 
 export function registerServe(program: Command, io: Io): void {
   program
@@ -21,42 +27,131 @@ export function registerServe(program: Command, io: Io): void {
       // Lazy: the HTTP stack and jobs load only for serve.
       const { bindServer, createHttpServer } = await import('../http/server.js');
       const { startJobs } = await import('../jobs/index.js');
-      const server = await bindServer(config.server.port, config.server.host).catch((err) => {
-        throw listenError(err, config.server.host, config.server.port);
-      });
-      const address = server.address() as AddressInfo;
-      // With port 0 the default base URL names the port actually bound.
-      if (config.server.port === 0) config = configFor(io, global, { ...flags, 'server.port': address.port });
-      const log = createLogger(config.logging.level, io.stderr);
-      const app = await createApp({ config, log }).catch((err) => {
-        server.close();
-        throw err;
-      });
-      const http = createHttpServer(app, server);
-      const jobs = startJobs(app);
-      if (config.unknownEnv.length > 0) {
-        log.warn({ variables: config.unknownEnv }, 'ignoring SVC_* variables that name no setting (typo?); see config.example.yaml');
-      }
-      log.info({ version: VERSION, address: `${address.address}:${address.port}`, baseUrl: config.server.baseUrl, database: config.database.client }, 'svc is serving');
-      io.stdout.write(`svc ${VERSION} listening on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port} (base URL ${config.server.baseUrl})\n`);
 
-      await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          log.info({ signal }, 'shutting down: no new requests; finishing in-flight requests and jobs');
-          process.off('SIGTERM', onTerm);
-          process.off('SIGINT', onInt);
-          resolve();
-        };
-        const onTerm = () => stop('SIGTERM');
-        const onInt = () => stop('SIGINT');
-        process.on('SIGTERM', onTerm);
-        process.on('SIGINT', onInt);
-      });
-      await http.close();
-      await jobs.stop();
-      await app.close();
-      log.info('stopped');
+      // 1. One daemon per SQLite file (PostgreSQL takes several): refused before the port is touched.
+      const claim = await claimDatabase(config.database);
+      try {
+        // 2. Bind. From here every request gets an answer: 503 `starting` until step 4.
+        const server = await bindServer(config.server.port, config.server.host).catch((err) => {
+          throw listenError(err, config.server.host, config.server.port);
+        });
+        const address = server.address() as AddressInfo;
+        // With port 0 the default base URL names the port actually bound.
+        if (config.server.port === 0) config = configFor(io, global, { ...flags, 'server.port': address.port });
+        const log = createLogger(config.logging.level, io.stderr);
+
+        // 3. Migrate (waiting for any other process migrating the same database) and build the app.
+        //    A signal before step 4 ends the process at once: migrations run in transactions and
+        //    the locks die with the process.
+        const app = await createApp({ config, log }).catch((err) => {
+          server.close();
+          throw err;
+        });
+
+        // 4. Background jobs, then HTTP: ready (/healthz answers 200). Signals are ours from here,
+        //    before anyone is told we listen (a signal's default action would kill us mid-line).
+        const jobs = startJobs(app);
+        const http = createHttpServer(app, server);
+        const signals = stopSignals(log, config.server.shutdownTimeout);
+        if (config.unknownEnv.length > 0) {
+          log.warn({ variables: config.unknownEnv }, 'ignoring SVC_* variables that name no setting (typo?); see config.example.yaml');
+        }
+        log.info({ version: VERSION, address: `${address.address}:${address.port}`, baseUrl: config.server.baseUrl, database: config.database.client }, 'svc is serving');
+        io.stdout.write(`svc ${VERSION} listening on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port} (base URL ${config.server.baseUrl})\n`);
+
+        // 5. SIGTERM or SIGINT: drain within server.shutdownTimeout; a second signal cuts at once.
+        try {
+          const deadline = await signals.first;
+          const outcome = await shutDown({ http, jobs, app, log }, deadline);
+          if (!outcome.finished) throw shutdownIncomplete(outcome, config.server.shutdownTimeout, signals.repeated());
+          log.info('stopped');
+        } finally {
+          signals.remove();
+        }
+      } finally {
+        await claim.release();
+      }
     });
+}
+
+interface Stopping {
+  /** Resolves at the first signal, with the shutdown deadline that started then. */
+  first: Promise<Deadline>;
+  /** True when a second signal cut the drain short. */
+  repeated(): boolean;
+  remove(): void;
+}
+
+/** One listener for the daemon's whole life, so a second signal never meets the default action. */
+function stopSignals(log: Logger, timeoutMs: number): Stopping {
+  let deadline: Deadline | undefined;
+  let repeated = false;
+  let started!: (d: Deadline) => void;
+  const first = new Promise<Deadline>((resolve) => (started = resolve));
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!deadline) {
+      log.info({ signal, deadlineMs: timeoutMs }, 'shutting down: no new requests; finishing in-flight requests and jobs');
+      deadline = deadlineAfter(timeoutMs);
+      return started(deadline);
+    }
+    if (repeated || deadline.signal.aborted) return;
+    repeated = true;
+    log.warn({ signal }, 'second signal: cutting open connections and giving up work in progress now');
+    deadline.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return {
+    first,
+    repeated: () => repeated,
+    remove() {
+      deadline?.dispose();
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    },
+  };
+}
+
+interface Outcome {
+  finished: boolean;
+  requestsCut: number;
+  jobsFinished: boolean;
+  closed: boolean;
+}
+
+/**
+ * Requests and jobs drain side by side under one deadline: in-flight requests finish, jobs
+ * finish or release what they hold (Job.stop). At the deadline connections are cut; a job or
+ * the database pool that ignores it is left behind after a short grace, so the process ends.
+ */
+async function shutDown(parts: { http: HttpServer; jobs: Job; app: App; log: Logger }, deadline: Deadline): Promise<Outcome> {
+  const { signal } = deadline;
+  const [{ cut }, jobsFinished] = await Promise.all([
+    parts.http.close(signal),
+    settleWithin(parts.jobs.stop(signal), signal, PAST_DEADLINE_MS, false),
+  ]);
+  const closed = await settleWithin(
+    parts.app.close().then(() => true),
+    signal,
+    PAST_DEADLINE_MS,
+    false,
+  );
+  const outcome = { finished: cut === 0 && jobsFinished && closed, requestsCut: cut, jobsFinished, closed };
+  if (!outcome.finished) parts.log.warn(outcome, 'stopped at the shutdown deadline: something in progress was cut');
+  return outcome;
+}
+
+/** Exit 3 (main.ts): the daemon stopped, but not everything in progress finished. */
+function shutdownIncomplete(outcome: Outcome, timeoutMs: number, byRepeatedSignal: boolean): AppError {
+  const what = [
+    outcome.requestsCut > 0 ? `${outcome.requestsCut} request${outcome.requestsCut === 1 ? ' was' : 's were'} cut unanswered` : '',
+    outcome.jobsFinished ? '' : 'background work in progress was given up (released for the next start)',
+    outcome.closed ? '' : 'database connections still busy were left open',
+  ].filter(Boolean);
+  const when = byRepeatedSignal ? 'Stopped by a second signal' : `Stopped at the shutdown deadline (${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000}s` : `${timeoutMs}ms`})`;
+  return new AppError('shutdown_incomplete', 503, `${when}: ${what.join('; ')}`, {
+    hint: 'Raise server.shutdownTimeout (SVC_SERVER_SHUTDOWN_TIMEOUT) if requests or deliveries need longer; keep it below the service manager\'s stop timeout.',
+  });
 }
 
 /** Port taken, privileged or an address this host does not have: one line, exit 1. */

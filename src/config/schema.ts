@@ -25,7 +25,7 @@ export const configSchema = z
         proxyHops: z.coerce.number().int().min(1).max(10).default(1),
         /** Extra browser origins allowed to call /api/mcp (our own origin is always allowed). */
         allowedOrigins: z.array(z.string()).default([]),
-        /** How long a graceful shutdown waits for in-flight requests and jobs. */
+        /** How long a shutdown waits for in-flight requests and jobs before cutting them (exit 3); keep below the service manager's stop timeout. */
         shutdownTimeout: duration().default('10s'),
       })
       .strict()

@@ -1,9 +1,8 @@
-import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
-import { AppError } from '../errors.js';
+import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -26,7 +25,10 @@ export function openDb(database: Config['database']): Db {
       log: QUIET,
     });
   }
-  ensureDir(path.dirname(database.filename));
+  // Created private before SQLite opens it: SQLite would make it 0644 minus the umask, and its
+  // -wal and -shm files take the database file's mode.
+  ensurePrivateDir(path.dirname(database.filename));
+  ensurePrivateFile(database.filename);
   return knexFactory({
     client: 'sqlite3',
     log: QUIET,
@@ -51,25 +53,3 @@ export const isPostgres = (db: Queryable): boolean => db.client.config.client ==
 
 // knex prints pool errors itself; ours reach the operator once, as an AppError (db/migrate.ts).
 const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };
-
-/**
- * mkdir -p, one level at a time: Node's recursive mkdirSync never returns under /proc, and an
- * operator who points SVC_DATA_DIR at a file should be told so, not shown a stack.
- */
-function ensureDir(dir: string): void {
-  const stat = statSync(dir, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) return;
-  if (stat) throw dataDirError(dir, 'it exists and is not a directory');
-  const parent = path.dirname(dir);
-  if (parent !== dir) ensureDir(parent);
-  try {
-    mkdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirError(dir, (err as Error).message);
-  }
-}
-
-const dataDirError = (dir: string, why: string) =>
-  new AppError('database_unavailable', 503, `Cannot create the data directory ${dir}: ${why}`, {
-    hint: 'Set SVC_DATA_DIR (or dataDir in config.yaml) to a writable directory.',
-  });

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import { AppError } from '../errors.js';
+import type { Logger } from '../lib/log.js';
 import type { Db } from './connect.js';
+import { withMigrationLock } from './migration-lock.js';
 
 // migrations/ sits next to src/ both in the source tree and in dist/.
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
@@ -29,37 +31,132 @@ class FolderSource implements Knex.MigrationSource<string> {
   }
 }
 
-const options = (): Knex.MigratorConfig => ({ migrationSource: new FolderSource(), tableName: 'knex_migrations' });
+const source = new FolderSource();
+const options = (): Knex.MigratorConfig => ({ migrationSource: source, tableName: 'knex_migrations' });
+const LOCK_TABLE = 'knex_migrations_lock';
 
-export async function migrateLatest(db: Db): Promise<string[]> {
-  const [, applied] = (await reachable(db, () => db.migrate.latest(options()))) as [number, string[]];
-  return applied;
+export interface MigrateOptions {
+  /** Where waiting for another migrator and repairs of knex's lock table are reported. */
+  log?: Logger;
 }
 
-export async function migrateRollback(db: Db, all = false): Promise<string[]> {
-  const [, rolledBack] = (await reachable(db, () => db.migrate.rollback(options(), all))) as [number, string[]];
+/**
+ * Apply every pending migration, under svc's migration lock (migration-lock.ts): processes that
+ * start together migrate one after the other, and the later ones find nothing to do. A database
+ * already up to date, with knex's lock table clean, has nothing to race on: that common case
+ * (every CLI command, every start) is answered from a few reads, without the lock.
+ */
+export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
+  return reachable(db, async () => {
+    const known = await knownMigrations();
+    const state = await knexState(db);
+    refuseNewer(state.applied, known);
+    if (lockClean(state.lockRows) && known.every((m) => state.applied.includes(m))) return [];
+    const [, applied] = (await locked(db, opts, () => db.migrate.latest(options()))) as [number, string[]];
+    return applied;
+  });
+}
+
+export async function migrateRollback(db: Db, all = false, opts: MigrateOptions = {}): Promise<string[]> {
+  const [, rolledBack] = (await reachable(db, () => locked(db, opts, () => db.migrate.rollback(options(), all)))) as [number, string[]];
   return rolledBack;
 }
 
 /** Undo only the most recent migration; returns its name (tests run each down() alone). */
 export async function migrateDown(db: Db): Promise<string[]> {
-  const [, done] = (await reachable(db, () => db.migrate.down(options()))) as [number, string[]];
+  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.down(options())))) as [number, string[]];
   return done;
 }
 
 /** Apply only the next pending migration. */
 export async function migrateUp(db: Db): Promise<string[]> {
-  const [, done] = (await reachable(db, () => db.migrate.up(options()))) as [number, string[]];
+  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.up(options())))) as [number, string[]];
   return done;
 }
 
-export async function migrationStatus(db: Db): Promise<{ applied: string[]; pending: string[] }> {
-  const [completed, pending] = (await reachable(db, () => db.migrate.list(options()))) as [Array<{ name: string } | string>, Array<string | { file: string }>];
-  return {
-    applied: completed.map((c) => (typeof c === 'string' ? c : c.name)),
-    pending: pending.map((p) => (typeof p === 'string' ? p : p.file).replace(/\.(ts|js)$/, '')),
-  };
+export interface MigrationStatus {
+  /** Applied migrations this code knows, oldest first. */
+  applied: string[];
+  /** Migrations of this code not applied yet. */
+  pending: string[];
+  /** Applied migrations this code does not know: a newer svc migrated the database. */
+  unknown: string[];
 }
+
+/** Where the database stands, read without creating or locking anything. */
+export async function migrationStatus(db: Db): Promise<MigrationStatus> {
+  return reachable(db, async () => {
+    const known = await knownMigrations();
+    const { applied } = await knexState(db);
+    const done = new Set(applied);
+    return {
+      applied: applied.filter((m) => known.includes(m)),
+      pending: known.filter((m) => !done.has(m)),
+      unknown: applied.filter((m) => !known.includes(m)),
+    };
+  });
+}
+
+async function knownMigrations(): Promise<string[]> {
+  return (await source.getMigrations()).map((f) => source.getMigrationName(f));
+}
+
+interface KnexState {
+  /** Applied migration names, oldest first ([] before knex created its tables). */
+  applied: string[];
+  /** The rows of knex's lock table; null when it does not exist (yet). */
+  lockRows: Array<{ is_locked: number | null }> | null;
+}
+
+/** knex's own tables as they are, read without creating anything. */
+async function knexState(db: Db): Promise<KnexState> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return { applied: [], lockRows: null };
+  const rows: Array<{ name: string }> = await db('knex_migrations').orderBy('id').select('name');
+  const lockRows = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
+  return { applied: rows.map((r) => r.name), lockRows };
+}
+
+const lockClean = (rows: KnexState['lockRows']) => rows !== null && rows.length === 1 && Number(rows[0].is_locked) === 0;
+
+function refuseNewer(applied: string[], known: string[]): void {
+  const unknown = applied.filter((m) => !known.includes(m));
+  if (unknown.length > 0) throw databaseNewer(unknown);
+}
+
+/** Under svc's lock: refuse a database newer than this code, mend knex's lock table, run fn. */
+function locked<T>(db: Db, opts: MigrateOptions, fn: () => Promise<T>): Promise<T> {
+  return withMigrationLock(db, opts.log, async () => {
+    const state = await knexState(db);
+    refuseNewer(state.applied, await knownMigrations());
+    if (state.lockRows && !lockClean(state.lockRows)) await repairKnexLock(db, state.lockRows, opts.log);
+    return fn();
+  });
+}
+
+/**
+ * knex's lock table must hold exactly one row, unlocked, whenever nobody migrates. Holding our
+ * own lock we know nobody does, so anything else is left over: two rows inserted by processes
+ * that raced on an empty database before this lock existed (knex then refuses every run with
+ * "Migration table is already locked"), or a lock left set by a migrator that died.
+ */
+async function repairKnexLock(db: Db, rows: NonNullable<KnexState['lockRows']>, log: Logger | undefined): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx(LOCK_TABLE).del();
+    await trx(LOCK_TABLE).insert({ is_locked: 0 });
+  });
+  log?.warn({ rows: rows.length, locked: rows.filter((r) => Number(r.is_locked) !== 0).length }, `repaired knex's migration lock table (${LOCK_TABLE}): it was left locked or doubled by an earlier run`);
+}
+
+const databaseNewer = (unknown: string[]) =>
+  new AppError(
+    'database_newer',
+    409,
+    `This database was migrated by a newer version of svc: it has ${unknown.length === 1 ? 'a migration' : `${unknown.length} migrations`} this svc does not know (${unknown.join(', ')})`,
+    {
+      hint: 'Upgrade svc here to the version that applied it, or a newer one. Daemons of this version that are already running keep working; see "Rolling upgrades" in the README.',
+      details: { unknown },
+    },
+  );
 
 // Driver codes that mean "cannot reach or open the database" rather than a bug in a migration.
 const UNREACHABLE = new Set([

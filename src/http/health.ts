@@ -1,21 +1,55 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { App } from '../app.js';
 import { VERSION } from '../version.js';
 
-/** GET /healthz: version and database state; 503 when the database does not answer. */
-export function createHealthRouter(app: App): Router {
+/** Where the daemon is in its life; /healthz is 200 only when `ready` (issue 10 §1). */
+export type Phase = 'starting' | 'ready' | 'draining';
+
+/**
+ * GET /healthz is a readiness check a load balancer can use: 200 `ok` once the database is
+ * migrated and every surface serves; 503 while starting (`starting`), once a shutdown began
+ * (`draining`, so a balancer stops sending before the port closes) and when the database does not
+ * answer (`degraded`).
+ */
+export function createHealthRouter(app: App, phase: () => Phase): Router {
   const router = new Router();
   router.get('/healthz', async (ctx) => {
-    let database: 'ok' | 'unavailable' = 'ok';
+    ctx.set('Cache-Control', 'no-store');
+    if (phase() === 'draining') {
+      ctx.status = 503;
+      ctx.body = { status: 'draining', version: VERSION };
+      return;
+    }
+    const database = { client: app.config.database.client, state: 'ok' as 'ok' | 'unavailable' };
     try {
       await app.db.raw('select 1');
     } catch (err) {
       app.log.error({ err }, 'health check: database unavailable');
-      database = 'unavailable';
+      database.state = 'unavailable';
     }
-    ctx.status = database === 'ok' ? 200 : 503;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: database === 'ok' ? 'ok' : 'degraded', version: VERSION, database: { client: app.config.database.client, state: database } };
+    ctx.status = database.state === 'ok' ? 200 : 503;
+    ctx.body = { status: database.state === 'ok' ? 'ok' : 'degraded', version: VERSION, database };
   });
   return router;
+}
+
+/**
+ * Every request that arrives between binding the port and being ready: 503 with Retry-After,
+ * at once, so no client waits on a daemon that is still migrating (before, such requests hung).
+ * Plain node:http, since the app does not exist yet.
+ */
+export function answerWhileStarting(req: IncomingMessage, res: ServerResponse): void {
+  const health = (req.url ?? '').split('?')[0] === '/healthz';
+  const body = health
+    ? { status: 'starting', version: VERSION }
+    : { error: { code: 'starting', message: 'svc is starting; try again in a moment' } };
+  res.writeHead(503, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Retry-After': '1',
+    'Cache-Control': 'no-store',
+    'Access-Control-Allow-Origin': '*',
+    Connection: 'close',
+  });
+  res.end(JSON.stringify(body));
 }

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { App } from '../app.js';
 import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { createContentApi } from './content-api.js';
-import { createHealthRouter } from './health.js';
+import { type Phase, answerWhileStarting, createHealthRouter } from './health.js';
 import { apiErrors } from './middleware/errors.js';
 import { requestLog } from './middleware/request-log.js';
 import { createOAuthRouter } from './oauth.js';
@@ -16,16 +16,22 @@ export interface HttpServer {
   server: http.Server;
   /** Listen (a no-op when the server passed in already listens). */
   listen(port: number, host: string): Promise<AddressInfo>;
-  /** Stop accepting, let in-flight requests finish (up to the shutdown timeout), then close. */
-  close(): Promise<void>;
+  /**
+   * Drain: /healthz turns 503 `draining`, the port closes, responses on connections still open
+   * carry `Connection: close`, in-flight requests finish. When `deadline` aborts (default: after
+   * server.shutdownTimeout), every connection still open is cut. Resolves once all are closed,
+   * with the number of requests that were cut unanswered.
+   */
+  close(deadline?: AbortSignal): Promise<{ cut: number }>;
 }
 
 /**
  * Bind before the app exists, so that with port 0 the real port can go into the base URL
- * (OAuth metadata and article URLs must name the address clients actually reach).
+ * (OAuth metadata and article URLs must name the address clients actually reach). Until
+ * createHttpServer takes the server over, every request is answered 503 `starting`.
  */
 export function bindServer(port: number, host: string): Promise<http.Server> {
-  const server = http.createServer();
+  const server = http.createServer(answerWhileStarting);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -37,6 +43,7 @@ export function bindServer(port: number, host: string): Promise<http.Server> {
 
 /** The Koa app with one router per surface. Each surface renders its own error format. */
 export function createHttpServer(app: App, bound?: http.Server): HttpServer {
+  let phase: Phase = 'ready';
   // Koa's ctx.ip is the leftmost X-Forwarded-For entry, which the client writes itself, unless
   // maxIpsCount keeps only the entries our proxies appended (issue 11). Every use of the client
   // address (sign-in and registration throttles, the request log) reads ctx.ip.
@@ -48,7 +55,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   koa.use(requestLog(app));
   // Fallback envelope; OAuth and MCP render their own wire formats inside their routers.
   koa.use(apiErrors(app));
-  koa.use(createHealthRouter(app).routes());
+  koa.use(createHealthRouter(app, () => phase).routes());
   koa.use(createContentApi(app));
   koa.use(createMcpEndpoint(app));
   koa.use(createOAuthRouter(app));
@@ -60,7 +67,21 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   });
 
   const server = bound ?? http.createServer();
-  server.on('request', koa.callback());
+  const handle = koa.callback();
+  const inFlight = new Set<http.ServerResponse>();
+  server.removeListener('request', answerWhileStarting);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // While draining, clients and proxies reconnect elsewhere instead of reusing this connection.
+    if (phase === 'draining') res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // A response that went out keep-alive (its head was sent before the drain) leaves an idle
+      // connection behind: close it rather than wait for the deadline.
+      if (phase === 'draining') setImmediate(() => server.closeIdleConnections());
+    });
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
   return {
     koa,
@@ -74,16 +95,23 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
           resolve(server.address() as AddressInfo);
         });
       }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        const timer = setTimeout(() => server.closeAllConnections(), app.config.server.shutdownTimeout);
-        timer.unref();
+    close: (deadline = AbortSignal.timeout(app.config.server.shutdownTimeout)) =>
+      new Promise((resolve) => {
+        phase = 'draining';
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+        if (!server.listening) return resolve({ cut: 0 });
+        let cut = 0;
+        const cutAll = () => {
+          cut = inFlight.size;
+          server.closeAllConnections();
+        };
         server.close(() => {
-          clearTimeout(timer);
-          resolve();
+          deadline.removeEventListener('abort', cutAll);
+          resolve({ cut });
         });
         server.closeIdleConnections();
+        if (deadline.aborted) cutAll();
+        else deadline.addEventListener('abort', cutAll, { once: true });
       }),
   };
 }

@@ -18,7 +18,47 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
   );
 }
 
-/** Remove credentials from a URL before it is logged (`?key=`, `token=`, `code=`). */
+// Query parameters that carry credentials, compared after decoding (`%6Bey` is `key`).
+const SECRET_PARAMS = new Set(['key', 'api_key', 'apikey', 'token', 'access_token', 'refresh_token', 'id_token', 'code', 'code_verifier', 'client_secret', 'password', 'secret']);
+// Credentials svc issues, recognisable by their prefix wherever they appear (path or query).
+const SECRET_VALUE = /(svc_(blog|api)_|whsec_)[a-z0-9]/i;
+
+/**
+ * Remove credentials from a request URL before it is logged. The server reads a parameter after
+ * percent-decoding it, so the check is made on the decoded name (`?%6Bey=svc_blog_...` is the
+ * key parameter), and any part that decodes to one of svc's key formats is removed too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:key|token|access_token|refresh_token|code|client_secret)=)[^&#]*/gi, '$1[redacted]');
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q))
+    .split('/')
+    .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? '[redacted]' : segment))
+    .join('/');
+  if (q === -1) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const name = eq === -1 ? part : part.slice(0, eq);
+      const plainName = decoded(name).trim().toLowerCase().replace(/\[[^\]]*\]$/, '');
+      if (SECRET_VALUE.test(decoded(name))) return '[redacted]';
+      if (SECRET_PARAMS.has(plainName) || SECRET_VALUE.test(decoded(part))) return eq === -1 ? part : `${name}=[redacted]`;
+      return part;
+    })
+    .join('&');
+  return `${path}?${query}`;
+}
+
+/** Percent-decoded (and `+` as a space), repeatedly, so double encoding hides nothing. */
+function decoded(text: string): string {
+  let out = text.replace(/\+/g, ' ');
+  for (let i = 0; i < 3 && out.includes('%'); i++) {
+    try {
+      out = decodeURIComponent(out);
+    } catch {
+      break;
+    }
+  }
+  return out;
 }

@@ -12,14 +12,14 @@ const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.ur
 describe('svc migrate', () => {
   it('--status lists pending, migrate applies them once, then is a no-op', async () => {
     const box = await sandbox();
-    expect(await box.json(['migrate', '--status'])).toEqual({ applied: [], pending: NAMES });
+    expect(await box.json(['migrate', '--status'])).toEqual({ applied: [], pending: NAMES, unknown: [] });
     const human = await box.cli(['migrate', '--status']);
     expect(human.stdout).toBe(`${NAMES.map((n) => `pending  ${n}`).join('\n')}\n0 applied, ${NAMES.length} pending\n`);
 
     expect(await box.json(['migrate'])).toEqual({ applied: NAMES });
     expect(await box.json(['migrate'])).toEqual({ applied: [] });
     expect((await box.cli(['migrate'])).stdout).toBe('Already up to date\n');
-    expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [] });
+    expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [], unknown: [] });
   });
 
   it('--rollback undoes the last batch', async () => {

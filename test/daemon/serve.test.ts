@@ -1,62 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { BIN, spawnCli } from '../helpers/cli.js';
+import { spawnCli } from '../helpers/cli.js';
 import { freshEnv } from '../helpers/env.js';
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  port: number;
-  url: string;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** `svc serve` as a real process on a free port; resolves once it printed its address. */
-async function serve(env: Record<string, string>, cwd: string): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info' },
-  });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    exited.then(({ code }) => reject(new Error(`svc serve exited ${code} before listening:\n${err}`)));
-  });
-  return { child, port, url: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
-}
-
-const logLines = (stderr: string) =>
-  stderr
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, any>);
-
-/** Resolves true once a TCP connect to the port is refused. */
-async function refusesConnections(port: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(false);
-      });
-      s.once('error', () => resolve(true));
-    });
-    if (refused) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
+import { logLines, refusesConnections, serve } from '../helpers/serve.js';
 
 describe('svc serve (the real binary)', () => {
   it('migrates a fresh database, serves /healthz, logs each request with its id, and stops on SIGTERM after finishing an in-flight request', async () => {

@@ -1,0 +1,53 @@
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { AppError } from '../errors.js';
+
+/**
+ * The data directory holds password and key hashes: what svc creates there is private to the
+ * service user whatever the umask (issue 11 §3). Directories 0700, files 0600; SQLite gives its
+ * -wal, -shm and -journal files the mode of the database file, so they follow.
+ */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/**
+ * mkdir -p, one level at a time, each directory created 0700: Node's recursive mkdirSync never
+ * returns under /proc, and an operator who points SVC_DATA_DIR at a file should be told so, not
+ * shown a stack. An existing directory keeps its mode (the operator chose it).
+ */
+export function ensurePrivateDir(dir: string): void {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return;
+  if (stat) throw dataDirError(dir, 'it exists and is not a directory');
+  const parent = path.dirname(dir);
+  if (parent !== dir) ensurePrivateDir(parent);
+  try {
+    mkdirSync(dir, { mode: DIR_MODE });
+    chmodSync(dir, DIR_MODE); // the umask may have taken bits away from the mode asked for
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirError(dir, (err as Error).message);
+  }
+}
+
+/** Create `file` empty and 0600 unless it exists (an existing file keeps its mode). */
+export function ensurePrivateFile(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw new AppError('database_unavailable', 503, `Cannot create ${file}: ${(err as Error).message}`, {
+      hint: 'Check that the data directory (SVC_DATA_DIR) is writable by the user svc runs as.',
+    });
+  }
+  try {
+    fchmodSync(fd, FILE_MODE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const dataDirError = (dir: string, why: string) =>
+  new AppError('database_unavailable', 503, `Cannot create the data directory ${dir}: ${why}`, {
+    hint: 'Set SVC_DATA_DIR (or dataDir in config.yaml) to a writable directory.',
+  });

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { AppError } from './errors.js';
 import { type Io, processIo } from './cli/io.js';
 import { buildProgram, unknownCommand } from './cli/program.js';
+import { escapeControl } from './cli/terminal-text.js';
 
 /**
  * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage. The only top-level catch;
@@ -30,7 +31,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     // Operational failures (database down, port taken) are AppErrors too: a message, not a stack.
     if (err instanceof AppError && err.code !== 'internal_error') {
       if (json) io.stdout.write(JSON.stringify({ error: { code: err.code, message: err.message, ...err.details } }, null, 2) + '\n');
-      io.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      // Messages may quote text from elsewhere (a receiver's answer): each line is printed inert.
+      const lines = (text: string) => text.split('\n').map(escapeControl).join('\n');
+      io.stderr.write(`error: ${lines(err.message)}\n${err.hint ? `hint: ${lines(err.hint)}\n` : ''}`);
       return err.code === 'usage' ? 2 : 1;
     }
     if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');

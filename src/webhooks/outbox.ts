@@ -2,12 +2,22 @@ import type { Ctx } from '../context.js';
 import type { Trx } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
 import type { Connector } from '../connectors/store.js';
+import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
-import { attemptEvent, leaseMs } from './attempt.js';
+import { type AttemptOutcome, attemptEvent } from './attempt.js';
+import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
+import { type LeaseRef, articleQueue, failIfOrphaned, holdArticle, isLeased, releaseLeases, settleLeased, supersedeHeld, supersedeQueued as supersedeQueuedRows } from './lease-store.js';
 import { snapshotOf } from './payload.js';
-import { cancelEarlier, findEvent, insertEvent } from './store.js';
+import { type EventRow, findEvent, insertEvent, pendingUnpublish } from './store.js';
+
+// The outbox: every webhook event is a row written in the transaction of the change it reports,
+// then delivered through one path (attemptEvent under a lease), either by a daemon's worker
+// (worker.ts, with retries) or, when someone waits for the answer, by that process itself
+// (deliverNow: unpublish, test, redelivery), in its article's order like any other event.
 
 export type ArticleEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted';
 
@@ -20,50 +30,154 @@ export interface ArticleEventArgs {
 }
 
 /**
- * Write the event to the durable outbox inside the caller's transaction (publish, delete), with
- * a snapshot of the article and publication: the daemon's worker delivers it, with retries.
- * The caller emits `webhooks.enqueued` after commit.
+ * Write the event to the outbox inside the caller's transaction (publish, unpublish, delete),
+ * with a snapshot of the article and publication, so every attempt can build its payload even
+ * after the article is gone. With `lease`, the caller delivers it itself (deliverNow); otherwise
+ * a worker does, and the caller emits `webhooks.enqueued` after commit.
  */
-export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs): Promise<void> {
+export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs, lease?: LeaseRef): Promise<EventRow> {
+  const id = newId('evt');
   await insertEvent(trx, {
-    id: newId('evt'),
+    id,
     workspaceId: args.workspace.id,
     connectorId: args.connector.id,
     articleId: args.article.id,
     event: args.event,
     snapshot: snapshotOf(args.workspace, args.article, args.publication),
     now: ctx.clock.now().toISOString(),
+    lease,
   });
+  return (await findEvent(trx, id))!;
 }
 
-export type UnpublishOutcome = { ok: true } | { ok: false; error: string; status?: number };
+const ABANDONED = 'abandoned: the process waiting for the receiver stopped before it answered';
 
 /**
- * Deliver `article.unpublished` now, in this process, and wait for the answer (decisions.md:
- * only a 2xx lets the unpublish happen; never retried). The attempt is logged like any other.
- * On success, queued publishes/updates of the article that had not gone out yet are cancelled:
- * they would put the post back.
+ * Refuse a new decision about an article while an unpublish of it waits for its receiver (409):
+ * the unpublish's take-down would undo a publish, and a second unpublish has nothing to add.
+ * Called in the transaction that holds the article's row lock. An unpublish whose process is
+ * gone (its lease is void) is marked failed instead, and the decision goes ahead.
  */
-export async function deliverUnpublishNow(ctx: Ctx, args: Omit<ArticleEventArgs, 'event'>): Promise<UnpublishOutcome> {
-  const id = newId('evt');
-  const now = ctx.clock.now();
-  await insertEvent(ctx.db, {
-    id,
-    workspaceId: args.workspace.id,
-    connectorId: args.connector.id,
-    articleId: args.article.id,
-    event: 'article.unpublished',
-    snapshot: snapshotOf(args.workspace, args.article, args.publication),
-    now: now.toISOString(),
-    // Leased from the start so no daemon picks it up meanwhile.
-    lock: { by: `cli:${process.pid}`, until: new Date(now.getTime() + leaseMs(ctx)).toISOString() },
-  });
-  const event = (await findEvent(ctx.db, id))!;
-  const outcome = await attemptEvent(ctx, event, args.connector);
-  if (outcome.ok) {
-    await cancelEarlier(ctx.db, args.connector.id, args.article.id, event.seq, ctx.clock.now().toISOString());
-    return { ok: true };
+export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, article: Article): Promise<void> {
+  const unpublish = await pendingUnpublish(trx, article.id);
+  if (!unpublish) return;
+  if (await isLeased(trx, unpublish.id, leaseTime(ctx))) {
+    throw new AppError('unpublish_in_progress', 409, `Article "${article.slug}" is being unpublished right now (waiting for the webhook receiver to confirm); try again once that has finished`, {
+      hint: `svc webhook show lists the event (${unpublish.id}) and who holds it; it is decided within ${Math.ceil((2 * leaseMs(ctx)) / 1000)} s at most.`,
+    });
   }
-  const excerpt = outcome.response.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return { ok: false, error: `${outcome.error}${excerpt && outcome.status !== null ? `: ${excerpt}` : ''}`, status: outcome.status ?? undefined };
+  await abandonRequested(trx, ctx, unpublish);
 }
+
+/**
+ * An event someone waited for (unpublish, test) whose process is gone: it is failed, never
+ * sent by anyone else, since nobody would act on the answer (an unpublish's take-down commits
+ * only with its 2xx). The error is kept on the publication, as for a refusal. With `lease` (a
+ * worker that claimed the orphan) it is settled under that lease; without, only if its lease is void.
+ */
+export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef): Promise<boolean> {
+  const at = leaseTime(ctx);
+  const failed = lease
+    ? await settleLeased(trx, event.id, lease.token, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: ABANDONED })
+    : await failIfOrphaned(trx, event.id, ABANDONED, at);
+  if (!failed) return false;
+  if (event.event === 'article.unpublished') {
+    await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${ABANDONED}; the article stays published. Run the unpublish again.`, at.now);
+  }
+  ctx.log.warn({ eventId: event.id, event: event.event }, `webhook event ${ABANDONED}`);
+  return true;
+}
+
+/**
+ * Cancel the article's queued events that nobody is delivering right now, when a change made
+ * them pointless (a delete; an unpublish while the webhook is disabled). Those in flight finish
+ * first: the next event of the article waits for them.
+ */
+export async function supersedeQueued(trx: Trx, ctx: Ctx, connector: Connector, article: Article, by: string): Promise<void> {
+  await supersedeQueuedRows(trx, { connectorId: connector.id, articleId: article.id }, `superseded by ${by}`, leaseTime(ctx));
+}
+
+export interface DeliverNowSpec {
+  connector: Connector;
+  /** Write the event (insert it, or make it pending again) in one transaction, leased to `lease`. */
+  decide(trx: Trx, lease: LeaseRef): Promise<EventRow>;
+  /**
+   * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
+   * back and cancels them once the receiver confirmed, so they cannot put the post back;
+   * 'refuse' (redelivery) refuses to jump ahead of them; 'none' (test) ignores the order.
+   */
+  earlier: 'supersede' | 'refuse' | 'none';
+  /** Runs in the transaction that records the attempt, only if it is recorded. */
+  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
+}
+
+/**
+ * Deliver one event from this process and wait for the receiver's answer (decisions.md: the
+ * unpublish is the event whose result is waited for). The process holds its own lease with a
+ * heartbeat. In order, the event waits until no other event of its article is in flight
+ * elsewhere (bounded by that one's lease), holding the rest of the article's queue meanwhile.
+ */
+export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<AttemptOutcome & { event: EventRow }> {
+  const holder = await startHolder(ctx, 'request');
+  let lease = newLease(ctx, holder);
+  let event: EventRow | undefined;
+  try {
+    event = await withTransaction(ctx.db, (trx) => spec.decide(trx, lease));
+    if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
+    if (!maySend(ctx, holder, lease)) throw lostLease(event);
+    const target = event;
+    const outcome = await attemptEvent(ctx, event, spec.connector, lease, {
+      onRecorded: async (trx, o) => {
+        const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
+        if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
+        await spec.onRecorded?.(trx, o);
+      },
+    });
+    if (!outcome.recorded) throw lostLease(event);
+    return { ...outcome, event };
+  } finally {
+    // Whatever is still held goes back to the queue (events after this one, or all on a failure).
+    if (event) {
+      await releaseLeases(ctx.db, lease.token, { connectorId: event.connectorId, articleId: event.articleId }).catch((err) => ctx.log.error({ err }, 'could not release webhook leases'));
+      ctx.events.emit('webhooks.enqueued', { workspaceId: event.workspaceId });
+    }
+    await holder.stop();
+  }
+}
+
+/**
+ * Hold the article's pending events and wait while one is in flight elsewhere (a worker's
+ * attempt settles or its lease lapses); returns the lease renewed for the attempt.
+ */
+async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
+  const scope = { connectorId: event.connectorId, articleId: event.articleId };
+  const giveUpAt = Date.now() + 2 * leaseMs(ctx) + ctx.config.webhooks.heartbeatStaleAfter;
+  for (;;) {
+    const now = ctx.clock.now();
+    const renewed = { ...lease, until: leaseUntil(ctx, now) };
+    const at = leaseTime(ctx, now);
+    await holdArticle(ctx.db, scope, renewed, at);
+    const { ours, elsewhere } = await articleQueue(ctx.db, scope, lease.token, at);
+    if (!ours.some((e) => e.id === event.id)) throw lostLease(event);
+    if (elsewhere.length === 0) {
+      const before = ours.filter((e) => e.seq < event.seq);
+      if (earlier === 'refuse' && before.length > 0) {
+        throw outOfOrder(before[0]);
+      }
+      return renewed;
+    }
+    if (Date.now() > giveUpAt) throw new AppError('webhook_busy', 503, `Another delivery of this article (${elsewhere[0].id}) has held its lease for too long; nothing was sent`);
+    await new Promise((r) => setTimeout(r, Math.min(ctx.config.webhooks.pollInterval, 100)));
+  }
+}
+
+/** A redelivery may not jump ahead of an earlier event of its article that is still waiting. */
+export const outOfOrder = (earlier: EventRow) =>
+  new AppError('out_of_order', 409, `An earlier event of this article (${earlier.event} ${earlier.id}) has not been delivered yet; events of an article go out in order`, {
+    hint: `Redeliver ${earlier.id} first (svc webhook redeliver ${earlier.id}), or let its retry run (svc webhook show).`,
+  });
+
+const lostLease = (event: EventRow) =>
+  new AppError('lease_lost', 503, `This process lost its hold on ${event.event} ${event.id} (it was too slow, or its heartbeat stalled); its attempt was not recorded`, {
+    hint: 'Nothing changed in svc. Try again; svc webhook show says who holds the event.',
+  });

@@ -75,6 +75,8 @@ describe('config: SVC_* overrides', () => {
     'logging.level': ['debug', 'debug'],
     'webhooks.retrySchedule': ['1s,2m', [1000, 120_000]],
     'webhooks.allowedHosts': ['hooks.internal', ['hooks.internal']],
+    // At most half of the default heartbeatStaleAfter (10s), which it must stay within.
+    'webhooks.heartbeatInterval': ['4s', 4000],
   };
 
   it('every key of the schema has a variable named after its path, and it wins over the file', () => {

@@ -9,6 +9,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('lease_token', 40).nullable();
     // The attempt count at which the current retry budget began (a redelivery or an enable starts a fresh one).
     t.integer('retry_from').notNullable().defaultTo(0);
+    // Publish and delete look for an unpublish of the article that is still waiting (any connector).
+    t.index(['article_id', 'status'], 'webhook_events_article_status');
   });
   await knex.schema.alterTable('daemon_heartbeats', (t) => {
     // 'daemon' (a webhook worker) or 'request' (a process waiting for one delivery, e.g. an unpublish).
@@ -17,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('webhook_events', (t) => t.dropIndex(['article_id', 'status'], 'webhook_events_article_status'));
   // Not knex's dropColumn: on SQLite it copies the table and drops the original inside the
   // migration's transaction, where foreign keys stay on, so the drop cascades and empties
   // webhook_deliveries. ALTER TABLE ... DROP COLUMN is native on PostgreSQL and SQLite >= 3.35.

@@ -33,9 +33,9 @@ export interface ArticleEventArgs {
  * Write the event to the outbox inside the caller's transaction (publish, unpublish, delete),
  * with a snapshot of the article and publication, so every attempt can build its payload even
  * after the article is gone. With `lease`, the caller delivers it itself (deliverNow); otherwise
- * a worker does, and the caller emits `webhooks.enqueued` after commit.
+ * a worker does, and the caller emits `webhooks.enqueued` after commit. Returns the event id.
  */
-export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs, lease?: LeaseRef): Promise<EventRow> {
+export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs, lease?: LeaseRef): Promise<string> {
   const id = newId('evt');
   await insertEvent(trx, {
     id,
@@ -47,7 +47,7 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
     now: ctx.clock.now().toISOString(),
     lease,
   });
-  return (await findEvent(trx, id))!;
+  return id;
 }
 
 const ABANDONED = 'abandoned: the process waiting for the receiver stopped before it answered';
@@ -99,8 +99,8 @@ export async function supersedeQueued(trx: Trx, ctx: Ctx, connector: Connector, 
 
 export interface DeliverNowSpec {
   connector: Connector;
-  /** Write the event (insert it, or make it pending again) in one transaction, leased to `lease`. */
-  decide(trx: Trx, lease: LeaseRef): Promise<EventRow>;
+  /** Write the event (insert it, or make it pending again) in one transaction, leased to `lease`; returns its id. */
+  decide(trx: Trx, lease: LeaseRef): Promise<string>;
   /**
    * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
    * back and cancels them once the receiver confirmed, so they cannot put the post back;
@@ -122,7 +122,7 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<Attemp
   let lease = newLease(ctx, holder);
   let event: EventRow | undefined;
   try {
-    event = await withTransaction(ctx.db, (trx) => spec.decide(trx, lease));
+    event = await withTransaction(ctx.db, async (trx) => (await findEvent(trx, await spec.decide(trx, lease)))!);
     if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
     if (!maySend(ctx, holder, lease)) throw lostLease(event);
     const target = event;

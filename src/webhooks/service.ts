@@ -113,7 +113,7 @@ export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome 
       const id = newId('evt');
       const now = ctx.clock.now().toISOString();
       await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
-      return (await findEvent(trx, id))!;
+      return id;
     },
   });
   return { ...r, eventId: r.event.id, url: c.url! };
@@ -146,7 +146,7 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
       const event = (await findEvent(trx, found.id))!;
       if (event.event !== 'test') await refuseOutOfOrder(trx, event);
       if (!(await reopenEvent(trx, event.id, lease, leaseTime(ctx)))) throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
-      return (await findEvent(trx, event.id))!;
+      return event.id;
     },
   });
   return { ...r, eventId: r.event.id, event: r.event.event, attempt: r.event.attempts + 1 };

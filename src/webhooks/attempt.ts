@@ -96,10 +96,11 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
   });
   if (!outcome.recorded) {
     ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
-    return outcome;
+  } else {
+    await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
+    if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
   }
-  await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
-  if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+  ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   return outcome;
 }
 

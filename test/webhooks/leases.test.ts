@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { publishArticle } from '../../src/publishing/publish.js';
@@ -39,8 +40,9 @@ describe('lease ownership', () => {
     expect(second.body.eventId).toBe(first.body.eventId); // the same event again, a new delivery
     expect(second.body.deliveryId).not.toBe(first.body.deliveryId);
 
+    const attempted = once(w.d.app.events, 'webhooks.attempted');
     gates[0].release(); // A's attempt ends, after its lease: it must not settle B's lease
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await attempted).toEqual([{ eventId: first.body.eventId, deliveryId: first.body.deliveryId, recorded: false }]);
     expect(await eventRow(w, first.body.eventId)).toMatchObject({ status: 'pending', attempts: 0 });
     expect(await w.d.app.db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });
 

@@ -78,46 +78,45 @@ export interface UnpublishResult {
  */
 export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<UnpublishResult> {
   const article = await requireArticle(ctx, ws, ref);
-  const connectors = await listConnectors(ctx.db, ws.id);
-  const pubs = await publications.listForArticle(ctx.db, article.id);
-  if (pubs.length === 0 && article.status !== 'published') {
-    throw badRequest('not_published', `Article "${article.slug}" is not published`);
-  }
-  const webhook = connectors.find((c) => c.kind === 'webhook');
-  const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
-  const removedFrom = pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k);
   const takeDownNow = async (trx: Trx) => {
     await takeDown(trx, ws, article.id);
     await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
   };
-  if (webhook && webhookPub && webhook.enabled) {
-    const outcome = await deliverNow(ctx, {
-      connector: webhook,
-      earlier: 'supersede',
-      async decide(trx, lease) {
-        const current = await decideAbout(trx, ctx, article);
-        const publication = await publications.find(trx, article.id, webhook.id);
-        if (!publication) throw badRequest('not_published', `Article "${article.slug}" is not published`);
-        return enqueueArticleEvent(trx, ctx, { event: 'article.unpublished', workspace: ws, connector: webhook, article: current, publication }, lease);
-      },
-      onRecorded: (trx, o) => (o.ok ? takeDownNow(trx) : publications.recordError(trx, article.id, webhook.id, refusal(o), nowIso(ctx.clock))),
-    });
-    if (!outcome.ok) {
-      throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${refusal(outcome)}. The article stays published.`, {
-        details: { status: outcome.status ?? null },
-        hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
-      });
-    }
-  } else {
-    await withTransaction(ctx.db, async (trx) => {
-      await decideAbout(trx, ctx, article);
+  let seen: Omit<UnpublishResult, 'article'> & { webhookId?: string } = { removedFrom: [], receiverNotTold: false };
+  const outcome = await deliverNow(ctx, {
+    earlier: 'supersede',
+    // Decided on what is live now, under the article's lock: ask the receiver first, or take it down at once.
+    async decide(trx, lease) {
+      const current = await decideAbout(trx, ctx, article);
+      const connectors = await listConnectors(trx, ws.id);
+      const pubs = await publications.listForArticle(trx, article.id);
+      if (pubs.length === 0 && current.status !== 'published') throw badRequest('not_published', `Article "${article.slug}" is not published`);
+      const webhook = connectors.find((c) => c.kind === 'webhook');
+      const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
+      seen = {
+        removedFrom: pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k),
+        receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled),
+        webhookId: webhook?.id,
+      };
+      if (webhook && webhookPub && webhook.enabled) {
+        const eventId = await enqueueArticleEvent(trx, ctx, { event: 'article.unpublished', workspace: ws, connector: webhook, article: current, publication: webhookPub }, lease);
+        return { eventId, connector: webhook };
+      }
       // A disabled webhook is not told; its queued events must not put the post back once it is enabled.
       if (webhook && webhookPub) await supersedeQueued(trx, ctx, webhook, article, 'the unpublish (the webhook was disabled)');
       await takeDownNow(trx);
+      return null;
+    },
+    onRecorded: (trx, o) => (o.ok ? takeDownNow(trx) : publications.recordError(trx, article.id, seen.webhookId!, refusal(o), nowIso(ctx.clock))),
+  });
+  if (outcome && !outcome.ok) {
+    throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${refusal(outcome)}. The article stays published.`, {
+      details: { status: outcome.status ?? null },
+      hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
     });
   }
-  announce(ctx, ws, removedFrom);
-  return { article: (await articles.findArticleById(ctx.db, article.id))!, removedFrom, receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled) };
+  announce(ctx, ws, seen.removedFrom);
+  return { article: (await articles.findArticleById(ctx.db, article.id))!, removedFrom: seen.removedFrom, receiverNotTold: seen.receiverNotTold };
 }
 
 /** What the receiver answered to a refused unpublish: the error and the start of its body. */

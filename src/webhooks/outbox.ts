@@ -8,7 +8,7 @@ import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
-import { type AttemptOutcome, attemptEvent } from './attempt.js';
+import { ANSWERED_AT_ONCE, type AttemptOutcome, attemptEvent } from './attempt.js';
 import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
 import { type LeaseRef, articleQueue, failIfOrphaned, holdArticle, isLeased, releaseLeases, settleLeased, supersedeHeld, supersedeQueued as supersedeQueuedRows } from './lease-store.js';
 import { snapshotOf } from './payload.js';
@@ -75,16 +75,16 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, article: Artic
  * only with its 2xx). The error is kept on the publication, as for a refusal. With `lease` (a
  * worker that claimed the orphan) it is settled under that lease; without, only if its lease is void.
  */
-export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef): Promise<boolean> {
+export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef, reason = ABANDONED): Promise<boolean> {
   const at = leaseTime(ctx);
   const failed = lease
-    ? await settleLeased(trx, event.id, lease.token, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: ABANDONED })
-    : await failIfOrphaned(trx, event.id, ABANDONED, at);
+    ? await settleLeased(trx, event.id, lease.token, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })
+    : await failIfOrphaned(trx, event.id, reason, at);
   if (!failed) return false;
   if (event.event === 'article.unpublished') {
-    await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${ABANDONED}; the article stays published. Run the unpublish again.`, at.now);
+    await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${reason}; the article stays published. Run the unpublish again.`, at.now);
   }
-  ctx.log.warn({ eventId: event.id, event: event.event }, `webhook event ${ABANDONED}`);
+  ctx.log.warn({ eventId: event.id, event: event.event }, `webhook event ${reason}`);
   return true;
 }
 
@@ -98,9 +98,11 @@ export async function supersedeQueued(trx: Trx, ctx: Ctx, connector: Connector, 
 }
 
 export interface DeliverNowSpec {
-  connector: Connector;
-  /** Write the event (insert it, or make it pending again) in one transaction, leased to `lease`; returns its id. */
-  decide(trx: Trx, lease: LeaseRef): Promise<string>;
+  /**
+   * In one transaction, write the event (insert it, or make it pending again) leased to
+   * `lease` and say where it goes; or return null when, as things stand, there is nothing to send.
+   */
+  decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
   /**
    * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
    * back and cancels them once the receiver confirmed, so they cannot put the post back;
@@ -117,16 +119,23 @@ export interface DeliverNowSpec {
  * heartbeat. In order, the event waits until no other event of its article is in flight
  * elsewhere (bounded by that one's lease), holding the rest of the article's queue meanwhile.
  */
-export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<AttemptOutcome & { event: EventRow }> {
+export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(AttemptOutcome & { event: EventRow }) | null> {
   const holder = await startHolder(ctx, 'request');
   let lease = newLease(ctx, holder);
   let event: EventRow | undefined;
+  let sending = false;
   try {
-    event = await withTransaction(ctx.db, async (trx) => (await findEvent(trx, await spec.decide(trx, lease)))!);
+    const decided = await withTransaction(ctx.db, async (trx) => {
+      const d = await spec.decide(trx, lease);
+      return d && { event: (await findEvent(trx, d.eventId))!, connector: d.connector };
+    });
+    if (!decided) return null;
+    event = decided.event;
     if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
     if (!maySend(ctx, holder, lease)) throw lostLease(event);
     const target = event;
-    const outcome = await attemptEvent(ctx, event, spec.connector, lease, {
+    sending = true;
+    const outcome = await attemptEvent(ctx, event, decided.connector, lease, {
       onRecorded: async (trx, o) => {
         const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
         if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
@@ -135,6 +144,14 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<Attemp
     });
     if (!outcome.recorded) throw lostLease(event);
     return { ...outcome, event };
+  } catch (err) {
+    // An event nobody else may send ends here (while the lease is still ours): failed, with why.
+    if (event && ANSWERED_AT_ONCE.has(event.event)) {
+      const failed = event;
+      const why = `${sending ? 'given up after an error' : 'not sent'}: ${(err as Error).message}`;
+      await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, failed, lease, why)).catch(() => false);
+    }
+    throw err;
   } finally {
     // Whatever is still held goes back to the queue (events after this one, or all on a failure).
     if (event) {

@@ -107,16 +107,15 @@ export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h'): Prom
 export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome & { eventId: string; url: string }> {
   const c = await requireWebhook(ctx, ws);
   const r = await deliverNow(ctx, {
-    connector: c,
     earlier: 'none', // a test is about the receiver, not an article: it goes out at once
     async decide(trx, lease) {
       const id = newId('evt');
       const now = ctx.clock.now().toISOString();
       await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
-      return id;
+      return { eventId: id, connector: c };
     },
   });
-  return { ...r, eventId: r.event.id, url: c.url! };
+  return { ...r!, eventId: r!.event.id, url: c.url! };
 }
 
 export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
@@ -140,16 +139,15 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
   if (c.id !== found.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');
   if (!c.enabled) throw badRequest('webhook_disabled', `The webhook is disabled: ${c.disabledReason ?? 'no reason recorded'}`, { hint: 'Run svc webhook enable first.' });
   const r = await deliverNow(ctx, {
-    connector: c,
     earlier: found.event === 'test' ? 'none' : 'refuse',
     async decide(trx, lease) {
       const event = (await findEvent(trx, found.id))!;
       if (event.event !== 'test') await refuseOutOfOrder(trx, event);
       if (!(await reopenEvent(trx, event.id, lease, leaseTime(ctx)))) throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
-      return event.id;
+      return { eventId: event.id, connector: c };
     },
   });
-  return { ...r, eventId: r.event.id, event: r.event.event, attempt: r.event.attempts + 1 };
+  return { ...r!, eventId: r!.event.id, event: r!.event.event, attempt: r!.event.attempts + 1 };
 }
 
 /** A redelivery keeps the article's order (decisions.md, Webhook order). */

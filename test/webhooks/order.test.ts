@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
 import { arrivalSeqs, drained, inOrder, onWebhook, receiverView } from './view.js';
 
-const N = 24;
+const N = 16;
 const until = async (cond: () => boolean, what: string) => {
   const deadline = Date.now() + 15_000;
   while (!cond()) {
@@ -29,8 +29,9 @@ async function expectAgreement(w: Awaited<ReturnType<typeof webhookWorld>>, ids:
 
 describe('webhook order per article, unpublish included', () => {
   it('an unpublish racing publish deliveries still in the queue or in flight leaves every post down, events in seq order', async () => {
-    // A slow receiver: publishes pile up in the worker (claimed, waiting, in flight) when the unpublishes come.
-    const w = await webhookWorld({ script: () => ({ status: 200, delayMs: 300 }) });
+    // A slow receiver and two attempts at a time: when the unpublishes come, publishes are in flight,
+    // claimed and waiting in the worker, or still queued.
+    const w = await webhookWorld({ overrides: { 'webhooks.concurrency': 2 }, script: () => ({ status: 200, delayMs: 400 }) });
     const articles = await Promise.all(Array.from({ length: N }, () => w.article()));
     for (const a of articles) await publishArticle(w.d.app, w.ws, a.id);
     await w.receiver.waitFor(1); // deliveries are under way
@@ -45,16 +46,22 @@ describe('webhook order per article, unpublish included', () => {
   });
 
   it('refuses publish and delete (409) while an unpublish waits for its receiver; afterwards they work and both sides agree', async () => {
-    const w = await webhookWorld({ script: (req) => ({ status: 200, delayMs: req.body?.event === 'article.unpublished' ? 300 : 0 }) });
+    // The receiver answers each unpublish only once the test has tried its publish and delete.
+    const answer = new Map<string, () => void>();
+    const w = await webhookWorld({
+      script: async (req) => {
+        if (req.body?.event === 'article.unpublished') await new Promise<void>((r) => answer.set(req.body.article.id, r));
+        return { status: 200 };
+      },
+    });
     const articles = await Promise.all(Array.from({ length: 8 }, () => w.article()));
     for (const a of articles) await publishArticle(w.d.app, w.ws, a.id);
     await drained(w.d.app);
-    const unpublishIn = (id: string) => w.receiver.received.some((r) => r.body.event === 'article.unpublished' && r.body.article.id === id);
 
     await Promise.all(
       articles.map(async (a, i) => {
         const unpublishing = unpublishArticle(w.d.app, w.ws, a.id);
-        await until(() => unpublishIn(a.id), 'the unpublish to reach the receiver');
+        await until(() => answer.has(a.id), 'the unpublish to reach the receiver');
         const publish = await errorOf(publishArticle(w.d.app, w.ws, a.id));
         const del = await errorOf(deleteArticle(w.d.app, w.ws, a.id));
         for (const err of [publish, del]) {
@@ -65,6 +72,7 @@ describe('webhook order per article, unpublish included', () => {
             message: `Article "${a.slug}" is being unpublished right now (waiting for the webhook receiver to confirm); try again once that has finished`,
           });
         }
+        answer.get(a.id)!();
         await unpublishing;
         // Once it has finished, the decision goes ahead and is delivered after the unpublish.
         if (i % 2 === 0) await publishArticle(w.d.app, w.ws, a.id);
@@ -77,7 +85,9 @@ describe('webhook order per article, unpublish included', () => {
   });
 
   it('the CLI says so: exit 1 with the 409 message while an unpublish waits', async () => {
-    const w = await webhookWorld({ script: (req) => ({ status: 200, delayMs: req.body?.event === 'article.unpublished' ? 500 : 0 }) });
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    const w = await webhookWorld({ script: async (req) => (req.body?.event === 'article.unpublished' ? (await answered, { status: 200 }) : { status: 200 }) });
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await drained(w.d.app);
@@ -86,6 +96,7 @@ describe('webhook order per article, unpublish included', () => {
     const res = await runCli(['articles', 'publish', a.slug, '-w', w.ws.name, '--json'], { env: w.d.env, cwd: w.d.dir });
     expect(res.code).toBe(1);
     expect(res.json().error).toEqual({ code: 'unpublish_in_progress', message: `Article "${a.slug}" is being unpublished right now (waiting for the webhook receiver to confirm); try again once that has finished` });
+    answer();
     await unpublishing;
   });
 
@@ -113,18 +124,24 @@ describe('webhook order per article, unpublish included', () => {
 
   it('when the receiver refuses the unpublish nothing changes: the update it held back goes out after it and the post stays, in its latest version', async () => {
     let refuse = true;
+    let answerPublish!: () => void;
+    const publishAnswered = new Promise<void>((r) => (answerPublish = r));
     const w = await webhookWorld({
-      script: (req) => {
+      script: async (req) => {
         if (req.body?.event === 'article.unpublished') return { status: refuse ? 500 : 200 };
-        return { status: 200, delayMs: 200 };
+        if (req.body?.event === 'article.published') await publishAnswered;
+        return { status: 200 };
       },
     });
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await w.receiver.waitFor(1); // the publish is in flight
     await publishArticle(w.d.app, w.ws, a.id); // the update is queued behind it
-    const err = await errorOf(unpublishArticle(w.d.app, w.ws, a.id));
-    expect(err?.code).toBe('receiver_refused');
+    const unpublishing = errorOf(unpublishArticle(w.d.app, w.ws, a.id));
+    const decided = () => w.d.app.db('webhook_events').where({ article_id: a.id, event: 'article.unpublished' }).first();
+    while (!(await decided())) await sleep(5);
+    answerPublish(); // the unpublish waited for the publish in flight; it holds the update back
+    expect((await unpublishing)?.code).toBe('receiver_refused');
     await drained(w.d.app);
     // The refused unpublish reached the receiver before the update it had held back: that update is the post's latest version.
     expect(w.receiver.received.map((r) => r.body.event)).toEqual(['article.published', 'article.unpublished', 'article.updated']);

@@ -7,19 +7,22 @@ import { webhookWorld } from './setup.js';
 import { drained, receiverView } from './view.js';
 
 const BEATS = { 'webhooks.heartbeatInterval': 50, 'webhooks.heartbeatStaleAfter': 250 };
-const BEAT_ENV = { SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '50ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '250ms', SVC_WEBHOOKS_TIMEOUT: '3s' };
+const BEAT_ENV = { SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '50ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '250ms', SVC_WEBHOOKS_TIMEOUT: '5s' };
 
 describe('an unpublish run by the CLI holds its lease with its own heartbeat', () => {
   it('keeps it while its receiver takes longer than heartbeatStaleAfter: the daemon neither abandons it nor lets a publish in', async () => {
-    const w = await webhookWorld({ overrides: { ...BEATS, 'webhooks.timeout': 3_000 }, script: (req) => ({ status: 200, delayMs: req.body?.event === 'article.unpublished' ? 1_000 : 0 }) });
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    const w = await webhookWorld({ overrides: { ...BEATS, 'webhooks.timeout': 5_000 }, script: async (req) => (req.body?.event === 'article.unpublished' ? (await answered, { status: 200 }) : { status: 200 }) });
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await drained(w.d.app);
 
     const unpublishing = spawnCli(['articles', 'unpublish', a.slug, '-w', w.ws.name], { env: { ...w.d.env, ...BEAT_ENV }, cwd: w.d.dir });
     await w.receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 500)); // twice the staleness, while the receiver still holds the answer
+    await new Promise((r) => setTimeout(r, 500)); // twice the staleness passes while the receiver holds its answer
     await expect(publishArticle(w.d.app, w.ws, a.id)).rejects.toMatchObject({ code: 'unpublish_in_progress', status: 409 });
+    answer();
     const res = await unpublishing;
     expect(res.code, res.stderr).toBe(0);
     expect((await getArticle(w.d.app, w.ws, a.id)).status).toBe('draft');

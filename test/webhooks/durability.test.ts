@@ -13,7 +13,7 @@ describe('durable outbox', () => {
       return { status: 200 };
     });
     const { dir, env: base } = await freshEnv();
-    const env = { ...base, SVC_WEBHOOKS_POLL_INTERVAL: '50ms', SVC_WEBHOOKS_TIMEOUT: '1s', SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '100ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '500ms' };
+    const env = { ...base, SVC_WEBHOOKS_POLL_INTERVAL: '50ms', SVC_WEBHOOKS_TIMEOUT: '1s', SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '100ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '1s' };
     const cli = (...args: string[]) => runCli(args, { env, cwd: dir });
     expect((await cli('workspaces', 'add', '--name', 'crash.example', '--website', 'https://crash.example')).code).toBe(0);
     expect((await cli('webhook', 'set', '--url', receiver.url)).code).toBe(0);

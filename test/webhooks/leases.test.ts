@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/env.js';
 import { FAST, webhookWorld } from './setup.js';
 import { drained } from './view.js';
 
-const BEATS = { 'webhooks.heartbeatInterval': 50, 'webhooks.heartbeatStaleAfter': 250 };
+const BEATS = { 'webhooks.heartbeatInterval': 100, 'webhooks.heartbeatStaleAfter': 1_000 };
 
 /** A receiver script that holds the first request until release() (or the test ends). */
 function holdFirst() {

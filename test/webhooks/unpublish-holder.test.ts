@@ -6,8 +6,9 @@ import { BIN, spawnCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
 import { drained, receiverView } from './view.js';
 
-const BEATS = { 'webhooks.heartbeatInterval': 50, 'webhooks.heartbeatStaleAfter': 250 };
-const BEAT_ENV = { SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '50ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '250ms', SVC_WEBHOOKS_TIMEOUT: '5s' };
+// Small enough for a quick test, large enough that a loaded machine does not make a live holder look gone.
+const BEATS = { 'webhooks.heartbeatInterval': 100, 'webhooks.heartbeatStaleAfter': 1_000 };
+const BEAT_ENV = { SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '100ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '1s', SVC_WEBHOOKS_TIMEOUT: '5s' };
 
 describe('an unpublish run by the CLI holds its lease with its own heartbeat', () => {
   it('keeps it while its receiver takes longer than heartbeatStaleAfter: the daemon neither abandons it nor lets a publish in', async () => {
@@ -20,7 +21,7 @@ describe('an unpublish run by the CLI holds its lease with its own heartbeat', (
 
     const unpublishing = spawnCli(['articles', 'unpublish', a.slug, '-w', w.ws.name], { env: { ...w.d.env, ...BEAT_ENV }, cwd: w.d.dir });
     await w.receiver.waitFor(2);
-    await new Promise((r) => setTimeout(r, 500)); // twice the staleness passes while the receiver holds its answer
+    await new Promise((r) => setTimeout(r, 2_000)); // twice the staleness passes while the receiver holds its answer
     await expect(publishArticle(w.d.app, w.ws, a.id)).rejects.toMatchObject({ code: 'unpublish_in_progress', status: 409 });
     answer();
     const res = await unpublishing;
@@ -39,13 +40,18 @@ describe('an unpublish run by the CLI holds its lease with its own heartbeat', (
     await publishArticle(w.d.app, w.ws, a.id);
     await drained(w.d.app);
 
-    const child = spawn(process.execPath, [BIN, 'articles', 'unpublish', a.slug, '-w', w.ws.name], { cwd: w.d.dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...w.d.env, ...BEAT_ENV }, stdio: 'ignore' });
-    await w.receiver.waitFor(2);
+    const child = spawn(process.execPath, [BIN, 'articles', 'unpublish', a.slug, '-w', w.ws.name], { cwd: w.d.dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...w.d.env, ...BEAT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    await w.receiver.waitFor(2).catch((err) => {
+      throw new Error(`${(err as Error).message}; the CLI said: ${output}`);
+    });
     child.kill('SIGKILL');
     await new Promise((r) => child.once('close', r));
 
     // The daemon's worker marks it abandoned once the CLI's heartbeat is stale.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 10_000;
     let row: { status: string; last_error: string } | undefined;
     while (Date.now() < deadline) {
       row = await w.d.app.db('webhook_events').where({ article_id: a.id, event: 'article.unpublished' }).first();

@@ -74,7 +74,7 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
 
   outcome.recorded = await withTransaction(ctx.db, async (trx) => {
     const at = leaseTime(ctx, finishedAt);
-    if (!(await settleLeased(trx, event.id, lease.token, at, { ...next, lastStatus: res.status, lastError: error }))) return false;
+    if (!(await settleLeased(trx, event.id, lease, at, { ...next, lastStatus: res.status, lastError: error }))) return false;
     await insertDelivery(trx, {
       id: deliveryId,
       eventId: event.id,

@@ -32,9 +32,9 @@ const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) 
 const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q: Where) =>
   q.whereNull(`${table}.locked_until`).orWhere(`${table}.locked_until`, '<', at.now).orWhereExists(staleHolder(db, table, at));
 
-/** The row is leased by `token` and the lease is still good. */
-const leaseOurs = (db: Queryable, token: string, at: LeaseTime) => (q: Where) =>
-  q.where('lease_token', token).where('locked_until', '>=', at.now).whereNotExists(staleHolder(db, 'webhook_events', at));
+/** The row is leased by this holder under this token, and the lease is still good. */
+const leaseOurs = (db: Queryable, lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
+  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now).whereNotExists(staleHolder(db, 'webhook_events', at));
 
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
@@ -87,10 +87,10 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
 }
 
 /** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
-export async function articleQueue(db: Queryable, s: ArticleScope, token: string, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
+export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
-  const ours = (await pending().where(leaseOurs(db, token, at))).map(toEvent);
-  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', token))).map(toEvent);
+  const ours = (await pending().where(leaseOurs(db, lease, at))).map(toEvent);
+  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
   return { ours, elsewhere };
 }
 
@@ -115,10 +115,10 @@ export interface Settlement {
  * Record what became of a leased event and end the lease, only while the lease is still ours
  * (issue 10: an attempt that outlived its lease records nothing). False when it was not ours.
  */
-export async function settleLeased(db: Queryable, id: string, token: string, at: LeaseTime, s: Settlement): Promise<boolean> {
+export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
     .where({ id })
-    .where(leaseOurs(db, token, at))
+    .where(leaseOurs(db, lease, at))
     .update({
       status: s.status,
       attempts: s.attempts,

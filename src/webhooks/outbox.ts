@@ -78,7 +78,7 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, article: Artic
 export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef, reason = ABANDONED): Promise<boolean> {
   const at = leaseTime(ctx);
   const failed = lease
-    ? await settleLeased(trx, event.id, lease.token, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })
+    ? await settleLeased(trx, event.id, lease, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })
     : await failIfOrphaned(trx, event.id, reason, at);
   if (!failed) return false;
   if (event.event === 'article.unpublished') {
@@ -174,7 +174,7 @@ async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 
     const renewed = { ...lease, until: leaseUntil(ctx, now) };
     const at = leaseTime(ctx, now);
     await holdArticle(ctx.db, scope, renewed, at);
-    const { ours, elsewhere } = await articleQueue(ctx.db, scope, lease.token, at);
+    const { ours, elsewhere } = await articleQueue(ctx.db, scope, renewed, at);
     if (!ours.some((e) => e.id === event.id)) throw lostLease(event);
     if (elsewhere.length === 0) {
       const before = ours.filter((e) => e.seq < event.seq);

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { type Connector, deleteConnector, ensureConnector, findConnector, updateConnector } from '../connectors/store.js';
 import { parseDuration } from '../config/duration.js';
+import type { Queryable } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, badRequest, notFound, usageError } from '../errors.js';
 import { newId } from '../lib/ids.js';
@@ -106,7 +107,7 @@ export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h'): Prom
 /** Send a `test` event now from this process (not via the daemon) and report the receiver's answer. */
 export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome & { eventId: string; url: string }> {
   const c = await requireWebhook(ctx, ws);
-  const r = await deliverNow(ctx, {
+  const r = (await deliverNow(ctx, {
     earlier: 'none', // a test is about the receiver, not an article: it goes out at once
     async decide(trx, lease) {
       const id = newId('evt');
@@ -114,8 +115,8 @@ export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome 
       await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
       return { eventId: id, connector: c };
     },
-  });
-  return { ...r!, eventId: r!.event.id, url: c.url! };
+  }))!;
+  return { ...r, eventId: r.event.id, url: c.url! };
 }
 
 export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
@@ -138,7 +139,7 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
   const c = await requireWebhook(ctx, ws);
   if (c.id !== found.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');
   if (!c.enabled) throw badRequest('webhook_disabled', `The webhook is disabled: ${c.disabledReason ?? 'no reason recorded'}`, { hint: 'Run svc webhook enable first.' });
-  const r = await deliverNow(ctx, {
+  const r = (await deliverNow(ctx, {
     earlier: found.event === 'test' ? 'none' : 'refuse',
     async decide(trx, lease) {
       const event = (await findEvent(trx, found.id))!;
@@ -146,12 +147,12 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
       if (!(await reopenEvent(trx, event.id, lease, leaseTime(ctx)))) throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
       return { eventId: event.id, connector: c };
     },
-  });
-  return { ...r!, eventId: r!.event.id, event: r!.event.event, attempt: r!.event.attempts + 1 };
+  }))!;
+  return { ...r, eventId: r.event.id, event: r.event.event, attempt: r.event.attempts + 1 };
 }
 
 /** A redelivery keeps the article's order (decisions.md, Webhook order). */
-async function refuseOutOfOrder(trx: Parameters<typeof findEvent>[0], event: EventRow): Promise<void> {
+async function refuseOutOfOrder(trx: Queryable, event: EventRow): Promise<void> {
   const later = await neighbour(trx, event, 'after', 'delivered');
   if (later) {
     throw new AppError('superseded', 409, `A later event of this article (${later.event} ${later.id}) was delivered after this one; sending this one again would put an older state back on the receiver`, {

@@ -11,7 +11,8 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import { removeSnapshot, writeSnapshot } from '../content/snapshot-store.js';
 import type { AttemptOutcome } from '../webhooks/attempt.js';
-import { deliverNow, enqueueArticleEvent, refuseWhileUnpublishing, supersedeQueued } from '../webhooks/outbox.js';
+import { deliverNow } from '../webhooks/deliver-now.js';
+import { enqueueArticleEvent, refuseWhileUnpublishing, supersedeQueued } from '../webhooks/outbox.js';
 
 export interface PublishResult {
   article: Article;

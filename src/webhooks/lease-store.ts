@@ -4,10 +4,12 @@ import { type EventRow, type EventStatus, toEvent } from './store.js';
 
 // Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
-// It is void once locked_until has passed or the holder's heartbeat is stale. Every statement
-// here decides with one of the two predicates below, so "claimable by others" and "still ours"
-// are never true at the same moment. A holder without a heartbeat row (a process of the previous
-// version) keeps its lease until locked_until.
+// Others may take it over once locked_until has passed or the holder's heartbeat is stale
+// (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
+// passed (leaseOurs). A takeover writes a new token, so of a late holder and a new one only the
+// first conditional update wins: an event is never settled twice. (A holder whose own heartbeat
+// merely lags, say behind a busy connection pool, still settles when nobody took over: harmless.)
+// A holder without a heartbeat row (a process of the previous version) keeps its lease until locked_until.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -32,9 +34,9 @@ const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) 
 const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q: Where) =>
   q.whereNull(`${table}.locked_until`).orWhere(`${table}.locked_until`, '<', at.now).orWhereExists(staleHolder(db, table, at));
 
-/** The row is leased by this holder under this token, and the lease is still good. */
-const leaseOurs = (db: Queryable, lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
-  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now).whereNotExists(staleHolder(db, 'webhook_events', at));
+/** The row is leased by this holder under this token, and the lease has not run out. */
+const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
+  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
 
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
@@ -89,9 +91,15 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
 /** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
-  const ours = (await pending().where(leaseOurs(db, lease, at))).map(toEvent);
+  const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
   const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
   return { ours, elsewhere };
+}
+
+/** How many of these events are still pending under a valid lease (in flight elsewhere). */
+export async function stillLeased(db: Queryable, ids: string[], at: LeaseTime): Promise<number> {
+  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').whereNot(leaseVoid(db, at)).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
 }
 
 /** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`; false when someone validly holds it. */
@@ -118,7 +126,7 @@ export interface Settlement {
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
     .where({ id })
-    .where(leaseOurs(db, lease, at))
+    .where(leaseOurs(lease, at))
     .update({
       status: s.status,
       attempts: s.attempts,

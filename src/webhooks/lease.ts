@@ -28,9 +28,13 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
   let lastBeat = 0;
   let beating: Promise<void> | null = null;
   const beat = async () => {
-    const now = ctx.clock.now();
-    await beatHeart(ctx.db, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
-    lastBeat = now.getTime();
+    // The time is read once a connection is ours: a beat that waited for a busy pool is not stale on arrival.
+    const at = await ctx.db.transaction(async (trx) => {
+      const now = ctx.clock.now();
+      await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
+      return now.getTime();
+    });
+    lastBeat = at;
   };
   await beat();
   const timer = setInterval(() => {

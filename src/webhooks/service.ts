@@ -10,7 +10,7 @@ import type { AttemptOutcome } from './attempt.js';
 import { daemonStatus, leases } from './heartbeat.js';
 import { leaseTime } from './lease.js';
 import { reopenEvent } from './lease-store.js';
-import { deliverNow, outOfOrder } from './outbox.js';
+import { deliverNow, outOfOrder } from './deliver-now.js';
 import { sampleSnapshot } from './payload.js';
 import { SECRET_PATTERN, activeSecrets, generateSecret, maskSecret } from './secrets.js';
 import { type EventRow, countByStatus, findDelivery, findEvent, insertEvent, listDeliveries, makeQueueDue, neighbour, oldestPending } from './store.js';

@@ -49,6 +49,7 @@ describe('webhook order per article, unpublish included', () => {
     // The receiver answers each unpublish only once the test has tried its publish and delete.
     const answer = new Map<string, () => void>();
     const w = await webhookWorld({
+      overrides: { 'webhooks.timeout': 15_000 }, // the gates decide when the receiver answers, even on a loaded machine
       script: async (req) => {
         if (req.body?.event === 'article.unpublished') await new Promise<void>((r) => answer.set(req.body.article.id, r));
         return { status: 200 };
@@ -61,6 +62,7 @@ describe('webhook order per article, unpublish included', () => {
     await Promise.all(
       articles.map(async (a, i) => {
         const unpublishing = unpublishArticle(w.d.app, w.ws, a.id);
+        unpublishing.catch(() => undefined); // awaited below; a failure before then is reported there
         await until(() => answer.has(a.id), 'the unpublish to reach the receiver');
         const publish = await errorOf(publishArticle(w.d.app, w.ws, a.id));
         const del = await errorOf(deleteArticle(w.d.app, w.ws, a.id));
@@ -87,11 +89,12 @@ describe('webhook order per article, unpublish included', () => {
   it('the CLI says so: exit 1 with the 409 message while an unpublish waits', async () => {
     let answer!: () => void;
     const answered = new Promise<void>((r) => (answer = r));
-    const w = await webhookWorld({ script: async (req) => (req.body?.event === 'article.unpublished' ? (await answered, { status: 200 }) : { status: 200 }) });
+    const w = await webhookWorld({ overrides: { 'webhooks.timeout': 15_000 }, script: async (req) => (req.body?.event === 'article.unpublished' ? (await answered, { status: 200 }) : { status: 200 }) });
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id);
     await drained(w.d.app);
     const unpublishing = unpublishArticle(w.d.app, w.ws, a.id);
+    unpublishing.catch(() => undefined);
     await w.receiver.waitFor(2);
     const res = await runCli(['articles', 'publish', a.slug, '-w', w.ws.name, '--json'], { env: w.d.env, cwd: w.d.dir });
     expect(res.code).toBe(1);
@@ -101,9 +104,10 @@ describe('webhook order per article, unpublish included', () => {
   });
 
   it('publish, republish and delete racing unpublishes at random moments: the receiver ends up showing exactly what svc has published', async () => {
-    const w = await webhookWorld({ script: () => ({ status: 200, delayMs: Math.floor(Math.random() * 120) }) });
+    const w = await webhookWorld({ overrides: { 'webhooks.timeout': 15_000 }, script: () => ({ status: 200, delayMs: Math.floor(Math.random() * 120) }) });
     const articles = await Promise.all(Array.from({ length: 18 }, () => w.article()));
     for (const a of articles) await publishArticle(w.d.app, w.ws, a.id);
+    // What racing decisions may be told; whatever they are told, both sides must agree at the end.
     const expected = new Set(['unpublish_in_progress', 'not_published', 'not_found']);
     const unexpected: unknown[] = [];
     const attempt = async (op: () => Promise<unknown>) => {
@@ -127,6 +131,7 @@ describe('webhook order per article, unpublish included', () => {
     let answerPublish!: () => void;
     const publishAnswered = new Promise<void>((r) => (answerPublish = r));
     const w = await webhookWorld({
+      overrides: { 'webhooks.timeout': 15_000 },
       script: async (req) => {
         if (req.body?.event === 'article.unpublished') return { status: refuse ? 500 : 200 };
         if (req.body?.event === 'article.published') await publishAnswered;

@@ -42,7 +42,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const e = toAppError(err);
     if (e.code !== 'internal_error') {
       if (json) io.stdout.write(JSON.stringify({ error: { code: e.code, message: e.message, ...e.details } }, null, 2) + '\n');
-      io.stderr.write(escapeControl(`error: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`));
+      // Messages may quote text from elsewhere (a receiver's answer): each line is printed inert.
+      const lines = (text: string) => text.split('\n').map(escapeControl).join('\n');
+      io.stderr.write(`error: ${lines(e.message)}\n${e.hint ? `hint: ${lines(e.hint)}\n` : ''}`);
       return EXIT_CODES[e.code] ?? 1;
     }
     if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');

@@ -75,6 +75,15 @@ export async function updateArticleRow(db: Queryable, id: string, patch: Partial
   await db('articles').where({ id }).update(toRow(patch));
 }
 
+/**
+ * Take the article's row lock for the rest of the transaction (a no-op write: a row lock on
+ * PostgreSQL, the write lock on SQLite), so decisions about one article (publish, unpublish,
+ * delete) are made one after another. False when the article no longer exists.
+ */
+export async function lockArticle(trx: Queryable, id: string): Promise<boolean> {
+  return Number(await trx('articles').where({ id }).update({ updated_at: trx.ref('updated_at') })) === 1;
+}
+
 export async function deleteArticleRow(db: Queryable, id: string): Promise<void> {
   await db('articles').where({ id }).delete();
 }

@@ -5,14 +5,18 @@ import { webhookHealth } from '../webhooks/health.js';
 import { listWorkspaces } from '../workspaces/service.js';
 import { act } from './harness.js';
 import type { Io } from './io.js';
+import { escapeLine } from './terminal-text.js';
 
 const MARK = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
+
+// Details carry text from elsewhere (host names of other machines, URLs): escaped, one line each.
+const line = (f: { level: keyof typeof MARK; check: string; detail: string }) => escapeLine(`${MARK[f.level]}  ${f.check}: ${f.detail}`);
 
 /** `svc doctor`: checks what needs an operator's attention; exits 1 when something has failed. */
 export function registerDoctor(program: Command, io: Io): void {
   program
     .command('doctor')
-    .description('check the daemon and the webhooks; exits 1 when something needs fixing')
+    .description('check the daemons (which are running, which are gone), the webhooks and who holds their events; exits 1 when something needs fixing')
     .action(
       act(io, async ({ app, out }) => {
         const workspaces = await listWorkspaces(app);
@@ -23,11 +27,11 @@ export function registerDoctor(program: Command, io: Io): void {
         ];
         const failed = findings.filter((f) => f.level === 'fail');
         if (failed.length > 0) {
-          throw new AppError('doctor_failed', 400, [...findings.map((f) => `${MARK[f.level]}  ${f.check}: ${f.detail}`), `${failed.length} problem${failed.length === 1 ? '' : 's'} need fixing`].join('\n'), {
+          throw new AppError('doctor_failed', 400, [...findings.map(line), `${failed.length} problem${failed.length === 1 ? '' : 's'} need fixing`].join('\n'), {
             details: { findings },
           });
         }
-        out.result({ findings }, () => findings.map((f) => `${MARK[f.level]}  ${f.check}: ${f.detail}`).join('\n'));
+        out.result({ findings }, () => findings.map(line).join('\n'));
       }),
     );
 }

@@ -1,13 +1,29 @@
-// Text that came from elsewhere (imported titles, receiver answers, provider errors) is printed
-// with its control characters escaped (issues 11 and 13): a terminal would otherwise obey them,
-// and a hostile title or receiver could clear the screen, move the cursor, set the clipboard
-// (OSC 52) or reverse the order of what is shown (bidirectional overrides).
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Text that came from elsewhere (imported titles, a webhook receiver's answer, a provider's
+// error, a host name read from the database) must not drive the terminal it is printed on
+// (issues 11 and 13): an ESC sequence can clear the screen, retitle the window or write the
+// clipboard (OSC 52), a CR can overwrite the line before it, and bidirectional overrides can
+// make text read differently than it is (Trojan Source).
 
-/** `text` with control characters (all but tab and newline) and bidi controls shown as \xNN or \uNNNN escapes. */
+// C0 controls but tab and newline, DEL, C1 controls, and the invisible bidi and direction marks.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const LINE_BREAKS = /[\t\n]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+const visible = (c: string): string => {
+  const code = c.charCodeAt(0);
+  return NAMED[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+};
+
+/**
+ * The text with every control character but tab and newline written as a visible escape (`\r`,
+ * `\x1b`, `\u202e`), for output of several lines. Everything else, non-Latin scripts and emoji
+ * included, is kept; escaping twice changes nothing.
+ */
 export function escapeControl(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(CONTROL, visible);
+}
+
+/** The same, with tab and newline escaped too: one inert run on one line (a receiver's answer). */
+export function escapeLine(text: string): string {
+  return escapeControl(text).replace(LINE_BREAKS, visible);
 }

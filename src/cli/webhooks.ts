@@ -2,11 +2,12 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { getArticle } from '../articles/service.js';
 import { AppError, isAppError } from '../errors.js';
-import { daemonStatus } from '../webhooks/heartbeat.js';
+import { daemonStatus, describeHolder, describeLease } from '../webhooks/heartbeat.js';
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
 import { confirm } from './ask.js';
 import { act, intOption } from './harness.js';
 import { type Io, table } from './io.js';
+import { escapeLine } from './terminal-text.js';
 import { registerWebhookListen } from './webhook-listen.js';
 
 const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
@@ -52,14 +53,17 @@ export function registerWebhooks(program: Command, io: Io): void {
             ...(w.failingSince ? [`  failing:  every delivery has failed since ${w.failingSince}`] : []),
             `  secret:   ${w.secret}${w.previousSecretUntil ? ` (the previous secret also signs until ${w.previousSecretUntil})` : ''}`,
             `  events:   ${w.events.pending} pending, ${w.events.delivered} delivered, ${w.events.failed} failed${w.oldestPendingAt ? ` (oldest pending from ${w.oldestPendingAt})` : ''}`,
-            `  daemon:   ${w.daemon.running ? `running (pid ${w.daemon.daemons[0].pid} on ${w.daemon.daemons[0].host})` : 'not running: queued events wait until svc serve runs'}`,
-          ].join('\n'),
+            ...(w.daemon.running ? w.daemon.daemons.map((d, i) => `  ${i === 0 ? 'daemon: ' : '        '}  ${describeHolder(d)}`) : ['  daemon:   not running: queued events wait until svc serve runs']),
+            ...w.leases.map((l, i) => `  ${i === 0 ? 'leases: ' : '        '}  ${describeLease(l)}`),
+          ]
+            .map(escapeLine) // host names and reasons come from the database
+            .join('\n'),
         );
       }),
     );
 
   for (const [name, description, fn] of [
-    ['enable', 'resume deliveries (also after a 410 or after 5 days of failures)', enableWebhook],
+    ['enable', 'resume deliveries: queued events go out at once (also after a 410 or after 5 days of failures)', enableWebhook],
     ['disable', 'pause deliveries; events stay queued until enabled', disableWebhook],
   ] as const) {
     webhook
@@ -108,8 +112,9 @@ export function registerWebhooks(program: Command, io: Io): void {
       act<WsOpts>(io, async ({ app, out, workspace }) => {
         const r = await sendTest(app, await workspace());
         const summary = { url: r.url, ok: r.ok, status: r.status, durationMs: r.durationMs, response: r.response, deliveryId: r.deliveryId, eventId: r.eventId };
-        if (!r.ok) throw new AppError('webhook_test_failed', 424, `Test delivery to ${r.url} failed: ${r.error} after ${r.durationMs} ms${r.response ? `\nreceiver answered: ${r.response}` : ''}`, { details: summary });
-        out.result(summary, () => `test -> ${r.url}: HTTP ${r.status} in ${r.durationMs} ms\n${r.response || '(empty answer)'}`);
+        // The receiver's words are escaped: it must not drive the operator's terminal (issue 11).
+        if (!r.ok) throw new AppError('webhook_test_failed', 424, `Test delivery to ${r.url} failed: ${escapeLine(r.error ?? '')} after ${r.durationMs} ms${r.response ? `\nreceiver answered: ${escapeLine(r.response)}` : ''}`, { details: summary });
+        out.result(summary, () => `test -> ${r.url}: HTTP ${r.status} in ${r.durationMs} ms\n${escapeLine(r.response) || '(empty answer)'}`);
       }),
     );
 
@@ -125,8 +130,8 @@ export function registerWebhooks(program: Command, io: Io): void {
         const ws = await workspace();
         const articleId = opts.article ? await articleIdOf(app, ws, opts.article) : undefined;
         const rows = await listWebhookDeliveries(app, ws, { articleId, failed: opts.failed, limit: intOption(opts.limit, '--limit', 1, 500) });
-        const view = rows.map((d) => ({ ...d, status: d.statusCode ?? '-', result: d.ok ? 'ok' : (d.error ?? 'failed'), duration: `${d.durationMs}ms` }));
-        out.result(rows, () => table(view, ['createdAt', 'event', 'articleId', 'status', 'duration', 'result', 'id', 'eventId']));
+        const view = rows.map((d) => ({ ...d, attempt: `#${d.attempt}`, status: d.statusCode ?? '-', result: d.ok ? 'ok' : escapeLine(d.error ?? 'failed'), duration: `${d.durationMs}ms` }));
+        out.result(rows, () => table(view, ['createdAt', 'event', 'articleId', 'attempt', 'status', 'duration', 'result', 'id', 'eventId']));
       }),
     );
 
@@ -138,12 +143,12 @@ export function registerWebhooks(program: Command, io: Io): void {
     .action(
       act<WsOpts>(io, async ({ app, args, out, workspace }) => {
         const r = await redeliver(app, await workspace(), args[0]);
-        const summary = { eventId: r.eventId, event: r.event, ok: r.ok, status: r.status, durationMs: r.durationMs, deliveryId: r.deliveryId, response: r.response, nextAttemptAt: r.nextAttemptAt };
+        const summary = { eventId: r.eventId, event: r.event, attempt: r.attempt, ok: r.ok, status: r.status, durationMs: r.durationMs, deliveryId: r.deliveryId, response: r.response, nextAttemptAt: r.nextAttemptAt };
         if (!r.ok) {
           const next = r.nextAttemptAt ? ` (the daemon retries at ${r.nextAttemptAt})` : '';
-          throw new AppError('redelivery_failed', 424, `Redelivery of ${r.event} ${r.eventId} failed: ${r.error}${next}`, { details: summary });
+          throw new AppError('redelivery_failed', 424, `Redelivery of ${r.event} ${r.eventId} failed: ${escapeLine(r.error ?? '')}${next}`, { details: summary });
         }
-        out.result(summary, () => `Redelivered ${r.event} ${r.eventId}: HTTP ${r.status} in ${r.durationMs} ms (delivery ${r.deliveryId})`);
+        out.result(summary, () => `Redelivered ${r.event} ${r.eventId}: HTTP ${r.status} in ${r.durationMs} ms (delivery ${r.deliveryId}, attempt ${r.attempt})`);
       }),
     );
 

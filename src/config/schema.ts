@@ -71,8 +71,17 @@ export const configSchema = z
         allowedHosts: z.array(z.string()).default([]),
         /** Bytes of a receiver's answer kept in the delivery log. */
         responseExcerptBytes: z.coerce.number().int().min(0).default(2048),
+        /** How often a process holding webhook leases (a daemon, or a CLI waiting for its receiver) says it is alive. */
+        heartbeatInterval: duration().default('2s'),
+        /** A holder not heard from for this long is gone: its leases are void and another daemon takes its events over. */
+        heartbeatStaleAfter: duration().default('10s'),
       })
       .strict()
+      .superRefine((w, ctx) => {
+        if (w.heartbeatStaleAfter < 2 * w.heartbeatInterval) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['heartbeatStaleAfter'], message: 'must be at least twice webhooks.heartbeatInterval (a live holder must not look gone after one late beat)' });
+        }
+      })
       .default({}),
     oauth: z
       .object({

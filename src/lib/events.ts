@@ -6,6 +6,8 @@ export interface AppEventMap {
   'content.changed': [{ workspaceId: string }];
   /** New webhook events were written to the outbox. */
   'webhooks.enqueued': [{ workspaceId: string }];
+  /** An attempt of this process ended; `recorded` is false when its lease was lost and nothing was written. */
+  'webhooks.attempted': [{ eventId: string; deliveryId: string; recorded: boolean }];
   /** A principal (API key, OAuth connection) or blog key changed: drop cached auth state. */
   'auth.changed': [{ workspaceId: string }];
 }

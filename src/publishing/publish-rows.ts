@@ -11,7 +11,7 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { writeSnapshots } from '../content/snapshot-store.js';
-import { enqueueArticleEvent } from '../webhooks/outbox.js';
+import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
 export interface PublishResult {
   article: Article;
@@ -53,6 +53,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf));
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
   const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
+  // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.
+  await refuseWhileUnpublishing(trx, ctx, order);
   const existing = await publications.findMany(trx, order.map((a) => a.id), connectors.map((c) => c.id));
   const firsts: Publication[] = [];
   const republished: Array<{ articleId: string; connectorId: string }> = [];

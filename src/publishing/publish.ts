@@ -11,7 +11,9 @@ import type { Workspace } from '../workspaces/types.js';
 import { type Connector, type ConnectorKind, listConnectors } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
 import { removeSnapshot } from '../content/snapshot-store.js';
-import { deliverUnpublishNow, enqueueArticleEvent } from '../webhooks/outbox.js';
+import type { AttemptOutcome } from '../webhooks/attempt.js';
+import { deliverNow } from '../webhooks/deliver-now.js';
+import { enqueueArticleEvent, refuseWhileUnpublishing, supersedeQueued } from '../webhooks/outbox.js';
 import { type PublishResult, announce, destinations, publishRows } from './publish-rows.js';
 
 export type { PublishResult } from './publish-rows.js';
@@ -41,48 +43,76 @@ export interface UnpublishResult {
 
 /**
  * Take the article down everywhere. When it is on the webhook, `article.unpublished` is
- * delivered first and waited for; only a 2xx lets the rest happen. Otherwise nothing changes,
- * the receiver's answer is stored on the publication and a receiver_refused error is thrown.
+ * delivered first, in the article's order (after any delivery of it in flight; queued ones are
+ * superseded), and waited for: the take-down commits with the receiver's 2xx, in the same
+ * transaction. Otherwise nothing changes, the receiver's answer is stored on the publication
+ * and a receiver_refused error is thrown. While it waits, publish and delete of the article
+ * are refused (409 unpublish_in_progress), so they are neither lost nor undone by it.
  */
 export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<UnpublishResult> {
   const article = await requireArticle(ctx, ws, ref);
-  const connectors = await listConnectors(ctx.db, ws.id);
-  const pubs = await publications.listForArticle(ctx.db, article.id);
-  if (pubs.length === 0 && article.status !== 'published') {
-    throw badRequest('not_published', `Article "${article.slug}" is not published`);
-  }
-  const webhook = connectors.find((c) => c.kind === 'webhook');
-  const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
-  if (webhook && webhookPub && webhook.enabled) {
-    const outcome = await deliverUnpublishNow(ctx, { workspace: ws, connector: webhook, article, publication: webhookPub });
-    if (!outcome.ok) {
-      await publications.recordError(ctx.db, article.id, webhook.id, outcome.error, nowIso(ctx.clock));
-      throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${outcome.error}. The article stays published.`, {
-        details: { status: outcome.status ?? null },
-        hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
-      });
-    }
-  }
-  const removedFrom = pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k);
-  const updated = await withTransaction(ctx.db, async (trx) => {
+  const takeDownNow = async (trx: Trx) => {
     await takeDown(trx, ctx, ws, article.id);
     await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
-    return (await articles.findArticleById(trx, article.id))!;
+  };
+  let seen: Omit<UnpublishResult, 'article'> & { webhookId?: string } = { removedFrom: [], receiverNotTold: false };
+  const outcome = await deliverNow(ctx, {
+    earlier: 'supersede',
+    // Decided on what is live now, under the article's lock: ask the receiver first, or take it down at once.
+    async decide(trx, lease) {
+      const current = await decideAbout(trx, ctx, article);
+      const connectors = await listConnectors(trx, ws.id);
+      const pubs = await publications.listForArticle(trx, article.id);
+      if (pubs.length === 0 && current.status !== 'published') throw badRequest('not_published', `Article "${article.slug}" is not published`);
+      const webhook = connectors.find((c) => c.kind === 'webhook');
+      const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
+      seen = {
+        removedFrom: pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k),
+        receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled),
+        webhookId: webhook?.id,
+      };
+      if (webhook && webhookPub && webhook.enabled) {
+        const eventId = await enqueueArticleEvent(trx, ctx, { event: 'article.unpublished', workspace: ws, connector: webhook, article: current, publication: webhookPub }, lease);
+        return { eventId, connector: webhook };
+      }
+      // A disabled webhook is not told; its queued events must not put the post back once it is enabled.
+      if (webhook && webhookPub) await supersedeQueued(trx, ctx, webhook, article, 'the unpublish (the webhook was disabled)');
+      await takeDownNow(trx);
+      return null;
+    },
+    onRecorded: (trx, o) => (o.ok ? takeDownNow(trx) : publications.recordError(trx, article.id, seen.webhookId!, refusal(o), nowIso(ctx.clock))),
   });
-  announce(ctx, ws, removedFrom);
-  return { article: updated, removedFrom, receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled) };
+  if (outcome && !outcome.ok) {
+    throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${refusal(outcome)}. The article stays published.`, {
+      details: { status: outcome.status ?? null },
+      hint: 'Fix the receiver, then run the unpublish again (svc webhook deliveries --failed shows the attempt).',
+    });
+  }
+  announce(ctx, ws, seen.removedFrom);
+  return { article: (await articles.findArticleById(ctx.db, article.id))!, removedFrom: seen.removedFrom, receiverNotTold: seen.receiverNotTold };
 }
 
-/** Delete the article and its snapshot at once; the webhook hears `article.deleted` (with retries). */
+/** What the receiver answered to a refused unpublish: the error and the start of its body. */
+function refusal(o: AttemptOutcome): string {
+  const excerpt = o.response.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return `${o.error}${excerpt && o.status !== null ? `: ${excerpt}` : ''}`;
+}
+
+/**
+ * Delete the article and its snapshot at once; the webhook hears `article.deleted` (with
+ * retries), after any delivery of the article in flight. Its queued events are superseded.
+ */
 export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<{ article: Article; notified: boolean }> {
   const article = await requireArticle(ctx, ws, ref);
   const connectors = await listConnectors(ctx.db, ws.id);
   const notified = await withTransaction(ctx.db, async (trx) => {
+    const current = await decideAbout(trx, ctx, article);
     const pubs = await publications.listForArticle(trx, article.id);
     const webhook = connectors.find((c) => c.kind === 'webhook');
     const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
     if (webhook && webhookPub) {
-      await enqueueArticleEvent(trx, ctx, { event: 'article.deleted', workspace: ws, connector: webhook, article, publication: webhookPub });
+      await supersedeQueued(trx, ctx, webhook, article, 'article.deleted');
+      await enqueueArticleEvent(trx, ctx, { event: 'article.deleted', workspace: ws, connector: webhook, article: current, publication: webhookPub });
     }
     await takeDown(trx, ctx, ws, article.id);
     await articles.deleteArticleRow(trx, article.id);
@@ -137,6 +167,17 @@ async function takeDown(trx: Trx, ctx: Ctx, ws: Workspace, articleId: string): P
   await removeSnapshot(trx, articleId, nowIso(ctx.clock));
   await publications.removeAllForArticle(trx, articleId);
   await bumpContentVersion(trx, ws.id);
+}
+
+/**
+ * Start a decision about the article inside its transaction: take the article's row lock (so
+ * its events get their seq in the order decided) and refuse while an unpublish of it waits.
+ * Returns the article as it is now.
+ */
+async function decideAbout(trx: Trx, ctx: Ctx, article: Article): Promise<Article> {
+  if (!(await articles.lockArticle(trx, article.id))) throw notFound('article', article.slug);
+  await refuseWhileUnpublishing(trx, ctx, article);
+  return (await articles.findArticleById(trx, article.id))!;
 }
 
 async function requireArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Article> {

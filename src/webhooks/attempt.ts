@@ -1,14 +1,17 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
+import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
+import { leaseTime } from './lease.js';
+import { type LeaseRef, type Settlement, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
-import { type EventRow, insertDelivery, settleEvent } from './store.js';
+import { type EventRow, insertDelivery } from './store.js';
 
 export interface AttemptOutcome {
   deliveryId: string;
@@ -21,23 +24,27 @@ export interface AttemptOutcome {
   /** What the event became: delivered, pending (a retry is scheduled) or failed. */
   eventStatus: 'delivered' | 'pending' | 'failed';
   nextAttemptAt: string | null;
+  /** False when the lease was lost before the result could be written: nothing was recorded. */
+  recorded: boolean;
 }
 
 /** Events answered at once to the person who asked: never retried (decisions.md, Retries). */
-const NO_RETRY = new Set(['test', 'article.unpublished']);
+export const ANSWERED_AT_ONCE = new Set(['test', 'article.unpublished']);
+
+export interface AttemptOptions {
+  /** Aborts the request (shutdown deadline); the lease must be released first so nothing is recorded. */
+  signal?: AbortSignal;
+  /** Runs in the transaction that records the attempt, only when it is recorded (the unpublish's take-down). */
+  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
+}
 
 /**
- * The lease a process holds on an event: long enough to wait behind one attempt in the worker's
- * queue, make its own (both bounded by the timeout) and record the result.
+ * One delivery attempt of an event leased to `lease`: build the payload anew, sign the exact
+ * bytes, POST, then, only while the lease is still ours, log the attempt and settle the event
+ * (delivered, retry scheduled, or failed) in one transaction, and update the connector's health
+ * (410 disables it; failing for webhooks.disableAfter disables it).
  */
-export const leaseMs = (ctx: Ctx): number => 2 * ctx.config.webhooks.timeout + 5_000;
-
-/**
- * One delivery attempt of a claimed event: build the payload anew, sign the exact bytes, POST,
- * log the attempt, then settle the event (delivered, retry scheduled, or failed) and the
- * connector's health (410 disables it; failing for webhooks.disableAfter disables it).
- */
-export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector): Promise<AttemptOutcome> {
+export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, opts: AttemptOptions = {}): Promise<AttemptOutcome> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
   const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
@@ -57,33 +64,17 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
     'X-Service-Delivery': deliveryId,
     'X-Service-Event-Id': event.id,
   };
-  const res = await postOnce(new URL(connector.url!), body, headers, ctx.config.webhooks);
+  const res = await postOnce(new URL(connector.url!), body, headers, ctx.config.webhooks, opts.signal);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const error = ok ? null : (res.error ?? describeStatus(res.status!));
   const finishedAt = ctx.clock.now();
-  const at = finishedAt.toISOString();
+  const next = nextState(ctx, event, { ok, status: res.status, retryAfter: res.headers['retry-after'], at: finishedAt });
+  const outcome: AttemptOutcome = { deliveryId, ok, status: res.status, error, durationMs: res.durationMs, response: res.body, eventStatus: next.status, nextAttemptAt: next.nextAttemptAt ?? null, recorded: false };
+  const url = ok && publication && (event.event === 'article.published' || event.event === 'article.updated') ? publishedUrlFrom(res.body) : null;
 
-  if (ok && publication && (event.event === 'article.published' || event.event === 'article.updated')) {
-    const url = publishedUrlFrom(res.body);
-    if (url) await publications.setPublishedUrl(ctx.db, event.articleId, event.connectorId, url);
-  }
-
-  const attempts = event.attempts + 1;
-  const schedule = ctx.config.webhooks.retrySchedule;
-  let eventStatus: AttemptOutcome['eventStatus'] = 'delivered';
-  let nextAttemptAt: string | null = null;
-  if (!ok) {
-    const retries = !NO_RETRY.has(event.event) && attempts <= schedule.length;
-    eventStatus = retries ? 'pending' : 'failed';
-    if (retries) {
-      let delay = retryDelay(schedule[attempts - 1]);
-      const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after'], finishedAt) : null;
-      if (asked !== null && asked > delay) delay = asked;
-      nextAttemptAt = new Date(finishedAt.getTime() + delay).toISOString();
-    }
-  }
-  // The log line and the event's new state are written together (one commit per attempt).
-  await withTransaction(ctx.db, async (trx) => {
+  outcome.recorded = await withTransaction(ctx.db, async (trx) => {
+    const at = leaseTime(ctx, finishedAt);
+    if (!(await settleLeased(trx, event.id, lease, at, { ...next, lastStatus: res.status, lastError: error }))) return false;
     await insertDelivery(trx, {
       id: deliveryId,
       eventId: event.id,
@@ -97,13 +88,37 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
       durationMs: res.durationMs,
       error,
       responseExcerpt: res.body || null,
-      createdAt: at,
+      createdAt: at.now,
     });
-    await settleEvent(trx, event.id, { status: eventStatus, attempts, nextAttemptAt: nextAttemptAt ?? undefined, lastStatus: res.status, lastError: error, now: at });
+    if (url) await publications.setPublishedUrl(trx, event.articleId, event.connectorId, url);
+    await opts.onRecorded?.(trx, outcome);
+    return true;
   });
-  await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
-  if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt }, 'webhook delivery failed');
-  return { deliveryId, ok, status: res.status, error, durationMs: res.durationMs, response: res.body, eventStatus, nextAttemptAt };
+  if (!outcome.recorded) {
+    ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
+  } else {
+    await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
+    if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+  }
+  ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
+  return outcome;
+}
+
+/**
+ * What the event becomes after this attempt. Retries follow webhooks.retrySchedule counted from
+ * retryFrom (a redelivery or an enable starts a fresh budget), with jitter, and a longer
+ * Retry-After on 429/503 is honoured.
+ */
+function nextState(ctx: Ctx, event: EventRow, r: { ok: boolean; status: number | null; retryAfter: string | string[] | undefined; at: Date }): Omit<Settlement, 'lastStatus' | 'lastError'> & { status: AttemptOutcome['eventStatus'] } {
+  const attempts = event.attempts + 1;
+  if (r.ok) return { status: 'delivered', attempts };
+  const schedule = ctx.config.webhooks.retrySchedule;
+  const n = attempts - event.retryFrom;
+  if (ANSWERED_AT_ONCE.has(event.event) || n > schedule.length) return { status: 'failed', attempts };
+  let delay = retryDelay(schedule[n - 1]);
+  const asked = r.status === 429 || r.status === 503 ? retryAfterMs(r.retryAfter, r.at) : null;
+  if (asked !== null && asked > delay) delay = asked;
+  return { status: 'pending', attempts, nextAttemptAt: new Date(r.at.getTime() + delay).toISOString() };
 }
 
 function describeStatus(status: number): string {

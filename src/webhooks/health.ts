@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { findConnector } from '../connectors/store.js';
 import type { Workspace } from '../workspaces/types.js';
-import { daemonStatus } from './heartbeat.js';
+import { describeHolder, describeLease, leases, seenHolders } from './heartbeat.js';
 import { countByStatus, oldestPending } from './store.js';
 
 export interface HealthFinding {
@@ -10,10 +10,12 @@ export interface HealthFinding {
   detail: string;
 }
 
-/** What `svc doctor` reports about webhooks: daemon running, disabled or failing webhooks, stuck queues. */
+/**
+ * What `svc doctor` reports about webhooks: the daemons it sees (issue 12: alive, or gone
+ * within the last day), events held by someone, disabled or failing webhooks, stuck queues.
+ */
 export async function webhookHealth(ctx: Ctx, workspaces: Workspace[]): Promise<HealthFinding[]> {
   const out: HealthFinding[] = [];
-  const daemon = await daemonStatus(ctx);
   const now = ctx.clock.now().getTime();
   let anyPending = false;
   for (const ws of workspaces) {
@@ -30,10 +32,17 @@ export async function webhookHealth(ctx: Ctx, workspaces: Workspace[]): Promise<
       out.push({ level: stale ? 'warn' : 'ok', check, detail: `${c.url}: ${counts.pending} pending${oldest ? ` (oldest from ${oldest})` : ''}, ${counts.failed} failed` });
     }
   }
+  for (const l of await leases(ctx)) out.push({ level: l.valid ? 'ok' : 'warn', check: 'lease', detail: describeLease(l) });
+
+  const daemons = (await seenHolders(ctx)).filter((h) => h.kind === 'daemon');
+  const alive = daemons.filter((d) => d.alive);
+  const gone = daemons.filter((d) => !d.alive);
   out.unshift(
-    daemon.running
-      ? { level: 'ok', check: 'daemon', detail: `running (pid ${daemon.daemons[0].pid} on ${daemon.daemons[0].host}, seen ${daemon.daemons[0].seenAt})` }
-      : { level: anyPending ? 'warn' : 'ok', check: 'daemon', detail: `not running${anyPending ? ': webhook events wait until svc serve runs' : ''}` },
+    ...alive.map((d) => ({ level: 'ok' as const, check: 'daemon', detail: `running: ${describeHolder(d)}` })),
+    ...gone.map((d) => ({ level: 'warn' as const, check: 'daemon', detail: `${describeHolder(d)}; listed for a day, a clean stop removes it` })),
   );
+  if (alive.length === 0) {
+    out.unshift({ level: anyPending ? 'warn' : 'ok', check: 'daemon', detail: `not running${anyPending ? ': webhook events wait until svc serve runs' : ''}` });
+  }
   return out;
 }

@@ -16,9 +16,9 @@ export interface PostResult {
 /**
  * POST bytes once: no redirects followed (a 3xx is just a status), one timeout for the whole
  * exchange, response read up to `maxBytes`, connections only to addresses the SSRF guard allows.
- * Never throws: every outcome is a PostResult.
+ * `signal` gives up the exchange (the connection is closed). Never throws: every outcome is a PostResult.
  */
-export function postOnce(url: URL, body: Buffer, headers: Record<string, string>, config: Config['webhooks']): Promise<PostResult> {
+export function postOnce(url: URL, body: Buffer, headers: Record<string, string>, config: Config['webhooks'], signal?: AbortSignal): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -31,10 +31,12 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       req.destroy();
       resolve({ status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() });
     };
     try {
+      if (signal?.aborted) throw new Error(GIVEN_UP);
       assertLiteralAllowed(url, config);
     } catch (err) {
       settled = true;
@@ -48,6 +50,8 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
       lookup: guardedLookup(config) as never,
       agent: false,
     });
+    const onAbort = () => finish(GIVEN_UP);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => {
       // A receiver that answered 2xx but is slow to finish its body still answered in time.
       finish(status === null ? `timed out after ${config.timeout} ms` : null);
@@ -67,6 +71,8 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
     req.end(body);
   });
 }
+
+const GIVEN_UP = 'given up: the daemon is shutting down';
 
 function describeError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';

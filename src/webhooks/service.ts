@@ -1,14 +1,19 @@
 import type { Ctx } from '../context.js';
 import { type Connector, deleteConnector, ensureConnector, findConnector, updateConnector } from '../connectors/store.js';
 import { parseDuration } from '../config/duration.js';
+import type { Queryable } from '../db/connect.js';
+import { withTransaction } from '../db/tx.js';
 import { AppError, badRequest, notFound, usageError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
-import { attemptEvent, leaseMs, type AttemptOutcome } from './attempt.js';
-import { daemonStatus } from './heartbeat.js';
+import type { AttemptOutcome } from './attempt.js';
+import { daemonStatus, leases } from './heartbeat.js';
+import { leaseTime } from './lease.js';
+import { reopenEvent } from './lease-store.js';
+import { deliverNow, outOfOrder } from './deliver-now.js';
 import { sampleSnapshot } from './payload.js';
 import { SECRET_PATTERN, activeSecrets, generateSecret, maskSecret } from './secrets.js';
-import { countByStatus, findDelivery, findEvent, insertEvent, listDeliveries, oldestPending, reclaimEvent } from './store.js';
+import { type EventRow, countByStatus, findDelivery, findEvent, insertEvent, listDeliveries, makeQueueDue, neighbour, oldestPending } from './store.js';
 import { checkTargetResolves, parseTargetUrl } from './targets.js';
 
 /** The webhook connector as operators see it; the secret only when asked (and once after set/rotate). */
@@ -28,6 +33,8 @@ export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSec
     events: counts,
     oldestPendingAt: await oldestPending(ctx.db, c.id),
     daemon: await daemonStatus(ctx),
+    /** Events in flight: who holds each (issue 12: which daemon held what when one was killed). */
+    leases: await leases(ctx, c.id),
   };
 }
 
@@ -57,9 +64,14 @@ export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput
   return { connector: (await findConnector(ctx.db, ws.id, 'webhook'))!, secret: newSecret, resolved };
 }
 
+/** Resume deliveries: every queued event is due at once, with a fresh retry budget (issue 11). */
 export async function enableWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {
   const c = await requireWebhook(ctx, ws);
-  await updateConnector(ctx.db, c.id, { enabled: true, disabled_reason: null, failing_since: null, updated_at: ctx.clock.now().toISOString() });
+  const now = ctx.clock.now().toISOString();
+  await withTransaction(ctx.db, async (trx) => {
+    await updateConnector(trx, c.id, { enabled: true, disabled_reason: null, failing_since: null, updated_at: now });
+    await makeQueueDue(trx, c.id, now);
+  });
   ctx.events.emit('webhooks.enqueued', { workspaceId: ws.id });
   return (await findConnector(ctx.db, ws.id, 'webhook'))!;
 }
@@ -95,14 +107,16 @@ export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h'): Prom
 /** Send a `test` event now from this process (not via the daemon) and report the receiver's answer. */
 export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome & { eventId: string; url: string }> {
   const c = await requireWebhook(ctx, ws);
-  const now = ctx.clock.now();
-  const id = newId('evt');
-  await insertEvent(ctx.db, {
-    id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now.toISOString()), now: now.toISOString(),
-    lock: { by: `cli:${process.pid}`, until: new Date(now.getTime() + leaseMs(ctx)).toISOString() },
-  });
-  const outcome = await attemptEvent(ctx, (await findEvent(ctx.db, id))!, c);
-  return { ...outcome, eventId: id, url: c.url! };
+  const r = (await deliverNow(ctx, {
+    earlier: 'none', // a test is about the receiver, not an article: it goes out at once
+    async decide(trx, lease) {
+      const id = newId('evt');
+      const now = ctx.clock.now().toISOString();
+      await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
+      return { eventId: id, connector: c };
+    },
+  }))!;
+  return { ...r, eventId: r.event.id, url: c.url! };
 }
 
 export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
@@ -111,24 +125,42 @@ export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articl
 
 /**
  * Send an event again now, from this process, by event id or by the id of any of its
- * deliveries. A fresh retry budget follows a failure (except for test events).
+ * deliveries, in its article's order: never ahead of an earlier event still waiting, never after
+ * a later one was delivered (that would put an older state back on the receiver). The attempt
+ * is logged with its real number; a failure starts a fresh retry budget (except for tests).
  */
-export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string }> {
+export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string; attempt: number }> {
   const delivery = ref.startsWith('dlv_') ? await findDelivery(ctx.db, ref) : undefined;
-  const event = await findEvent(ctx.db, delivery?.eventId ?? ref);
-  if (!event || event.workspaceId !== ws.id) throw notFound('webhook event or delivery', ref, { hint: `List deliveries with: svc webhook deliveries --workspace ${ws.name}` });
-  if (event.event === 'article.unpublished') {
+  const found = await findEvent(ctx.db, delivery?.eventId ?? ref);
+  if (!found || found.workspaceId !== ws.id) throw notFound('webhook event or delivery', ref, { hint: `List deliveries with: svc webhook deliveries --workspace ${ws.name}` });
+  if (found.event === 'article.unpublished') {
     throw badRequest('not_redeliverable', 'An article.unpublished is only sent by unpublishing', { hint: 'Run svc articles unpublish again: it sends a new article.unpublished and takes the article down on a 2xx.' });
   }
   const c = await requireWebhook(ctx, ws);
-  if (c.id !== event.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');
+  if (c.id !== found.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');
   if (!c.enabled) throw badRequest('webhook_disabled', `The webhook is disabled: ${c.disabledReason ?? 'no reason recorded'}`, { hint: 'Run svc webhook enable first.' });
-  const now = ctx.clock.now();
-  if (!(await reclaimEvent(ctx.db, event.id, `cli:${process.pid}`, now.toISOString(), new Date(now.getTime() + leaseMs(ctx)).toISOString()))) {
-    throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
+  const r = (await deliverNow(ctx, {
+    earlier: found.event === 'test' ? 'none' : 'refuse',
+    async decide(trx, lease) {
+      const event = (await findEvent(trx, found.id))!;
+      if (event.event !== 'test') await refuseOutOfOrder(trx, event);
+      if (!(await reopenEvent(trx, event.id, lease, leaseTime(ctx)))) throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
+      return { eventId: event.id, connector: c };
+    },
+  }))!;
+  return { ...r, eventId: r.event.id, event: r.event.event, attempt: r.event.attempts + 1 };
+}
+
+/** A redelivery keeps the article's order (decisions.md, Webhook order). */
+async function refuseOutOfOrder(trx: Queryable, event: EventRow): Promise<void> {
+  const later = await neighbour(trx, event, 'after', 'delivered');
+  if (later) {
+    throw new AppError('superseded', 409, `A later event of this article (${later.event} ${later.id}) was delivered after this one; sending this one again would put an older state back on the receiver`, {
+      hint: 'Publish the article again to send its current state.',
+    });
   }
-  const outcome = await attemptEvent(ctx, { ...event, attempts: 0, status: 'pending' }, c);
-  return { ...outcome, eventId: event.id, event: event.event };
+  const earlier = await neighbour(trx, event, 'before', 'pending');
+  if (earlier) throw outOfOrder(earlier);
 }
 
 async function requireWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {

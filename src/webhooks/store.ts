@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/connect.js';
 import type { EventSnapshot, WebhookEventName } from './payload.js';
 
-// Knex access to webhook_events, webhook_deliveries and daemon_heartbeats.
+// Knex access to webhook_events rows and the webhook_deliveries log. Leases: lease-store.ts.
 
 export type EventStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
@@ -18,6 +18,9 @@ export interface EventRow {
   nextAttemptAt: string;
   lockedUntil: string | null;
   lockedBy: string | null;
+  leaseToken: string | null;
+  /** The attempt count at which the current retry budget began. */
+  retryFrom: number;
   lastStatus: number | null;
   lastError: string | null;
   createdAt: string;
@@ -27,7 +30,7 @@ export interface EventRow {
 
 type Row = Record<string, any>;
 
-const toEvent = (r: Row): EventRow => ({
+export const toEvent = (r: Row): EventRow => ({
   seq: Number(r.seq),
   id: r.id,
   workspaceId: r.workspace_id,
@@ -40,6 +43,8 @@ const toEvent = (r: Row): EventRow => ({
   nextAttemptAt: r.next_attempt_at,
   lockedUntil: r.locked_until ?? null,
   lockedBy: r.locked_by ?? null,
+  leaseToken: r.lease_token ?? null,
+  retryFrom: Number(r.retry_from ?? 0),
   lastStatus: r.last_status ?? null,
   lastError: r.last_error ?? null,
   createdAt: r.created_at,
@@ -49,7 +54,7 @@ const toEvent = (r: Row): EventRow => ({
 
 export async function insertEvent(
   db: Queryable,
-  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lock?: { by: string; until: string } },
+  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: { holderId: string; token: string; until: string } },
 ): Promise<void> {
   await db('webhook_events').insert({
     id: e.id,
@@ -61,8 +66,9 @@ export async function insertEvent(
     status: 'pending',
     attempts: 0,
     next_attempt_at: e.now,
-    locked_until: e.lock?.until ?? null,
-    locked_by: e.lock?.by ?? null,
+    locked_until: e.lease?.until ?? null,
+    locked_by: e.lease?.holderId ?? null,
+    lease_token: e.lease?.token ?? null,
     created_at: e.now,
     updated_at: e.now,
   });
@@ -71,78 +77,6 @@ export async function insertEvent(
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
   const row = await db('webhook_events').where({ id }).first();
   return row ? toEvent(row) : undefined;
-}
-
-/**
- * Pending events that are due, not leased, on an enabled connector, and first in line for
- * their article (decisions.md, Order: a later event waits while an earlier one is pending).
- */
-export async function dueEvents(db: Queryable, now: string, limit: number, exclude: string[]): Promise<EventRow[]> {
-  const rows = await db('webhook_events as e')
-    .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.*')
-    .where('e.status', 'pending')
-    .where('e.next_attempt_at', '<=', now)
-    .where((q) => q.whereNull('e.locked_until').orWhere('e.locked_until', '<', now))
-    .where('c.enabled', true)
-    .whereNotIn('e.id', exclude)
-    .whereNotExists((q) =>
-      q
-        .select(db.raw('1'))
-        .from('webhook_events as p')
-        .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
-        .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
-        .where('p.status', 'pending')
-        .whereRaw('?? < ??', ['p.seq', 'e.seq']),
-    )
-    .orderBy('e.seq')
-    .limit(limit);
-  return rows.map(toEvent);
-}
-
-/** Take the lease on an event; false when someone else holds it (or it is no longer pending). */
-export async function claimEvent(db: Queryable, id: string, by: string, now: string, until: string): Promise<boolean> {
-  const n = await db('webhook_events')
-    .where({ id, status: 'pending' })
-    .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
-    .update({ locked_by: by, locked_until: until });
-  return Number(n) === 1;
-}
-
-/** Redelivery: make any event pending again with a fresh retry budget, leased to `by`, unless someone holds it. */
-export async function reclaimEvent(db: Queryable, id: string, by: string, now: string, until: string): Promise<boolean> {
-  const n = await db('webhook_events')
-    .where({ id })
-    .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
-    .update({ status: 'pending', attempts: 0, next_attempt_at: now, locked_by: by, locked_until: until, updated_at: now });
-  return Number(n) === 1;
-}
-
-export async function settleEvent(db: Queryable, id: string, patch: { status: EventStatus; attempts: number; nextAttemptAt?: string; lastStatus: number | null; lastError: string | null; now: string }): Promise<void> {
-  await db('webhook_events')
-    .where({ id })
-    .update({
-      status: patch.status,
-      attempts: patch.attempts,
-      ...(patch.nextAttemptAt ? { next_attempt_at: patch.nextAttemptAt } : {}),
-      last_status: patch.lastStatus,
-      last_error: patch.lastError,
-      locked_by: null,
-      locked_until: null,
-      updated_at: patch.now,
-      ...(patch.status === 'delivered' ? { delivered_at: patch.now } : {}),
-    });
-}
-
-/** Drop earlier queued events of an article that an unpublish made pointless (not the one in flight). */
-export async function cancelEarlier(db: Queryable, connectorId: string, articleId: string, beforeSeq: number, now: string): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: connectorId, article_id: articleId, status: 'pending' })
-      .where('seq', '<', beforeSeq)
-      .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
-      .update({ status: 'cancelled', last_error: 'superseded by article.unpublished', updated_at: now }),
-  );
 }
 
 export async function countByStatus(db: Queryable, connectorId: string): Promise<Record<EventStatus, number>> {
@@ -219,17 +153,34 @@ export async function listDeliveries(db: Queryable, f: { workspaceId: string; ar
   return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit)).map(toDelivery);
 }
 
-export async function beatHeart(db: Queryable, h: { id: string; pid: number; host: string; startedAt: string; now: string }): Promise<void> {
-  await db('daemon_heartbeats')
-    .insert({ id: h.id, pid: h.pid, host: h.host, started_at: h.startedAt, seen_at: h.now })
-    .onConflict('id')
-    .merge({ seen_at: h.now });
+type ArticleScope = { connectorId: string; articleId: string };
+const ofArticle = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId });
+
+/** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
+export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
+  const row = await ofArticle(db, s)
+    .where({ status })
+    .where('seq', side === 'before' ? '<' : '>', s.seq)
+    .orderBy('seq', side === 'before' ? 'desc' : 'asc')
+    .first();
+  return row ? toEvent(row) : undefined;
 }
 
-export async function removeHeartbeat(db: Queryable, id: string): Promise<void> {
-  await db('daemon_heartbeats').where({ id }).delete();
+/** The article's `article.unpublished` that is still pending (waiting for its receiver), if any. */
+export async function pendingUnpublishes(db: Queryable, articleIds: string[]): Promise<EventRow[]> {
+  const out: EventRow[] = [];
+  for (let i = 0; i < articleIds.length; i += 500) {
+    const rows = await db('webhook_events').whereIn('article_id', articleIds.slice(i, i + 500)).where({ status: 'pending', event: 'article.unpublished' });
+    out.push(...rows.map(toEvent));
+  }
+  return out;
 }
 
-export async function liveHeartbeats(db: Queryable, since: string): Promise<Array<{ id: string; pid: number; host: string; seenAt: string }>> {
-  return (await db('daemon_heartbeats').where('seen_at', '>=', since).orderBy('seen_at', 'desc')).map((r: Row) => ({ id: r.id, pid: r.pid, host: r.host, seenAt: r.seen_at }));
+/** `svc webhook enable`: every queued event of the connector is due now, with a fresh retry budget. */
+export async function makeQueueDue(db: Queryable, connectorId: string, now: string): Promise<number> {
+  return Number(
+    await db('webhook_events')
+      .where({ connector_id: connectorId, status: 'pending' })
+      .update({ next_attempt_at: now, retry_from: db.ref('attempts'), updated_at: now }),
+  );
 }

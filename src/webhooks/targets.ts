@@ -15,7 +15,9 @@ for (const [net4, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net4, prefix, 'ipv4');
-for (const [net6, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b:1::', 48]] as const) {
+// ::/96 (unspecified, loopback and the deprecated IPv4-compatible form) and fec0::/10 (the
+// deprecated site-local range, still routed privately by some networks) are refused whole.
+for (const [net6, prefix] of [['::', 96], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b:1::', 48]] as const) {
   blocked.addSubnet(net6, prefix, 'ipv6');
 }
 
@@ -24,17 +26,42 @@ export function isNonPublicAddress(address: string): boolean {
   const family = net.isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
   if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (embedded) return blocked.check(embedded[1], 'ipv4');
-  const mappedHex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (mappedHex) {
-    const hi = parseInt(mappedHex[1], 16);
-    const lo = parseInt(mappedHex[2], 16);
-    return blocked.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  const groups = ipv6Groups(address);
+  if (!groups) return true; // a zone id (fe80::1%eth0) or a form URL cannot read: refuse
+  // Forms that carry an IPv4 address reach that address: judge it instead.
+  const embedded = embeddedIpv4(groups);
+  if (embedded) return blocked.check(embedded, 'ipv4');
+  return blocked.check(groups.map((g) => g.toString(16)).join(':'), 'ipv6');
+}
+
+/** The eight 16-bit groups of an IPv6 address, read through the WHATWG URL parser (any textual form). */
+function ipv6Groups(address: string): number[] | null {
+  let host: string;
+  try {
+    host = new URL(`http://[${address}]/`).hostname.slice(1, -1); // canonical: hex groups, at most one ::
+  } catch {
+    return null;
   }
-  return blocked.check(address, 'ipv6');
+  const [head, tail] = host.includes('::') ? host.split('::') : [host, undefined];
+  const hex = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = hex(head);
+  const right = tail === undefined ? [] : hex(tail);
+  return [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+}
+
+const zero = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * The IPv4 address inside an IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96),
+ * NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address; null for every other address.
+ */
+function embeddedIpv4(g: number[]): string | null {
+  if (zero(g, 0, 5) && g[5] === 0xffff) return ipv4Of(g[6], g[7]);
+  if (zero(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return ipv4Of(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(g, 2, 6)) return ipv4Of(g[6], g[7]);
+  if (g[0] === 0x2002) return ipv4Of(g[1], g[2]);
+  return null;
 }
 
 const stripBrackets = (host: string) => host.replace(/^\[|\]$/g, '');

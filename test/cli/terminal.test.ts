@@ -42,7 +42,7 @@ describe('CLI tables (issue 13): aligned and cut by display width', () => {
 
   it('escapes control characters of values, so a title cannot drive the terminal', () => {
     const evil = 'Hi\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\u202eevil';
-    expect(escapeControl(evil)).toBe('Hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\x0d\\u202eevil');
+    expect(escapeControl(evil)).toBe('Hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\r\\u202eevil');
     expect(escapeControl('tab\tand\nnewline stay; ä ✓')).toBe('tab\tand\nnewline stay; ä ✓');
     expect(escapeControl(escapeControl(evil)), 'escaping twice changes nothing').toBe(escapeControl(evil));
     const out = table([{ title: evil, next: 'x' }, { title: 'two\nlines', next: 'y' }], ['title', 'next']);

@@ -79,6 +79,8 @@ describe('config: SVC_* overrides', () => {
     'keywords.dataforseo.login': ['api@example.com', 'api@example.com'],
     'keywords.dataforseo.password': ['s3cret', 's3cret'],
     'keywords.dataforseo.baseUrl': ['https://sandbox.dataforseo.com', 'https://sandbox.dataforseo.com'],
+    // At most half of the default heartbeatStaleAfter (10s), which it must stay within.
+    'webhooks.heartbeatInterval': ['4s', 4000],
   };
   // Settings that are only valid together with another one.
   const COMPANIONS: Record<string, Record<string, string>> = {

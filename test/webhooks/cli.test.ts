@@ -23,7 +23,7 @@ describe('svc webhook set / show / enable / disable / rotate-secret / remove', (
     expect(show.stdout).toContain(`url:      ${receiver.url}`);
     expect(show.stdout).toContain('state:    enabled');
     expect(show.stdout).not.toContain(secret);
-    expect(show.stdout).toMatch(/daemon:   running \(pid \d+/);
+    expect(show.stdout).toMatch(/daemon:   daemon_\w+ \(pid \d+ on .*, seen /);
     expect((await cli('webhook', 'show', '--show-secret', '--json')).json().secret).toBe(secret);
 
     // Changing the URL keeps the secret; --secret sets one; a malformed one is refused.

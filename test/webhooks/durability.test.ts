@@ -13,7 +13,7 @@ describe('durable outbox', () => {
       return { status: 200 };
     });
     const { dir, env: base } = await freshEnv();
-    const env = { ...base, SVC_WEBHOOKS_POLL_INTERVAL: '50ms', SVC_WEBHOOKS_TIMEOUT: '1s' };
+    const env = { ...base, SVC_WEBHOOKS_POLL_INTERVAL: '50ms', SVC_WEBHOOKS_TIMEOUT: '1s', SVC_WEBHOOKS_HEARTBEAT_INTERVAL: '100ms', SVC_WEBHOOKS_HEARTBEAT_STALE_AFTER: '1s' };
     const cli = (...args: string[]) => runCli(args, { env, cwd: dir });
     expect((await cli('workspaces', 'add', '--name', 'crash.example', '--website', 'https://crash.example')).code).toBe(0);
     expect((await cli('webhook', 'set', '--url', receiver.url)).code).toBe(0);
@@ -35,7 +35,7 @@ describe('durable outbox', () => {
     const restarted = await startDaemonOn(env, dir);
     const got = await receiver.waitFor(3);
     expect(got.map((r) => r.body.event)).toEqual(['article.published', 'article.published', 'article.updated']);
-    expect(got[1].body.eventId).toBe(first.body.eventId); // the same event, retried after the lease ran out
+    expect(got[1].body.eventId).toBe(first.body.eventId); // the same event, retried once the killed daemon's heartbeat was stale
     expect(got[1].body.deliveryId).not.toBe(first.body.deliveryId);
     const deadline = Date.now() + 10_000;
     let rows: Array<{ status: string }> = [];

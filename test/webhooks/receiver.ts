@@ -13,6 +13,8 @@ export interface Answer {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Send these bytes as they are instead of `body` as JSON. */
+  raw?: string;
   /** Hold the answer this long (a slow receiver). */
   delayMs?: number;
 }
@@ -65,7 +67,7 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
       if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));
       if (res.destroyed) return;
       res.writeHead(answer.status ?? 200, { 'Content-Type': 'application/json', ...answer.headers });
-      res.end(JSON.stringify(answer.body ?? { received: (body as { deliveryId?: string } | null)?.deliveryId ?? null }));
+      res.end(answer.raw ?? JSON.stringify(answer.body ?? { received: (body as { deliveryId?: string } | null)?.deliveryId ?? null }));
     });
   });
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));

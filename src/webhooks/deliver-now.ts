@@ -1,0 +1,136 @@
+import type { Ctx } from '../context.js';
+import type { Connector } from '../connectors/store.js';
+import type { Trx } from '../db/connect.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
+import { ANSWERED_AT_ONCE, type AttemptOutcome, attemptEvent } from './attempt.js';
+import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
+import { type LeaseRef, articleQueue, holdArticle, releaseLeases, stillLeased, supersedeHeld } from './lease-store.js';
+import { abandonRequested } from './outbox.js';
+import { type EventRow, findEvent } from './store.js';
+
+export interface DeliverNowSpec {
+  /**
+   * In one transaction, write the event (insert it, or make it pending again) leased to
+   * `lease` and say where it goes; or return null when, as things stand, there is nothing to send.
+   */
+  decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
+  /**
+   * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
+   * back and cancels them once the receiver confirmed, so they cannot put the post back;
+   * 'refuse' (redelivery) refuses to jump ahead of them; 'none' (test) ignores the order.
+   */
+  earlier: 'supersede' | 'refuse' | 'none';
+  /** Runs in the transaction that records the attempt, only if it is recorded. */
+  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
+}
+
+/**
+ * Deliver one event from this process and wait for the receiver's answer (decisions.md: the
+ * unpublish is the event whose result is waited for). The process holds its own lease with a
+ * heartbeat. In order, the event waits until no other event of its article is in flight
+ * elsewhere (bounded by that one's lease), holding the rest of the article's queue meanwhile.
+ */
+export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(AttemptOutcome & { event: EventRow }) | null> {
+  const holder = await startHolder(ctx, 'request');
+  let lease = newLease(ctx, holder);
+  let event: EventRow | undefined;
+  let sending = false;
+  try {
+    const decided = await withTransaction(ctx.db, async (trx) => {
+      const d = await spec.decide(trx, lease);
+      return d && { event: (await findEvent(trx, d.eventId))!, connector: d.connector };
+    });
+    if (!decided) return null;
+    event = decided.event;
+    if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
+    if (!maySend(ctx, holder, lease)) throw lostLease(event, 'before sending');
+    const target = event;
+    sending = true;
+    const outcome = await attemptEvent(ctx, event, decided.connector, lease, {
+      onRecorded: async (trx, o) => {
+        const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
+        if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
+        await spec.onRecorded?.(trx, o);
+      },
+    });
+    if (!outcome.recorded) throw lostLease(event, 'after sending');
+    return { ...outcome, event };
+  } catch (err) {
+    // An event nobody else may send ends here (while the lease is still ours): failed, with why.
+    if (event && ANSWERED_AT_ONCE.has(event.event)) {
+      const failed = event;
+      const why = `${sending ? 'given up after an error' : 'not sent'}: ${(err as Error).message}`;
+      await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, failed, lease, why)).catch(() => false);
+    }
+    throw err;
+  } finally {
+    // Whatever is still held goes back to the queue (events after this one, or all on a failure).
+    if (event) {
+      await releaseLeases(ctx.db, lease.token, { connectorId: event.connectorId, articleId: event.articleId }).catch((err) => ctx.log.error({ err }, 'could not release webhook leases'));
+      ctx.events.emit('webhooks.enqueued', { workspaceId: event.workspaceId });
+    }
+    await holder.stop();
+  }
+}
+
+/**
+ * Hold the article's pending events and wait while one is in flight elsewhere (a worker's
+ * attempt settles or its lease lapses); returns the lease renewed for the attempt.
+ */
+async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
+  const scope = { connectorId: event.connectorId, articleId: event.articleId };
+  const giveUpAt = Date.now() + 2 * leaseMs(ctx) + ctx.config.webhooks.heartbeatStaleAfter;
+  for (;;) {
+    const now = ctx.clock.now();
+    const renewed = { ...lease, until: leaseUntil(ctx, now) };
+    const at = leaseTime(ctx, now);
+    await holdArticle(ctx.db, scope, renewed, at);
+    const { ours, elsewhere } = await articleQueue(ctx.db, scope, renewed, at);
+    if (!ours.some((e) => e.id === event.id)) throw lostLease(event, 'before sending');
+    if (elsewhere.length === 0) {
+      const before = ours.filter((e) => e.seq < event.seq);
+      if (earlier === 'refuse' && before.length > 0) throw outOfOrder(before[0]);
+      return renewed;
+    }
+    await settled(ctx, elsewhere.map((e) => e.id), giveUpAt);
+  }
+}
+
+/**
+ * Wait until none of these events is validly leased any more: an attempt in this process ends
+ * (webhooks.attempted) or, for other processes, a poll that backs off from 25 ms to 500 ms finds it.
+ */
+async function settled(ctx: Ctx, ids: string[], giveUpAt: number): Promise<void> {
+  for (let wait = 25; ; wait = Math.min(2 * wait, 500)) {
+    if ((await stillLeased(ctx.db, ids, leaseTime(ctx))) === 0) return;
+    if (Date.now() > giveUpAt) throw new AppError('webhook_busy', 503, `Another delivery of this article (${ids[0]}) has held its lease for too long; nothing was sent`);
+    await new Promise<void>((resolve) => {
+      const done = ({ eventId }: { eventId: string }) => {
+        if (!ids.includes(eventId)) return;
+        clearTimeout(timer);
+        ctx.events.off('webhooks.attempted', done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        ctx.events.off('webhooks.attempted', done);
+        resolve();
+      }, wait);
+      ctx.events.on('webhooks.attempted', done);
+    });
+  }
+}
+
+/** A redelivery may not jump ahead of an earlier event of its article that is still waiting. */
+export const outOfOrder = (earlier: EventRow) =>
+  new AppError('out_of_order', 409, `An earlier event of this article (${earlier.event} ${earlier.id}) has not been delivered yet; events of an article go out in order`, {
+    hint: `Redeliver ${earlier.id} first (svc webhook redeliver ${earlier.id}), or let its retry run (svc webhook show).`,
+  });
+
+const lostLease = (event: EventRow, when: 'before sending' | 'after sending') =>
+  new AppError(
+    'lease_lost',
+    503,
+    `This process lost its hold on ${event.event} ${event.id} ${when} (it was too slow, or its heartbeat could not be written); ${when === 'before sending' ? 'nothing was sent' : 'the attempt was not recorded'}`,
+    { hint: 'Nothing changed in svc. Try again; svc webhook show says who holds the event.' },
+  );

@@ -1,0 +1,184 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../db/connect.js';
+import { type EventRow, type EventStatus, toEvent } from './store.js';
+
+// Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
+// daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
+// Others may take it over once locked_until has passed or the holder's heartbeat is stale
+// (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
+// passed (leaseOurs). A takeover writes a new token, so of a late holder and a new one only the
+// first conditional update wins: an event is never settled twice. (A holder whose own heartbeat
+// merely lags, say behind a busy connection pool, still settles when nobody took over: harmless.)
+// A holder without a heartbeat row (a process of the previous version) keeps its lease until locked_until.
+
+/** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
+export interface LeaseTime {
+  now: string;
+  freshSince: string;
+}
+
+/** A lease as written on the rows it covers. */
+export interface LeaseRef {
+  holderId: string;
+  token: string;
+  until: string;
+}
+
+type Where = Knex.QueryBuilder;
+
+/** Its holder's heartbeat is stale (the holder stopped or was killed). */
+const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) =>
+  q.select(db.raw('1')).from('daemon_heartbeats as h').whereRaw('?? = ??', ['h.id', `${table}.locked_by`]).where('h.seen_at', '<', at.freshSince);
+
+/** The lease on the row is void: nobody holds it, it ran out, or its holder is gone. */
+const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q: Where) =>
+  q.whereNull(`${table}.locked_until`).orWhere(`${table}.locked_until`, '<', at.now).orWhereExists(staleHolder(db, table, at));
+
+/** The row is leased by this holder under this token, and the lease has not run out. */
+const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
+  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
+
+const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
+const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
+
+/**
+ * Pending events that are due, not validly leased, on an enabled connector, and first in line
+ * for their article (decisions.md, Webhook order: a later event waits for the earlier one to settle).
+ */
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[]): Promise<EventRow[]> {
+  const rows = await db('webhook_events as e')
+    .join('connectors as c', 'c.id', 'e.connector_id')
+    .select('e.*')
+    .where('e.status', 'pending')
+    .where('e.next_attempt_at', '<=', at.now)
+    .where(leaseVoid(db, at, 'e'))
+    .where('c.enabled', true)
+    .whereNotIn('e.id', exclude)
+    .whereNotExists((q) =>
+      q
+        .select(db.raw('1'))
+        .from('webhook_events as p')
+        .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
+        .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
+        .where('p.status', 'pending')
+        .whereRaw('?? < ??', ['p.seq', 'e.seq']),
+    )
+    .orderBy('e.seq')
+    .limit(limit);
+  return rows.map(toEvent);
+}
+
+/** Take the lease on a due event; false when someone else validly holds it (or it is no longer pending and due). */
+export async function claimEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
+  const n = await db('webhook_events').where({ id, status: 'pending' }).where('next_attempt_at', '<=', at.now).where(leaseVoid(db, at)).update(leaseFields(lease));
+  return Number(n) === 1;
+}
+
+type ArticleScope = { connectorId: string; articleId: string };
+
+/**
+ * Lease every pending event of the article that nobody else validly holds to `lease` (and
+ * renew the ones it already covers): while a process delivers one event of an article itself,
+ * no worker may send another one of that article. Row locks order this against a worker's claim.
+ */
+export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
+  await db('webhook_events')
+    .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
+    .where((q) => q.where(leaseVoid(db, at)).orWhere('lease_token', lease.token))
+    .update(leaseFields(lease));
+}
+
+/** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
+export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
+  const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
+  const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
+  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
+  return { ours, elsewhere };
+}
+
+/** How many of these events are still pending under a valid lease (in flight elsewhere). */
+export async function stillLeased(db: Queryable, ids: string[], at: LeaseTime): Promise<number> {
+  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').whereNot(leaseVoid(db, at)).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`; false when someone validly holds it. */
+export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
+  const n = await db('webhook_events')
+    .where({ id })
+    .where(leaseVoid(db, at))
+    .update({ status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
+  return Number(n) === 1;
+}
+
+export interface Settlement {
+  status: EventStatus;
+  attempts: number;
+  nextAttemptAt?: string;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/**
+ * Record what became of a leased event and end the lease, only while the lease is still ours
+ * (issue 10: an attempt that outlived its lease records nothing). False when it was not ours.
+ */
+export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
+  const n = await db('webhook_events')
+    .where({ id })
+    .where(leaseOurs(lease, at))
+    .update({
+      status: s.status,
+      attempts: s.attempts,
+      ...(s.nextAttemptAt ? { next_attempt_at: s.nextAttemptAt } : {}),
+      last_status: s.lastStatus,
+      last_error: s.lastError,
+      updated_at: at.now,
+      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
+      ...LEASE_CLEARED,
+    });
+  return Number(n) === 1;
+}
+
+/** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */
+export async function releaseLeases(db: Queryable, token: string, where: { ids: string[] } | ArticleScope): Promise<number> {
+  const q = db('webhook_events').where('lease_token', token);
+  if ('ids' in where) q.whereIn('id', where.ids);
+  else q.where({ connector_id: where.connectorId, article_id: where.articleId });
+  return Number(await q.update(LEASE_CLEARED));
+}
+
+/** The events `token` holds of this article that come before `seq` are superseded (cancelled) with `reason`. */
+export async function supersedeHeld(db: Queryable, s: ArticleScope & { seq: number }, token: string, reason: string, now: string): Promise<number> {
+  return Number(
+    await db('webhook_events')
+      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token })
+      .where('seq', '<', s.seq)
+      .update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }),
+  );
+}
+
+/** Cancel the article's queued events nobody validly holds (a delete makes them pointless); those in flight stay. */
+export async function supersedeQueued(db: Queryable, s: ArticleScope, reason: string, at: LeaseTime): Promise<number> {
+  return Number(
+    await db('webhook_events')
+      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
+      .where(leaseVoid(db, at))
+      .update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }),
+  );
+}
+
+/** Whether the event is validly leased right now (by anyone). */
+export async function isLeased(db: Queryable, id: string, at: LeaseTime): Promise<boolean> {
+  const row = await db('webhook_events').where({ id, status: 'pending' }).whereNot(leaseVoid(db, at)).first('id');
+  return Boolean(row);
+}
+
+/** Mark a pending event whose lease is void as failed without sending it; false when someone validly holds it. */
+export async function failIfOrphaned(db: Queryable, id: string, reason: string, at: LeaseTime): Promise<boolean> {
+  const n = await db('webhook_events')
+    .where({ id, status: 'pending' })
+    .where(leaseVoid(db, at))
+    .update({ status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
+  return Number(n) === 1;
+}

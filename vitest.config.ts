@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// Tests run two apps on one SQLite file in one process (a second daemon, a CLI beside the
+// daemon). node-sqlite3 waits out SQLite's busy timeout on a libuv thread: with the default 4
+// threads and 8 connections, waiters can take every thread from the writer they wait for. The
+// forks inherit this from the main process (libuv reads it at the first thread-pool use).
+process.env.UV_THREADPOOL_SIZE ??= '16';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import stringWidth from 'string-width';
-import { escapeControl } from './terminal-text.js';
+import { escapeControl, escapeJson } from './terminal-text.js';
 
 /** Everything a command may touch of the outside world; injected so tests run in-process. */
 export interface Io {
@@ -35,13 +35,13 @@ export interface Output {
 
 /**
  * Human text is printed with control characters escaped: much of it came from elsewhere (titles
- * from imports, receiver answers), and JSON escapes them by itself.
+ * from imports, receiver answers); JSON output has the ones JSON.stringify leaves raw escaped.
  */
 export function output(io: Io, json: boolean): Output {
   return {
     json,
     result(value, human) {
-      io.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : escapeControl(human()).replace(/\n?$/, '\n'));
+      io.stdout.write(json ? escapeJson(JSON.stringify(value, null, 2)) + '\n' : escapeControl(human()).replace(/\n?$/, '\n'));
     },
     note(text) {
       io.stderr.write(escapeControl(text).replace(/\n?$/, '\n'));

@@ -27,3 +27,16 @@ export function escapeControl(text: string): string {
 export function escapeLine(text: string): string {
   return escapeControl(text).replace(LINE_BREAKS, visible);
 }
+
+// What JSON.stringify leaves raw that a terminal may still act on: DEL, C1 controls and the
+// bidi marks (C0 controls it escapes itself).
+const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text (from JSON.stringify) with those characters written as `\uXXXX` escapes: the same
+ * JSON value for a program reading `--json`, inert on a terminal. They can only occur inside
+ * strings, where the escape means the same character.
+ */
+export function escapeJson(json: string): string {
+  return json.replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -6,6 +6,7 @@ import { iso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { findMembership } from '../workspaces/members.js';
+import { NOT_A_MEMBER } from '../workspaces/roles.js';
 import { findMembership as findMembershipRow, lockWorkspaces } from '../workspaces/store.js';
 import type { Client } from './clients.js';
 import { isIdle, revokeConnection } from './connections.js';
@@ -68,7 +69,7 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     throw oauthError('invalid_grant', 'redirect_uri does not match the authorization request');
   }
   if (!verifyS256(grant.codeVerifier, code.code_challenge)) throw oauthError('invalid_grant', 'PKCE verification failed: code_verifier does not match the code_challenge');
-  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw oauthError('invalid_grant', NOT_A_MEMBER);
 
   const scopes = JSON.parse(code.scopes) as Scope[];
   const result = await withTransaction(ctx.db, async (trx) => {
@@ -89,7 +90,7 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     await store.setCodeConnection(trx, hash, connectionId);
     return issuePair(ctx, trx, connectionId, scopes);
   });
-  if (result === 'not_member') throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+  if (result === 'not_member') throw oauthError('invalid_grant', NOT_A_MEMBER);
   if (!result) throw oauthError('invalid_grant', 'The authorization code was already used');
   ctx.events.emit('auth.changed', { workspaceId: code.workspace_id });
   return result;
@@ -112,7 +113,7 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   // whose membership ended any other way (spec: access ends with the membership).
   if (!(await findMembership(ctx, conn.workspace_id, conn.user_id))) {
     await revokeConnection(ctx, conn.id, 'membership_removed');
-    throw oauthError('invalid_grant', 'You are no longer a member of this workspace');
+    throw oauthError('invalid_grant', NOT_A_MEMBER);
   }
   const now = ctx.clock.now();
   if (isIdle(ctx, conn.last_used_at)) {

@@ -129,8 +129,12 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
 export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string): Promise<Article> {
   const article = await requireArticle(ctx, ws, ref);
   const when = parseScheduleTime(at, ctx.clock.now());
-  await articles.scheduleRows(ctx.db, [{ id: article.id, at: when }], nowIso(ctx.clock));
-  return (await articles.findArticleById(ctx.db, article.id))!;
+  // A decision like any other: refused while an unpublish of the article waits for its receiver.
+  return withTransaction(ctx.db, async (trx) => {
+    await decideAbout(trx, ctx, article);
+    await articles.scheduleRows(trx, [{ id: article.id, at: when }], nowIso(ctx.clock));
+    return (await articles.findArticleById(trx, article.id))!;
+  });
 }
 
 /** After the nth failure in a row a scheduled publish is tried again after 1, 2, 4 ... minutes, at most an hour. */

@@ -64,4 +64,17 @@ describe('CLI tables (issue 13): aligned and cut by display width', () => {
     expect(missing.stderr).toBe('error: Article "nope\\x1b[2J" not found\nhint: List articles with: svc articles list --workspace example.com\n');
     expect((await box.json(['articles', 'show', 'evil'])).title, '--json keeps the text as it is (JSON escapes it)').toBe(title);
   });
+
+  it('--json writes what JSON.stringify leaves raw (C1, DEL, bidi) as \\u escapes: same value, inert on a terminal', async () => {
+    const box = await initialised();
+    const title = 'C1 \u009b2J DEL \u007f bidi \u202eevil';
+    await box.json(['articles', 'add', '--title', title, '--slug', 'c1']);
+    const r = await box.cli(['articles', 'show', 'c1', '--json']);
+    expect(r.stdout).not.toMatch(/[\u007f-\u009f\u202e]/);
+    expect(r.stdout).toContain('C1 \\u009b2J DEL \\u007f bidi \\u202eevil');
+    expect(JSON.parse(r.stdout).title).toBe(title);
+    const missing = await box.cli(['articles', 'show', 'no\u009bpe', '--json']);
+    expect(missing.stdout).toContain('no\\u009bpe');
+    expect(missing.stdout).not.toContain('\u009b');
+  });
 });

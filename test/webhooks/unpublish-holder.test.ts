@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { getArticle } from '../../src/articles/service.js';
-import { publishArticle } from '../../src/publishing/publish.js';
+import { publishArticle, scheduleArticle } from '../../src/publishing/publish.js';
 import { BIN, spawnCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
 import { drained, receiverView } from './view.js';
@@ -23,6 +23,7 @@ describe('an unpublish run by the CLI holds its lease with its own heartbeat', (
     await w.receiver.waitFor(2);
     await new Promise((r) => setTimeout(r, 2_000)); // twice the staleness passes while the receiver holds its answer
     await expect(publishArticle(w.d.app, w.ws, a.id)).rejects.toMatchObject({ code: 'unpublish_in_progress', status: 409 });
+    await expect(scheduleArticle(w.d.app, w.ws, a.id, new Date(w.d.app.clock.now().getTime() + 86_400_000).toISOString()), 'scheduling is a decision too').rejects.toMatchObject({ code: 'unpublish_in_progress', status: 409 });
     answer();
     const res = await unpublishing;
     expect(res.code, res.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/connect.js';
+import { PgChangeSignal } from '../db/pg-change-signal.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
 import { slugForms } from '../lib/slug.js';
@@ -146,10 +147,14 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 }
 
 /**
- * The freshness check: one indexed read of a workspace's content version. It runs on a
- * connection held for this purpose, so the per-request read skips the pool's acquire/release
- * (about a third of its cost under load); on an error the connection is given back and a
- * fresh one is taken on the next read.
+ * The freshness check: a workspace's content version, never older than a change committed before
+ * the call. SQLite: when nothing was committed anywhere since this workspace's last read, that
+ * read still holds (SqliteChangeSignal). PostgreSQL: when no notification for this workspace
+ * arrived since its last read, that read still holds (PgChangeSignal: one shared round trip on the
+ * listening connection instead of a read per workspace). Otherwise, and whenever the signal
+ * cannot vouch, one indexed read, on a connection held for this purpose, so the read skips the
+ * pool's acquire/release (about a third of its cost under load); on an error the connection is
+ * given back and a fresh one is taken on the next read.
  */
 export class VersionReader {
   private conn: Promise<unknown> | null = null;
@@ -157,29 +162,36 @@ export class VersionReader {
   /** Hold a connection only when the pool has others left for everything else. */
   private readonly holds: boolean;
 
-  private readonly signal: SqliteChangeSignal | null;
+  private readonly sqlite: SqliteChangeSignal | null;
+  private readonly pg: PgChangeSignal | null;
   private readonly known = new Map<string, { token: string; version: number | null }>();
 
   constructor(private readonly db: Db) {
     this.holds = Number(db.client.config.pool?.max ?? 1) > 1;
-    const filename = (db.client.config.connection as { filename?: string } | undefined)?.filename;
-    this.signal = db.client.config.client === 'sqlite3' && filename ? new SqliteChangeSignal(`${filename}-shm`) : null;
+    const { client, connection } = db.client.config as { client: string; connection?: Record<string, any> };
+    this.sqlite = client === 'sqlite3' && connection?.filename ? new SqliteChangeSignal(`${connection.filename}-shm`) : null;
+    this.pg = client === 'pg' && connection ? new PgChangeSignal(connection) : null;
   }
 
-  /** The database's change token (SQLite), or null when there is none; see SqliteChangeSignal. */
-  changeToken(): string | null {
-    return this.signal?.token() ?? null;
+  /** A token that differs after any commit that moved a content version, or null when unknown. */
+  async changeToken(): Promise<string | null> {
+    if (this.pg) return (await this.pg.sync()) ? this.pg.token() : null;
+    return this.sqlite?.token() ?? null;
   }
 
   async read(workspaceId: string): Promise<number | null> {
-    // SQLite: when nothing was committed anywhere since this workspace's last read, that read
-    // still holds (see SqliteChangeSignal); the token is taken before the read it vouches for.
-    const token = this.signal?.token() ?? null;
+    // The token is taken before the read it vouches for: a change during the read moves it.
+    const token = await this.tokenFor(workspaceId);
     const known = this.known.get(workspaceId);
     if (token !== null && known?.token === token) return known.version;
     const version = await this.readDb(workspaceId);
     if (token !== null) this.known.set(workspaceId, { token, version });
     return version;
+  }
+
+  private async tokenFor(workspaceId: string): Promise<string | null> {
+    if (this.pg) return (await this.pg.sync()) ? this.pg.tokenFor(workspaceId) : null;
+    return this.sqlite?.token() ?? null;
   }
 
   private async readDb(workspaceId: string): Promise<number | null> {
@@ -199,7 +211,8 @@ export class VersionReader {
 
   /** Give the held connection back to the pool (before the database is closed). */
   close(): void {
-    this.signal?.close();
+    this.sqlite?.close();
+    this.pg?.close();
     const conn = this.conn;
     if (conn) this.release(conn);
   }

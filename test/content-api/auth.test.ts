@@ -1,4 +1,3 @@
-import { PG_URL } from '../helpers/env.js';
 import { describe, expect, it } from 'vitest';
 import { regenerateBlogKey } from '../../src/auth/blog-keys.js';
 import { runCli } from '../helpers/cli.js';
@@ -106,16 +105,18 @@ describe('CORS', () => {
 });
 
 describe('wrong keys', () => {
-  it('does not query the database again for a key already found wrong while nothing changed (SQLite), and a key made by another process works at once', async () => {
+  it('does not query the database again for a key already found wrong while nothing changed (SQLite change signal, PostgreSQL notifications), and a key made by another process works at once', async () => {
     const f = await contentFixture({ jobs: false });
     const lookups: string[] = [];
     f.d.app.db.on('query', (q: { sql: string }) => {
       if (/blog_keys/.test(q.sql) && /key_hash/.test(q.sql)) lookups.push(q.sql);
     });
     const wrong = 'svc_blog_' + 'x'.repeat(32);
+    // The first request also opens PostgreSQL's listening connection (until it is up, keys are looked up).
+    expect((await f.api('/tags', { key: wrong })).status).toBe(401);
+    lookups.length = 0;
     for (let i = 0; i < 5; i++) expect((await f.api('/tags', { key: wrong })).status).toBe(401);
-    if (PG_URL) expect(lookups.length).toBe(5);
-    else expect(lookups.length).toBe(1);
+    expect(lookups.length).toBeLessThanOrEqual(1);
 
     // Another App (the CLI) makes a workspace and a key: usable on the very next request.
     const added = await runCli(['workspaces', 'add', '--name', 'second.example', '--website', 'https://second.example'], f.cli);

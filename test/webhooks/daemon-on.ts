@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
 export { startDaemonOn } from '../helpers/daemon.js';
@@ -7,9 +7,15 @@ export { startDaemonOn } from '../helpers/daemon.js';
 /** The compiled daemon as a child process (so it can be killed with SIGKILL); resolves once it listens. */
 export async function spawnDaemon(env: Record<string, string>, dir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  afterAll(() => {
+  const kill = () => {
     if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  };
+  // Inside a test, afterAll registers nothing (the daemons outlived the suite): end with the test.
+  try {
+    onTestFinished(kill);
+  } catch {
+    afterAll(kill);
+  }
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/lib/log.js';
+import { BIN, HERE, firstLine, load } from './content.js';
+import { seedPublished } from './seed.js';
+import type { BenchOptions, BenchResult } from './types.js';
+
+const log = (s: string) => process.stderr.write(`[bench cluster] ${s}\n`);
+
+/**
+ * Scale-out on PostgreSQL: cached GETs on one daemon (against the bare server, as the SQLite
+ * lines), then the same load spread over two daemons on the same database (against one daemon).
+ * Needs a PostgreSQL server: SVC_BENCH_DATABASE_URL, else SVC_TEST_DATABASE_URL; skipped without.
+ */
+export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
+  const server = process.env.SVC_BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL;
+  if (!server) {
+    log('skipped: set SVC_BENCH_DATABASE_URL (or SVC_TEST_DATABASE_URL) to a PostgreSQL server to measure one vs two daemons');
+    return [];
+  }
+  const name = `svc_bench_${Date.now().toString(36)}`;
+  await admin(server, `CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-pg-'));
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_DATABASE_URL: url.toString(), SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
+  const children: ChildProcess[] = [];
+  try {
+    const app = await createApp({ config: loadConfig({ env, cwd: dir }), log: createLogger('warn') });
+    const seeded = await seedPublished(app, 'bench-pg.example', 1_000, 300);
+    await app.close();
+    const start = async () => {
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      children.push(child);
+      return `http://127.0.0.1:${await firstLine(child, /listening on http:\/\/[\d.]+:(\d+)/)}`;
+    };
+    const one = await start();
+    const headers = { authorization: `Bearer ${seeded.key}` };
+    const paths = { 'GET /articles': '/api/v1/content/articles', 'GET /articles/{slug}': `/api/v1/content/articles/${seeded.slugs[500]}` };
+    const bytes: Record<string, { type: string; body: string }> = {};
+    for (const p of Object.values(paths)) {
+      const res = await fetch(one + p, { headers });
+      if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+      bytes[p] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+    }
+    const file = path.join(dir, 'bare-routes.json');
+    writeFileSync(file, JSON.stringify(bytes));
+    const bare = spawn(process.execPath, [path.join(HERE, 'bare-server.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(bare);
+    const bareUrl = `http://127.0.0.1:${await firstLine(bare, /^(\d+)$/)}`;
+    const seconds = opts.quick ? 2 : 10;
+    const results: BenchResult[] = [];
+    const single: Record<string, { rps: number }> = {};
+    for (const [label, p] of Object.entries(paths)) {
+      await load(one + p, headers, 1);
+      const svc = await load(one + p, headers, seconds);
+      await load(bareUrl + p, {}, 1);
+      const base = await load(bareUrl + p, {}, seconds);
+      single[p] = svc;
+      results.push({ name: `${label} (PostgreSQL, 1 daemon, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
+      log(`${label}: 1 daemon ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+    }
+    const two = await start();
+    for (const [label, p] of Object.entries(paths)) {
+      await load([one + p, two + p], headers, 1);
+      const svc = await load([one + p, two + p], headers, seconds);
+      results.push({ name: `${label} (PostgreSQL, 2 daemons vs 1)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: single[p].rps, ratio: svc.rps / single[p].rps });
+      log(`${label}: 2 daemons ${svc.rps.toFixed(0)} req/s vs 1 daemon ${single[p].rps.toFixed(0)} req/s`);
+    }
+    return results;
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
+    rmSync(dir, { recursive: true, force: true });
+    await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => log(`could not drop ${name}: ${err}`));
+  }
+}
+
+async function admin(connectionString: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}

@@ -51,8 +51,7 @@ export async function restoreDatabase(database: Config['database'], backup: stri
       // The old database must be whole in its file: a -wal left beside the new file would be
       // replayed into it.
       if (!(await checkpointSqliteFile(target)) || walHasContent(target)) throw backupErrors.inUse(target);
-      previous = `${target}.before-restore-${fileStamp(options.now ?? new Date())}`;
-      linkSync(target, previous);
+      previous = keepPrevious(target, `${target}.before-restore-${fileStamp(options.now ?? new Date())}`);
     }
     rmSync(`${target}-wal`, { force: true });
     rmSync(`${target}-shm`, { force: true });
@@ -75,6 +74,19 @@ async function migrateStaged(staged: string, backup: string, log: Logger | undef
   } finally {
     // The last connection closing checkpoints and removes the copy's -wal.
     await db.destroy();
+  }
+}
+
+/** Link the old database to `name` (or `name-2`, `-3`... when restored twice in one second). */
+function keepPrevious(target: string, name: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${name}-${n}`;
+    try {
+      linkSync(target, candidate);
+      return candidate;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
 }
 

@@ -36,7 +36,7 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     const hook = await runCli(['webhook', 'set', '--url', 'http://127.0.0.1:9/hooks/svc', '--generate-secret'], { env, cwd: dir });
     expect(hook.code, hook.stderr).toBe(0);
     for (const title of ['Cold brew at home', 'Pour-over in five steps', 'Crème brûlée, le café']) {
-      const a = await seedArticle(src.app, ws, { title, tags: ['coffee'] });
+      const a = await seedArticle(src.app, ws, { title, secondaryKeywords: ['coffee'] });
       await publishArticle(src.app, ws, a.id);
     }
     await seedArticle(src.app, ws, { title: 'A draft stays a draft' });

@@ -78,8 +78,10 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: The PostgreSQL database already holds svc data \(users: 1 rows, workspaces: 1 rows, api_keys: 1 rows, articles: 5 rows, \.\.\.\); nothing was copied\nhint: Copy into a new, empty database \(createdb svc\), or pass --force to replace the svc data in this one\.\n$/);
     expect((await content(dst.url, blogKey, '/articles')).body.data.total).toBe(4);
-    const forced = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir });
+    // At a terminal a progress bar counts the rows on stderr.
+    const forced = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir, interactive: true });
     expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toMatch(/^\rcopying rows \[ {30}\] 0\/(?<n>\d+).*\rcopying rows \[#{30}\] \k<n>\/\k<n>\n$/s);
     expect(forced.stdout).toMatch(/Copied \d+ rows in \d+ tables from .*svc\.sqlite to postgres:\/\/.* in [\d.]+ m?s; every table's row count matches\./);
     expect((await content(dst.url, blogKey, '/articles')).body.data.total).toBe(3);
   }, 120_000);

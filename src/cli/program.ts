@@ -3,8 +3,10 @@ import { VERSION } from '../version.js';
 import type { Io } from './io.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerArticles } from './articles.js';
+import { registerBackup } from './backup.js';
 import { registerBlogKeys } from './blog-keys.js';
 import { registerConnections } from './connections.js';
+import { registerDb } from './db.js';
 import { registerDoctor } from './doctor.js';
 import { registerInit } from './init.js';
 import { registerKeywords } from './keywords.js';
@@ -33,6 +35,8 @@ export function buildProgram(io: Io): Command {
   for (const register of [
     registerServe,
     registerMigrate,
+    registerBackup,
+    registerDb,
     registerInit,
     registerUsers,
     registerWorkspaces,

@@ -33,19 +33,20 @@ export async function freshConfig(overrides: Record<string, unknown> = {}, extra
   return { dir, env, config: loadConfig({ env, cwd: dir, overrides }) };
 }
 
-async function createPgDatabase(): Promise<string> {
+/** A new PostgreSQL database on the server of `adminUrl`, dropped after the test file. */
+export async function createPgDatabase(adminUrl = PG_URL!): Promise<string> {
   const name = `svc_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   afterAll(async () => {
-    const c = new pg.Client({ connectionString: PG_URL });
+    const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await c.end();
   });
-  const url = new URL(PG_URL!);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -1,0 +1,81 @@
+import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { openDb } from '../db/connect.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../db/files.js';
+import { vacuumInto } from '../db/sqlite-file.js';
+import { backupErrors } from './errors.js';
+import { dirOf, makePrivate, sideName, syncDir } from './files.js';
+import { checkSvcSqliteFile } from './inspect.js';
+import { findProgram, pgDumpMissing, runPgTool, splitPassword } from './pg-dump.js';
+
+export interface BackupResult {
+  file: string;
+  database: 'sqlite' | 'postgres';
+  /** How the snapshot was taken. */
+  method: 'vacuum-into' | 'pg_dump';
+  bytes: number;
+  durationMs: number;
+  /** What checked the written file: SQLite's integrity_check, or pg_restore reading the archive. */
+  check: string;
+}
+
+export interface BackupOptions {
+  /** The environment of the command: PATH finds pg_dump, PG* variables reach it. */
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * A consistent snapshot of the database while a daemon serves and writes (issue 16). The file
+ * is written under a temporary name beside `out`, checked, then linked to `out`, which never
+ * exists half-written and is never overwritten (two backups to one name: the second is refused).
+ */
+export async function backupDatabase(database: Config['database'], out: string, options: BackupOptions): Promise<BackupResult> {
+  const started = Date.now();
+  if (existsSync(out)) throw backupErrors.outExists(out);
+  ensurePrivateDir(dirOf(out));
+  const partial = sideName(out, 'partial');
+  try {
+    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial);
+    try {
+      linkSync(partial, out);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw backupErrors.outExists(out);
+      throw err;
+    }
+    syncDir(path.dirname(out));
+    return { file: out, ...taken, bytes: statSync(out).size, durationMs: Date.now() - started };
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+type Taken = Pick<BackupResult, 'database' | 'method' | 'check'>;
+
+async function snapshotSqlite(filename: string, partial: string): Promise<Taken> {
+  if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
+  ensurePrivateFile(partial); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
+  const db = openDb({ client: 'sqlite3', filename, poolMax: 1 });
+  try {
+    await vacuumInto(db, partial);
+  } finally {
+    await db.destroy();
+  }
+  await checkSvcSqliteFile(partial);
+  return { database: 'sqlite', method: 'vacuum-into', check: 'integrity_check ok' };
+}
+
+async function dumpPostgres(url: string, partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
+  const pgDump = findProgram('pg_dump', env.PATH);
+  if (!pgDump) throw pgDumpMissing(url, out);
+  ensurePrivateFile(partial);
+  const { url: dbname, password } = splitPassword(url);
+  // One transaction (pg_dump's snapshot): consistent while daemons keep writing.
+  await runPgTool(pgDump, ['--format=custom', '--no-owner', `--file=${partial}`, `--dbname=${dbname}`], env, password);
+  makePrivate(partial);
+  const pgRestore = findProgram('pg_restore', env.PATH);
+  if (!pgRestore) return { database: 'postgres', method: 'pg_dump', check: 'pg_dump exit 0 (pg_restore not found to read the archive back)' };
+  const listing = await runPgTool(pgRestore, ['--list', partial], env);
+  const entries = listing.split('\n').filter((l) => /^\d+;/.test(l)).length;
+  return { database: 'postgres', method: 'pg_dump', check: `pg_restore --list read ${entries} entries` };
+}

@@ -1,0 +1,126 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { type Db, openDb } from '../db/connect.js';
+import { ensurePrivateFile } from '../db/files.js';
+import { migrateLatest, migrationStatus } from '../db/migrate.js';
+import { vacuumInto } from '../db/sqlite-file.js';
+import { copyTable, countRows, lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, truncateTables } from '../db/table-copy.js';
+import { AppError, usageError } from '../errors.js';
+import type { Logger } from '../lib/log.js';
+import { backupErrors } from './errors.js';
+import { removeSqliteFiles, sideName } from './files.js';
+
+export interface CopyProgress {
+  table: string;
+  /** Rows copied so far, over all tables. */
+  done: number;
+  total: number;
+}
+
+export interface CopyResult {
+  from: string;
+  /** The target, its password hidden. */
+  to: string;
+  tables: Array<{ table: string; rows: number }>;
+  rows: number;
+  durationMs: number;
+}
+
+export interface CopyOptions {
+  /** Empty svc's tables in the target first (they must otherwise be empty). */
+  force?: boolean;
+  onProgress?: (p: CopyProgress) => void;
+  log?: Logger;
+}
+
+/**
+ * Move a SQLite installation into an empty PostgreSQL database (issue 16). The copy is taken
+ * from an online snapshot (VACUUM INTO a temporary file), so a daemon may keep serving the
+ * source; writes after the snapshot are not copied. The target is migrated to this svc's schema,
+ * then every table is copied in dependency order, in batches, in ONE transaction: row counts
+ * are compared before it commits, so the target ends either a whole copy or as it was.
+ */
+export async function copyToPostgres(database: Config['database'], to: string, options: CopyOptions = {}): Promise<CopyResult> {
+  const started = Date.now();
+  if (database.client !== 'sqlite3') throw usageError('svc db copy copies a SQLite installation; this one already uses PostgreSQL (SVC_DATABASE_URL)', 'To copy one PostgreSQL database to another, use pg_dump and pg_restore.');
+  if (!/^postgres(ql)?:\/\//.test(to)) throw usageError(`--to takes a postgres:// URL, not "${to}"`);
+  const filename = database.filename!;
+  if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
+
+  const snapshotFile = sideName(filename, 'copy');
+  let source: Db | null = null;
+  const target = openDb({ client: 'pg', url: to, filename: '', poolMax: 2 });
+  try {
+    source = await snapshot(filename, snapshotFile, options.log);
+    await migrateLatest(target, { log: options.log });
+    const tables = await tablesInDependencyOrder(source);
+    const counts = new Map<string, number>();
+    for (const t of tables) counts.set(t, await countRows(source, t));
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    let done = 0;
+    const src = source;
+    await target.transaction(async (trx) => {
+      await lockForCopy(trx);
+      if (options.force) await truncateTables(trx, tables);
+      else {
+        const occupied = await occupiedTables(trx, tables);
+        if (occupied.length > 0) throw notEmpty(occupied);
+      }
+      for (const table of tables) {
+        options.onProgress?.({ table, done, total });
+        await copyTable(src, trx, table, (n) => {
+          done += n;
+          options.onProgress?.({ table, done, total });
+        });
+      }
+      for (const table of tables) {
+        const rows = await countRows(trx, table);
+        if (rows !== counts.get(table)) throw new AppError('copy_mismatch', 500, `Row counts differ after the copy: ${table} has ${counts.get(table)} rows in SQLite and ${rows} in PostgreSQL; nothing was committed`);
+      }
+      await resetSequences(trx, tables);
+    });
+    return { from: filename, to: redact(to), tables: tables.map((table) => ({ table, rows: counts.get(table)! })), rows: total, durationMs: Date.now() - started };
+  } finally {
+    await source?.destroy();
+    await target.destroy();
+    removeSqliteFiles(snapshotFile);
+  }
+}
+
+/** A consistent copy of the live database, at this svc's schema (refused when newer). */
+async function snapshot(filename: string, file: string, log: Logger | undefined): Promise<Db> {
+  const live = openDb({ client: 'sqlite3', filename, poolMax: 1 });
+  try {
+    ensurePrivateFile(file);
+    await vacuumInto(live, file);
+  } finally {
+    await live.destroy();
+  }
+  const db = openDb({ client: 'sqlite3', filename: file, poolMax: 1 });
+  try {
+    const status = await migrationStatus(db);
+    if (status.unknown.length > 0) throw backupErrors.newer(filename, status.unknown);
+    await migrateLatest(db, { log });
+    return db;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+const notEmpty = (occupied: Array<{ table: string; rows: number }>) =>
+  new AppError('target_not_empty', 409, `The PostgreSQL database already holds svc data (${occupied.slice(0, 4).map((o) => `${o.table}: ${o.rows} rows`).join(', ')}${occupied.length > 4 ? ', ...' : ''}); nothing was copied`, {
+    hint: 'Copy into a new, empty database (createdb svc), or pass --force to replace the svc data in this one.',
+    details: { occupied },
+  });
+
+/** A URL fit to print: its password replaced. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}

@@ -1,0 +1,47 @@
+import { AppError } from '../errors.js';
+
+/** The refusals of backup, restore and db copy, worded once. */
+export const backupErrors = {
+  noDatabase: (file: string) =>
+    new AppError('database_not_found', 404, `There is no SQLite database at ${file}: nothing to back up`, {
+      hint: 'Check SVC_DATA_DIR / database.filename (the same settings the daemon runs with).',
+    }),
+  outExists: (file: string) =>
+    new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
+      hint: 'Choose a new name, e.g. one with the date: --out /var/backups/svc/svc-$(date +%F).sqlite',
+    }),
+  notFound: (file: string) => new AppError('backup_not_found', 404, `Backup file ${file} not found`),
+  notSqlite: (file: string) =>
+    new AppError('backup_invalid', 400, `${file} is not an svc backup: it is not an SQLite database`, {
+      hint: 'Pass a file written by `svc backup` (or a copy of svc.sqlite).',
+    }),
+  pgDumpFile: (file: string) =>
+    new AppError('backup_invalid', 400, `${file} is a PostgreSQL dump: svc restore reads SQLite backups`, {
+      hint: `Restore it into PostgreSQL with: pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${file}`,
+    }),
+  notSvc: (file: string, why: string) =>
+    new AppError('backup_invalid', 400, `${file} is not an svc database: ${why}`, {
+      hint: 'Pass a file written by `svc backup` (or a copy of svc.sqlite).',
+    }),
+  corrupt: (file: string, problems: string[]) =>
+    new AppError('backup_corrupt', 422, `${file} failed SQLite's integrity check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`, {
+      hint: 'Use another backup; this one cannot be trusted.',
+    }),
+  newer: (file: string, unknown: string[]) =>
+    new AppError('backup_newer', 409, `${file} was made by a newer version of svc: it has ${unknown.length === 1 ? 'a migration' : `${unknown.length} migrations`} this svc does not know (${unknown.join(', ')})`, {
+      hint: 'Restore it with the svc version that made it, or a newer one.',
+      details: { unknown },
+    }),
+  daemonRunning: (file: string) =>
+    new AppError('database_in_use', 409, `Cannot restore over ${file}: an svc daemon (or another restore) is using it`, {
+      hint: 'Stop the daemon first (e.g. sudo systemctl stop svc), restore, then start it again.',
+    }),
+  inUse: (file: string) =>
+    new AppError('database_in_use', 409, `Cannot restore over ${file}: another process still has it open with unsaved changes in ${file}-wal`, {
+      hint: 'Stop the daemon and any running svc command on this data directory, then restore again.',
+    }),
+  restoreIntoPostgres: () =>
+    new AppError('usage', 400, 'svc restore restores SQLite installations; this one uses PostgreSQL (SVC_DATABASE_URL)', {
+      hint: 'Restore a PostgreSQL backup with: pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE',
+    }),
+};

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+/** A name beside `file` for work in progress, unique to this run (same directory: rename is atomic). */
+export const sideName = (file: string, what: string) => `${file}.${what}-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/** Remove a SQLite file with its -wal, -shm and svc's lock sidecars, ignoring what is not there. */
+export function removeSqliteFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`, `${file}-migrate.lock`, `${file}-daemon.lock`]) rmSync(f, { force: true });
+}
+
+/** Make a rename or link in `dir` survive a power cut. */
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } catch {
+    // Some file systems cannot fsync a directory; the rename is still atomic.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Backups hold key hashes and password hashes: private to the service user (issue 11). */
+export const makePrivate = (file: string) => chmodSync(file, 0o600);
+
+/** 20261122T030000Z: a time for file names, sortable, without colons. */
+export const fileStamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+
+export const dirOf = (file: string) => path.dirname(path.resolve(file));

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { copyToPostgres } from '../backup/copy-to-postgres.js';
+import { formatMs } from './backup.js';
+import { commandLogger, configFor } from './harness.js';
+import { type Io, output } from './io.js';
+import { progressBar } from './progress.js';
+
+/** `svc db copy --to postgres://...`: move a SQLite installation to PostgreSQL (docs/operations.md). */
+export function registerDb(program: Command, io: Io): void {
+  const db = program.command('db').description('move the database between engines');
+  db.command('copy')
+    .description('copy this SQLite installation into an empty PostgreSQL database (a daemon may keep serving the source)')
+    .requiredOption('--to <url>', 'the target, postgres://user@host:5432/db')
+    .option('--force', "replace the svc data a non-empty target holds (its svc tables are emptied first)")
+    .action(async (opts: { to: string; force?: boolean }, command: Command) => {
+      const global = command.optsWithGlobals();
+      const config = configFor(io, global);
+      const out = output(io, Boolean(global.json));
+      let bar: ReturnType<typeof progressBar> | null = null;
+      const result = await copyToPostgres(config.database, opts.to, {
+        force: opts.force,
+        log: commandLogger(io, config),
+        onProgress: ({ done, total }) => {
+          bar ??= progressBar(io, total, 'copying rows');
+          bar.update(done);
+        },
+      });
+      (bar as ReturnType<typeof progressBar> | null)?.done();
+      out.result(result, () =>
+        [
+          ...result.tables.filter((t) => t.rows > 0).map((t) => `${t.table.padEnd(24)} ${t.rows}`),
+          `Copied ${result.rows} rows in ${result.tables.length} tables from ${result.from} to ${result.to} in ${formatMs(result.durationMs)}; every table's row count matches.`,
+          `Point the daemon at it: SVC_DATABASE_URL=${result.to.replace(':***@', ':PASSWORD@')}`,
+        ].join('\n'),
+      );
+    });
+}

@@ -1,0 +1,74 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import sqlite3 from 'sqlite3';
+import type { Db } from './connect.js';
+
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+/** The first bytes of a pg_dump custom-format archive. */
+const PG_DUMP_MAGIC = 'PGDMP';
+
+/** What a file holds, judged by its first bytes (an empty file is neither). */
+export function fileKind(file: string): 'sqlite' | 'pg_dump' | 'other' {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    const n = readSync(fd, head, 0, 16, 0);
+    const text = head.subarray(0, n).toString('latin1');
+    if (text === SQLITE_MAGIC) return 'sqlite';
+    if (text.startsWith(PG_DUMP_MAGIC)) return 'pg_dump';
+    return 'other';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Write a consistent copy of the live database to `file` (which must be absent or empty).
+ * VACUUM INTO reads in one transaction: on a WAL database it sees one snapshot and blocks no
+ * writer, so a daemon keeps serving and writing meanwhile. The copy is in rollback-journal mode.
+ */
+export async function vacuumInto(db: Db, file: string): Promise<void> {
+  await db.raw('VACUUM INTO ?', [file]);
+}
+
+export interface SqliteFileCheck {
+  /** PRAGMA integrity_check's lines: ['ok'] for a sound file. */
+  integrity: string[];
+  /** The file's tables, sqlite's own excluded. */
+  tables: string[];
+}
+
+/** Open `file` read-only and check it: integrity_check and the tables it holds. */
+export async function checkSqliteFile(file: string): Promise<SqliteFileCheck> {
+  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => (err ? reject(err) : resolve(c)));
+  });
+  try {
+    const integrity = (await all<{ integrity_check: string }>(conn, 'PRAGMA integrity_check')).map((r) => r.integrity_check);
+    const tables = (await all<{ name: string }>(conn, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((r) => r.name);
+    return { integrity, tables };
+  } finally {
+    await new Promise<void>((resolve) => conn.close(() => resolve()));
+  }
+}
+
+/**
+ * Move everything in the -wal file into the database and end the WAL, so the file alone holds
+ * the database (before it is renamed: a -wal left beside a replaced file would be replayed into
+ * it). True when no -wal content remains, false when another process still uses the database.
+ */
+export async function checkpointSqliteFile(file: string): Promise<boolean> {
+  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
+  });
+  try {
+    conn.configure('busyTimeout', 5000);
+    const [row] = await all<{ busy: number; log: number; checkpointed: number }>(conn, 'PRAGMA wal_checkpoint(TRUNCATE)');
+    return !row || row.busy === 0;
+  } finally {
+    await new Promise<void>((resolve) => conn.close(() => resolve()));
+  }
+}
+
+const all = <T>(conn: sqlite3.Database, sql: string) =>
+  new Promise<T[]>((resolve, reject) => conn.all(sql, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));

@@ -1,0 +1,102 @@
+import type { Db, Trx } from './connect.js';
+
+/** knex's bookkeeping: the target gets its own by migrating, never a copy. */
+const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
+
+/** Liveness records of running daemons: not data, so they never make a target "non-empty". */
+const LIVENESS_TABLES = new Set(['daemon_heartbeats']);
+
+/** svc's tables of a SQLite database, each after the tables its foreign keys reference. */
+export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
+  const names: string[] = (await source.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
+    .map((r: { name: string }) => r.name)
+    .filter((n: string) => !KNEX_TABLES.has(n));
+  const parents = new Map<string, string[]>();
+  for (const name of names) {
+    const fks: Array<{ table: string }> = await source.raw(`PRAGMA foreign_key_list("${name}")`);
+    parents.set(name, [...new Set(fks.map((f) => f.table).filter((t) => t !== name))]);
+  }
+  const ordered: string[] = [];
+  const visiting = new Set<string>();
+  const visit = (name: string) => {
+    if (ordered.includes(name)) return;
+    if (visiting.has(name)) throw new Error(`foreign keys form a cycle through ${name}`);
+    visiting.add(name);
+    for (const p of parents.get(name) ?? []) if (parents.has(p)) visit(p);
+    visiting.delete(name);
+    ordered.push(name);
+  };
+  names.forEach(visit);
+  return ordered;
+}
+
+export const countRows = async (db: Db | Trx, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
+
+/** The tables among `tables` that hold rows in the target (liveness records aside), with their counts. */
+export async function occupiedTables(target: Db | Trx, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
+  const out: Array<{ table: string; rows: number }> = [];
+  for (const table of tables) {
+    if (LIVENESS_TABLES.has(table)) continue;
+    const rows = await countRows(target, table);
+    if (rows > 0) out.push({ table, rows });
+  }
+  return out;
+}
+
+/** Empty the tables (PostgreSQL), identities restarted: `db copy --force`. */
+export async function truncateTables(trx: Trx, tables: string[]): Promise<void> {
+  if (tables.length > 0) await trx.raw(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
+}
+
+/** Serialises copies into one PostgreSQL database: the second waits, then finds it not empty. */
+const COPY_LOCK_KEY = 0x737664;
+export const lockForCopy = (trx: Trx) => trx.raw('SELECT pg_advisory_xact_lock(?)', [COPY_LOCK_KEY]);
+
+/** PostgreSQL column types of `table` in the current schema. */
+async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>> {
+  const rows: Array<{ column_name: string; data_type: string }> = await trx('information_schema.columns')
+    .where({ table_schema: trx.raw('current_schema()'), table_name: table })
+    .select('column_name', 'data_type');
+  return new Map(rows.map((r) => [r.column_name, r.data_type]));
+}
+
+/**
+ * Copy one table from SQLite into PostgreSQL in batches, in rowid order. SQLite keeps booleans
+ * as 0/1: they become booleans; dates are ISO text on both, JSON is text on both. Columns the
+ * target lacks would be a schema mismatch: both sides are migrated to the same version first.
+ */
+export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void): Promise<number> {
+  const types = await columnTypes(trx, table);
+  const booleans = [...types].filter(([, t]) => t === 'boolean').map(([c]) => c);
+  // PostgreSQL takes at most 65,535 parameters per statement.
+  const batch = Math.max(1, Math.min(1000, Math.floor(30_000 / Math.max(1, types.size))));
+  let after = -Infinity;
+  let copied = 0;
+  for (;;) {
+    const rows: Array<Record<string, unknown>> = await source.raw(`SELECT rowid AS "__rowid", * FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, batch]);
+    if (rows.length === 0) return copied;
+    after = Number(rows[rows.length - 1].__rowid);
+    const values = rows.map(({ __rowid, ...row }) => {
+      for (const c of booleans) if (row[c] !== null && row[c] !== undefined) row[c] = Boolean(Number(row[c]));
+      return row;
+    });
+    await trx(table).insert(values);
+    copied += rows.length;
+    onBatch(rows.length);
+  }
+}
+
+/**
+ * Serial columns (bigIncrements) were copied with their values: move each sequence past the
+ * largest so the next insert does not collide.
+ */
+export async function resetSequences(trx: Trx, tables: string[]): Promise<void> {
+  const serials: Array<{ table_name: string; column_name: string }> = await trx('information_schema.columns')
+    .where({ table_schema: trx.raw('current_schema()') })
+    .whereIn('table_name', tables)
+    .where('column_default', 'like', 'nextval(%')
+    .select('table_name', 'column_name');
+  for (const { table_name: t, column_name: c } of serials) {
+    await trx.raw(`SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX("${c}"), 1), MAX("${c}") IS NOT NULL) FROM "${t}"`, [t, c]);
+  }
+}

@@ -42,6 +42,7 @@ export function openLimiterStore(ctx: Ctx): LimiterStore {
     return { kind, limiter: (s) => new RateLimiterMemory({ keyPrefix: s.name, points: s.points, duration: seconds(s.durationMs) }), close: async () => {} };
   }
   const redis = kind === 'redis' ? connectRedis(ctx) : undefined;
+  const RedisLimiter = redis ? waitingForFirstConnection(redis) : undefined;
   let cleaner = false;
   const insurance = insuranceFor(ctx, kind);
   return {
@@ -53,7 +54,7 @@ export function openLimiterStore(ctx: Ctx): LimiterStore {
         ...(s.blockInMemory ? { inMemoryBlockOnConsumed: s.points + 1 } : {}),
         insuranceLimiter: insurance(s),
       };
-      if (redis) return new RateLimiterRedis({ ...base, storeClient: redis, keyPrefix: `${ctx.config.redis.keyPrefix}${s.name}`, rejectIfRedisNotReady: true });
+      if (redis && RedisLimiter) return new RedisLimiter({ ...base, storeClient: redis, keyPrefix: `${ctx.config.redis.keyPrefix}${s.name}`, rejectIfRedisNotReady: true });
       // Rows of every limit share one table (keys carry the limit's name); one limiter sweeps expired rows.
       const clearExpiredByTimeout = !cleaner;
       cleaner = true;
@@ -79,6 +80,28 @@ function connectRedis(ctx: Ctx): Redis {
     ctx.log.warn({ err: err.message }, 'Redis for rate limits is unreachable: each daemon limits on its own meanwhile');
   });
   return redis;
+}
+
+/**
+ * RateLimiterRedis whose calls made while the client connects for the first time wait for it (up
+ * to 2 s), so a daemon's first requests are counted in Redis rather than by the insurance alone.
+ * After that a call made while Redis is unreachable goes to the insurance at once.
+ */
+function waitingForFirstConnection(redis: Redis) {
+  const firstReady = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000);
+    timer.unref();
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return class extends RateLimiterRedis {
+    override async consume(...args: Parameters<RateLimiterRedis['consume']>) {
+      await firstReady;
+      return super.consume(...args);
+    }
+  };
 }
 
 /**

@@ -80,7 +80,7 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
   return results;
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
+export async function load(url: string, headers: Record<string, string>, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
   const r = await autocannon({ url, connections: 50, duration: seconds, headers });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
@@ -122,7 +122,7 @@ async function time(fn: () => Promise<unknown>, iterations: number): Promise<{ r
   return { rps: 1000 / mean, p50: ms[Math.floor(ms.length * 0.5)], p99: ms[Math.min(ms.length - 1, Math.floor(ms.length * 0.99))] };
 }
 
-function firstLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+export function firstLine(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within 30 s: ${buf}`)), 30_000);

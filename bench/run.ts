@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { BenchOptions, BenchResult } from './types.js';
 
-// `npm run bench [-- --quick] [-- --out FILE]`: the content API bench, then the webhooks bench
+// `npm run bench [-- --quick] [-- --out FILE]`: the content API bench, the shared-limiter bench,
+// then the webhooks bench
 // when bench/webhooks.ts exists. Each module exports runBench(opts): Promise<BenchResult[]>.
 type BenchModule = { runBench(opts: BenchOptions): Promise<BenchResult[]> };
 
@@ -30,7 +31,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
+  const modules = ['./content.js', './limits.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
   for (const m of modules) {
     const mod = (await import(m)) as BenchModule;
     results.push(...(await mod.runBench({ quick })));

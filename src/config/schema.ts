@@ -109,7 +109,7 @@ export const configSchema = z
       .object({
         /** Where counters live: auto = redis when redis.url is set, else postgres on PostgreSQL, else memory (one process). */
         store: z.enum(['auto', 'memory', 'postgres', 'redis']).default('auto'),
-        /** Content API requests a daemon takes from the shared store at once per blog key (1 = a store round trip per request). */
+        /** Content API requests a daemon takes from the shared store at once per blog key; a busy key's batches grow up to the limit / 20 (docs/deployment.md). */
         contentLeaseSize: z.coerce.number().int().min(1).max(100).default(10),
         signIn: z
           .object({

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { BenchOptions, BenchResult } from './types.js';
 
-// `npm run bench [-- --quick] [-- --out FILE]`: the content API bench, one vs two daemons on
-// PostgreSQL (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench. Each module exports runBench(opts): Promise<BenchResult[]>.
+// `npm run bench [-- --quick] [-- --out FILE]`: the content API bench, the shared-limiter bench,
+// one vs two daemons on PostgreSQL (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench. Each module exports runBench(opts): Promise<BenchResult[]>.
 type BenchModule = { runBench(opts: BenchOptions): Promise<BenchResult[]> };
 
 function parseArgs(argv: string[]): { quick: boolean; out: string | null } {
@@ -30,7 +30,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './cluster.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
+  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
   for (const m of modules) {
     const mod = (await import(m)) as BenchModule;
     results.push(...(await mod.runBench({ quick })));

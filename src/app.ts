@@ -9,12 +9,15 @@ export { claimDatabase } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
+import { type Limits, createLimits } from './limits/index.js';
 
 /** The composition root: one per process (daemon or CLI command). */
 export interface App extends Ctx {
   /** Closers run in reverse order of registration by close(). */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
+  /** The rate limits and throttles, shared with every daemon on the same store (limits/). */
+  readonly limits: Limits;
 }
 
 export interface CreateAppOptions {
@@ -42,12 +45,16 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const events = new AppEvents();
   events.setMaxListeners(50);
   let closed = false;
+  const clock = options.clock ?? systemClock;
+  const limits = createLimits({ config, db, log, clock, events });
+  closers.push(() => limits.close());
   return {
     config,
     db,
     log,
-    clock: options.clock ?? systemClock,
+    clock,
     events,
+    limits,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;

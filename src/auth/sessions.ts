@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { iso, nowIso } from '../lib/clock.js';
+import type { Limits } from '../limits/index.js';
 import { randomBase62, safeEqual, sha256Hex } from '../lib/crypto.js';
 import { withTransaction } from '../db/tx.js';
 import { lockPasswordHash } from '../workspaces/store.js';
@@ -72,32 +73,21 @@ export async function endSession(ctx: Ctx, token: string | undefined): Promise<v
 export const csrfMatches = (session: Session, submitted: unknown): boolean =>
   typeof submitted === 'string' && submitted.length > 0 && safeEqual(session.csrfToken, submitted);
 
-// Login throttling: failures counted per account and per client address in a fixed window.
-export const LOGIN_LIMITS = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 };
-
+/**
+ * Sign in with email and password. The attempt is counted by the throttle before the password
+ * is checked (limits.signInAttempt: per account and address, and per address), so parallel
+ * guesses cannot slip past it; a good password resets the account-and-address count.
+ */
 export async function signIn(
   ctx: Ctx,
+  limits: Pick<Limits, 'signInAttempt'>,
   input: { email: string; password: string; address: string; previousToken?: string },
 ): Promise<{ token: string; session: Session; user: User }> {
   const email = input.email.trim().toLowerCase();
-  const keys = [`email:${email}`, `ip:${input.address}`];
-  const now = ctx.clock.now();
-  const cutoff = iso(new Date(now.getTime() - LOGIN_LIMITS.windowMs));
-  const attempts = (await store.findAttempts(ctx.db, keys)).filter((a) => a.window_start > cutoff);
-  const blocked = attempts.find((a) => a.failures >= (a.key.startsWith('email:') ? LOGIN_LIMITS.perAccount : LOGIN_LIMITS.perAddress));
-  if (blocked) {
-    const retryMs = new Date(blocked.window_start).getTime() + LOGIN_LIMITS.windowMs - now.getTime();
-    const minutes = Math.max(1, Math.ceil(retryMs / 60_000));
-    throw new AppError('too_many_attempts', 429, `Too many sign-in attempts. Please wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again.`, {
-      details: { retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) },
-    });
-  }
+  const attempt = await limits.signInAttempt(email, input.address);
   const verified = email && input.password ? await verifyCredentials(ctx, email, input.password) : undefined;
-  if (!verified) {
-    for (const key of keys) await store.recordFailure(ctx.db, key, iso(now), cutoff);
-    throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
-  }
-  await store.clearAttempts(ctx.db, keys[0]);
+  if (!verified) throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
+  await attempt.succeeded();
   const started = await startSession(ctx, verified, input.previousToken);
   if (!started) throw new AppError('invalid_credentials', 401, 'That email and password do not match an account.');
   return { ...started, user: verified.user };

@@ -99,7 +99,45 @@ export const configSchema = z
       .default({}),
     mcp: z
       .object({
+        /** Calls per minute per connection or API key, every request of a JSON-RPC batch counted. */
         rateLimitPerMinute: z.coerce.number().int().min(1).default(120),
+      })
+      .strict()
+      .default({}),
+    /** Rate limits and throttles shared by every daemon (docs/deployment.md, "Limits across daemons"). */
+    limits: z
+      .object({
+        /** Where counters live: auto = redis when redis.url is set, else postgres on PostgreSQL, else memory (one process). */
+        store: z.enum(['auto', 'memory', 'postgres', 'redis']).default('auto'),
+        /** Content API requests a daemon takes from the shared store at once per blog key; a busy key's batches grow up to the limit / 20 (docs/deployment.md). */
+        contentLeaseSize: z.coerce.number().int().min(1).max(100).default(10),
+        signIn: z
+          .object({
+            /** Sign-in attempts per account from one address per window (a success resets it). */
+            perAccountAddress: z.coerce.number().int().min(1).default(5),
+            /** Failed sign-in attempts per address across all accounts per window. */
+            perAddress: z.coerce.number().int().min(1).default(30),
+            window: duration().default('15m'),
+          })
+          .strict()
+          .default({}),
+        registration: z
+          .object({
+            /** OAuth dynamic client registrations per address per window. */
+            perAddress: z.coerce.number().int().min(1).default(20),
+            window: duration().default('1h'),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({}),
+    redis: z
+      .object({
+        /** redis://[:password@]host:port[/db]; when set (and limits.store is auto), limits are counted in Redis. */
+        url: z.string().optional(),
+        /** Prefix of every key svc writes (several installations may share one Redis). */
+        keyPrefix: z.string().default('svc:'),
       })
       .strict()
       .default({}),

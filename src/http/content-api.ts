@@ -7,7 +7,6 @@ import { bearerToken } from '../lib/bearer.js';
 import { normaliseSlug } from '../lib/slug.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
-import { RateLimiter } from './middleware/rate-limit.js';
 
 const PREFIX = '/api/v1/content';
 const CACHE_CONTROL = 'private, max-age=60';
@@ -22,7 +21,6 @@ type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: '
  */
 export function createContentApi(app: App): Middleware {
   const delivery = new ContentDelivery(app);
-  const limiter = new RateLimiter(app.config.content.rateLimitPerMinute);
   app.onClose(() => delivery.close());
 
   return async (ctx, next) => {
@@ -38,7 +36,8 @@ export function createContentApi(app: App): Middleware {
       const query = new URLSearchParams(ctx.querystring);
       const reader = await delivery.authenticate(presentedKey(ctx, query));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
-      limiter.take(reader.keyHash);
+      const wait = app.limits.content(reader.keyHash);
+      if (wait) await wait;
       const res = await delivery.respond(reader, toRoute(path, query));
       ctx.set('Cache-Control', CACHE_CONTROL);
       if (res.lastModified) ctx.set('Last-Modified', res.lastModified);

@@ -34,11 +34,13 @@ export function createOAuthRouter(app: App): Middleware {
     ctx.body = authorizationServerMetadata(app.config);
   });
 
-  // Open registration (RFC 7591), bounded per registration (oauth/registration.ts). The
-  // per-address registration throttle (limits) belongs between oauthErrors and parse: it keys
-  // on ctx.ip (the proxy-appended address, see server.ts) and throws an AppError with status 429
-  // and details.retryAfterSeconds, rendered here as RFC 6749 JSON with Retry-After.
-  router.post(OAUTH_PATHS.register, withCors, oauthErrors(app), parse, async (ctx) => {
+  // Open registration (RFC 7591), bounded per registration (oauth/registration.ts) and throttled
+  // per address (ctx.ip: the proxy-appended address, see server.ts) before the body is read.
+  const throttle: Middleware = async (ctx, next) => {
+    await app.limits.registration(ctx.ip);
+    await next();
+  };
+  router.post(OAUTH_PATHS.register, withCors, oauthErrors(app), throttle, parse, async (ctx) => {
     const client = await registerClient(app, ctx.request.body);
     ctx.status = 201;
     ctx.set('Cache-Control', 'no-store');

@@ -3,7 +3,6 @@ import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
 import { isApiKeyToken, resolveApiKey } from '../auth/api-keys.js';
 import { checkCallAccess } from '../auth/mcp-access.js';
-import { CallRateLimiter } from '../auth/mcp-rate-limit.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, toAppError } from '../errors.js';
 import { bearerToken } from '../lib/bearer.js';
@@ -29,7 +28,6 @@ const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request
  */
 export function createMcpEndpoint(app: App): Middleware {
   const originAllowed = originPolicy(app.config);
-  const limiter = new CallRateLimiter(app.config.mcp.rateLimitPerMinute);
   const resourceMetadata = `${app.config.server.baseUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
 
   return async (ctx, next) => {
@@ -55,7 +53,7 @@ export function createMcpEndpoint(app: App): Middleware {
       principal = await authenticate(app, ctx, resourceMetadata);
       if (body.problem) throw body.problem;
       const requests = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
-      if (requests > 0) limiter.take(principal.id, app.clock.now().getTime(), requests);
+      if (requests > 0) await app.limits.mcpCalls(principal.id, requests);
       const access = await checkCallAccess(app, principal);
       await handle(app, ctx, { principal, ...access }, body.value);
     } catch (caught) {

@@ -42,7 +42,7 @@ export function loginRoutes(app: App, router: Router): void {
     const email = typeof body.email === 'string' ? body.email : '';
     if (!loginCsrfOk(ctx)) return retry(ctx, next, email, 403, 'This sign-in form expired. Please try again.');
     try {
-      const { token } = await signIn(app, {
+      const { token } = await signIn(app, app.limits, {
         email,
         password: typeof body.password === 'string' ? body.password : '',
         address: ctx.ip,

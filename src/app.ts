@@ -9,6 +9,9 @@ export { claimDatabase } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
+import { Metrics } from './lib/metrics.js';
+import { pendingTotals } from './webhooks/store.js';
+import { usageThisMonth } from './workspaces/usage.js';
 
 /** The composition root: one per process (daemon or CLI command). */
 export interface App extends Ctx {
@@ -42,12 +45,15 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const events = new AppEvents();
   events.setMaxListeners(50);
   let closed = false;
-  return {
+  const clock = options.clock ?? systemClock;
+  const metrics = new Metrics();
+  const app: App = {
     config,
     db,
     log,
-    clock: options.clock ?? systemClock,
+    clock,
     events,
+    metrics,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;
@@ -57,4 +63,13 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       if (!options.db) await db.destroy();
     },
   };
+  metrics.sampleAtScrape(
+    async () => {
+      const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);
+      const age = queue.oldestCreatedAt ? Math.max(0, (clock.now().getTime() - Date.parse(queue.oldestCreatedAt)) / 1000) : 0;
+      return { webhookQueueDepth: queue.pending, webhookOldestPendingSeconds: age, creditsUsed: credits };
+    },
+    (err) => log.warn({ err }, 'metrics: the database figures could not be read'),
+  );
+  return app;
 }

@@ -12,10 +12,9 @@ export type Coding = (typeof CODINGS)[number];
 export const COMPRESS_MIN_BYTES = 1024;
 
 /**
- * Brotli quality 5 and gzip level 6: measured on the 10k-article sitemap (1 MB) and article
- * bodies (docs/content-api.md, "Compression"): quality 5 is smaller than gzip -6 and about as
- * fast; qualities from 9 up save a few percent more for several times the CPU, and a sitemap is
- * compressed again after every publish.
+ * Brotli quality 5 and gzip level 6, measured on the 10k-article sitemap (1 MB, docs/content-api.md
+ * "Compression"): br 5 gives 4.0 % in 6.6 ms, gzip 6 8.5 % in 3.3 ms; br 8 saves 10 % more for
+ * twice the time, br 11 takes 1.1 s, and a sitemap is compressed again after every publish.
  */
 const BROTLI_QUALITY = 5;
 const GZIP_LEVEL = 6;

@@ -5,11 +5,12 @@ import { publishArticle } from '../../src/publishing/publish.js';
 import { setWebhook } from '../../src/webhooks/service.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { contentFixture } from '../content-api/fixture.js';
+import { spawnCli } from '../helpers/cli.js';
 import { TestClock } from '../helpers/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { tempDir } from '../helpers/env.js';
 import { poll } from '../helpers/poll.js';
-import { seedArticle, seedUser } from '../helpers/seed.js';
+import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { connect, rpc, toolCall } from '../mcp/helpers.js';
 import { webhookWorld } from '../webhooks/setup.js';
 
@@ -87,7 +88,7 @@ describe('/metrics', () => {
 
   it('counts 429s of the MCP call budget and the queue gauge follows the database', async () => {
     const d = await startDaemon({ jobs: false, overrides: { 'mcp.rateLimitPerMinute': 1, 'metrics.token': TOKEN } });
-    const ws = await (await import('../helpers/seed.js')).seedWorkspace(d.app);
+    const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws, 'admin');
     const { key } = await createApiKey(d.app, { workspaceId: ws.id, userId: user.id, name: 'agent', scopes: ['read'] });
     const headers = { Authorization: `Bearer ${key}` };
@@ -105,6 +106,19 @@ describe('/metrics', () => {
     expect(sample(text, 'svc_webhook_queue_depth')).toBe(2);
     expect(sample(text, 'svc_credits_used', { kind: 'articles' })).toBe(0); // seeded without credits
   });
+
+  it('the queue gauges count events another process wrote (read from the database at scrape time)', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'metrics.token': TOKEN } });
+    const ws = await seedWorkspace(d.app);
+    await setWebhook(d.app, ws, { url: 'http://127.0.0.1:9/hook' });
+    const a = await seedArticle(d.app, ws);
+    const scrape = async () => (await fetch(`${d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
+    expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(0);
+    // The CLI, a separate process, publishes: its event is pending (the receiver refuses connections).
+    const r = await spawnCli(['articles', 'publish', a.slug, '--workspace', ws.id], { env: d.env, cwd: d.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(1);
+  }, 60_000);
 
   it('counts webhook deliveries by outcome', async () => {
     const w = await webhookWorld({ script: (_, i) => ({ status: i === 0 ? 500 : 200 }), overrides: { 'metrics.token': TOKEN } });

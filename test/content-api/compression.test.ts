@@ -11,13 +11,24 @@ async function compressions(f: Awaited<ReturnType<typeof contentFixture>>): Prom
   return Object.fromEntries(metric.values.map((v) => [String(v.labels.encoding), v.value]));
 }
 
-describe('compressed responses', async () => {
-  const f = await contentFixture({ jobs: false });
-  const article = await f.publish({ bodyMarkdown: LONG_BODY });
-  for (let i = 0; i < 11; i++) await f.publish({ bodyMarkdown: LONG_BODY }); // a sitemap over 1 KB
-  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(`${f.base}${path}`, { Authorization: `Bearer ${f.key}`, ...headers }, method);
+/** One daemon and a dozen long articles (a sitemap over 1 KB), made by the first test that asks. */
+let made: Promise<{ f: Awaited<ReturnType<typeof contentFixture>>; article: { slug: string } }> | undefined;
+const world = () =>
+  (made ??= (async () => {
+    const f = await contentFixture({ jobs: false });
+    const article = await f.publish({ bodyMarkdown: LONG_BODY });
+    for (let i = 0; i < 11; i++) await f.publish({ bodyMarkdown: LONG_BODY });
+    return { f, article };
+  })());
 
+async function get(path: string, headers: Record<string, string> = {}, method = 'GET') {
+  const { f } = await world();
+  return rawRequest(`${f.base}${path}`, { Authorization: `Bearer ${f.key}`, ...headers }, method);
+}
+
+describe('compressed responses', () => {
   it('sends br and gzip that decode to exactly the identity bytes, with Vary and an ETag per coding', async () => {
+    const { article } = await world();
     for (const path of ['/articles', `/articles/${article.slug}`, '/sitemap']) {
       const plain = await get(path);
       expect(plain.status, path).toBe(200);
@@ -37,9 +48,10 @@ describe('compressed responses', async () => {
       expect(tags.size, path).toBe(3);
       for (const r of [plain, br, gz]) expect(r.headers.etag).toMatch(/^"[\w-]+"$/);
     }
-  });
+  }, 60_000); // the first test also builds the world
 
   it('answers 304 to the ETag of the coding it would send, with Vary, and a full answer to another coding', async () => {
+    const { article } = await world();
     const path = `/articles/${article.slug}`;
     const br = await get(path, { 'Accept-Encoding': 'br' });
     const same = await get(path, { 'Accept-Encoding': 'br', 'If-None-Match': br.headers.etag! });
@@ -60,6 +72,7 @@ describe('compressed responses', async () => {
   });
 
   it('follows the weights of Accept-Encoding (RFC 9110 12.5.3)', async () => {
+    const { article } = await world();
     const cases: Array<[string, string | undefined]> = [
       ['', undefined],
       ['identity', undefined],
@@ -90,6 +103,7 @@ describe('compressed responses', async () => {
   });
 
   it('answers HEAD with the coded length and no body', async () => {
+    const { article } = await world();
     const path = `/articles/${article.slug}`;
     const br = await get(path, { 'Accept-Encoding': 'br' });
     const head = await get(path, { 'Accept-Encoding': 'br' }, 'HEAD');
@@ -115,6 +129,7 @@ describe('compressed responses', async () => {
   });
 
   it('compresses each cached response once per coding, concurrent first requests included, and again after a change', async () => {
+    const { f } = await world();
     await f.publish({ bodyMarkdown: LONG_BODY }); // a new version of the sitemap, not compressed yet
     const before = await compressions(f);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get('/sitemap', { 'Accept-Encoding': i % 2 ? 'br' : 'gzip' })));

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
+import { CODINGS } from '../src/content/compression.js';
 import { type ContentRoute, buildResponse } from '../src/content/responses.js';
 import { createLogger } from '../src/lib/log.js';
 import { type Seeded, seedPublished } from './seed.js';
@@ -18,7 +20,8 @@ const log = (s: string) => process.stderr.write(`[bench content] ${s}\n`);
 /**
  * Content API bench. (1) Seeds 10,000 published articles and measures GET /articles,
  * /articles/{slug} and /sitemap on the real daemon (auth, rate limit and freshness check
- * included) against a bare node:http server answering the same bytes, side by side. (2) Times
+ * included) against a bare node:http server answering the same bytes, side by side: uncoded,
+ * then with Accept-Encoding br and gzip (the bare server sends svc's compressed bytes, made once). (2) Times
  * uncached queries at 1,000 vs 100,000 articles (10,000 with --quick) and the uncached sitemap.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
@@ -53,11 +56,17 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
     'GET /sitemap': '/api/v1/content/sitemap',
   };
   const headers = { authorization: `Bearer ${seeded.key}` };
-  const bytes: Record<string, { type: string; body: string }> = {};
+  // The bare server gets the very bytes svc sends, identity and precompressed.
+  const bytes: Record<string, { type: string; body: string; coded: Record<string, string> }> = {};
   for (const p of Object.values(paths)) {
-    const res = await fetch(svcUrl + p, { headers });
-    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    bytes[p] = { type: res.headers.get('content-type')!, body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+    const plain = await rawGet(svcUrl + p, headers);
+    bytes[p] = { type: plain.type, body: plain.body.toString('base64'), coded: {} };
+    for (const coding of CODINGS) {
+      const coded = await rawGet(svcUrl + p, { ...headers, 'accept-encoding': coding });
+      if (coded.encoding !== coding) throw new Error(`${p}: asked for ${coding}, got ${coded.encoding ?? 'identity'}`);
+      bytes[p].coded[coding] = coded.body.toString('base64');
+      log(`${p} ${coding}: ${coded.body.length} bytes of ${plain.body.length} (${((100 * coded.body.length) / plain.body.length).toFixed(1)}%)`);
+    }
   }
   const file = path.join(cwd, 'bare-routes.json');
   writeFileSync(file, JSON.stringify(bytes));
@@ -65,19 +74,40 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
   const bareUrl = `http://127.0.0.1:${await firstLine(bare, /^(\d+)$/)}`;
   const results: BenchResult[] = [];
   try {
-    for (const [name, p] of Object.entries(paths)) {
-      await load(svcUrl + p, headers, 1); // warm-up
-      const svc = await load(svcUrl + p, headers, seconds);
-      await load(bareUrl + p, {}, 1);
-      const base = await load(bareUrl + p, {}, seconds);
-      results.push({ name: `${name} (10k, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
-      log(`${name}: svc ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+    for (const coding of ['identity', ...CODINGS] as const) {
+      const accept: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
+      for (const [name, p] of Object.entries(paths)) {
+        await load(svcUrl + p, { ...headers, ...accept }, 1); // warm-up
+        const svc = await load(svcUrl + p, { ...headers, ...accept }, seconds);
+        await load(bareUrl + p, accept, 1);
+        const base = await load(bareUrl + p, accept, seconds);
+        const label = coding === 'identity' ? name : `${name} ${coding}`;
+        results.push({ name: `${label} (10k, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
+        log(`${label}: svc ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+      }
     }
   } finally {
     daemon.kill('SIGTERM');
     bare.kill('SIGTERM');
   }
   return results;
+}
+
+/** A GET whose body stays as sent (fetch would decompress it). */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ type: string; encoding: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode} ${body.toString()}`));
+        else resolve({ type: String(res.headers['content-type']), encoding: res.headers['content-encoding'], body });
+      });
+    })
+      .on('error', reject)
+      .end();
+  });
 }
 
 export async function load(url: string | string[], headers: Record<string, string>, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {

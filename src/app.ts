@@ -10,6 +10,9 @@ import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
 import { type Limits, createLimits } from './limits/index.js';
+import { Metrics } from './lib/metrics.js';
+import { pendingTotals } from './webhooks/store.js';
+import { usageThisMonth } from './workspaces/usage.js';
 
 /** The composition root: one per process (daemon or CLI command). */
 export interface App extends Ctx {
@@ -46,15 +49,17 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   events.setMaxListeners(50);
   let closed = false;
   const clock = options.clock ?? systemClock;
-  const limits = createLimits({ config, db, log, clock, events });
+  const metrics = new Metrics();
+  const limits = createLimits({ config, db, log, clock, events, metrics });
   closers.push(() => limits.close());
-  return {
+  const app: App = {
     config,
     db,
     log,
     clock,
     events,
     limits,
+    metrics,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;
@@ -64,4 +69,13 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       if (!options.db) await db.destroy();
     },
   };
+  metrics.sampleAtScrape(
+    async () => {
+      const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);
+      const age = queue.oldestCreatedAt ? Math.max(0, (clock.now().getTime() - Date.parse(queue.oldestCreatedAt)) / 1000) : 0;
+      return { webhookQueueDepth: queue.pending, webhookOldestPendingSeconds: age, creditsUsed: credits };
+    },
+    (err) => log.warn({ err }, 'metrics: the database figures could not be read'),
+  );
+  return app;
 }

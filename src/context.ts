@@ -3,10 +3,11 @@ import type { Db } from './db/connect.js';
 import type { Clock } from './lib/clock.js';
 import type { AppEvents } from './lib/events.js';
 import type { Logger } from './lib/log.js';
+import type { Metrics } from './lib/metrics.js';
 
 /**
  * What every service function receives: the database, the validated config, a clock,
- * a logger and the in-process event bus. Built once by app.ts; never a global.
+ * a logger, the in-process event bus and the app's Prometheus instruments. Built once by app.ts; never a global.
  */
 export interface Ctx {
   readonly config: Config;
@@ -14,4 +15,5 @@ export interface Ctx {
   readonly clock: Clock;
   readonly log: Logger;
   readonly events: AppEvents;
+  readonly metrics: Metrics;
 }

@@ -52,11 +52,19 @@ export function registerServe(program: Command, io: Io): void {
         //    before anyone is told we listen (a signal's default action would kill us mid-line).
         const jobs = startJobs(app);
         const http = createHttpServer(app, server);
+        const metricsAt = await http.metricsAddress.catch(async (err) => {
+          await http.close();
+          await jobs.stop();
+          await app.close();
+          const at = config.metrics.listen;
+          throw listenError(err, at.slice(0, at.lastIndexOf(':')), Number(at.slice(at.lastIndexOf(':') + 1)), 'SVC_METRICS_LISTEN');
+        });
         const signals = stopSignals(log, config.server.shutdownTimeout);
         if (config.unknownEnv.length > 0) {
           log.warn({ variables: config.unknownEnv }, 'ignoring SVC_* variables that name no setting (typo?); see config.example.yaml');
         }
         log.info({ version: VERSION, address: `${address.address}:${address.port}`, baseUrl: config.server.baseUrl, database: config.database.client }, 'svc is serving');
+        if (metricsAt) log.info({ address: `${metricsAt.address}:${metricsAt.port}` }, 'metrics listening (GET /metrics)');
         io.stdout.write(`svc ${VERSION} listening on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port} (base URL ${config.server.baseUrl})\n`);
 
         // 5. SIGTERM or SIGINT: drain within server.shutdownTimeout; a second signal cuts at once.
@@ -155,7 +163,7 @@ function shutdownIncomplete(outcome: Outcome, timeoutMs: number, byRepeatedSigna
 }
 
 /** Port taken, privileged or an address this host does not have: one line, exit 1. */
-function listenError(err: unknown, host: string, port: number): unknown {
+function listenError(err: unknown, host: string, port: number, setting = 'SVC_HOST / SVC_PORT (or --host / --port)'): unknown {
   const code = (err as NodeJS.ErrnoException)?.code;
   const reasons: Record<string, string> = {
     EADDRINUSE: 'the port is already in use (is another svc running?)',
@@ -165,7 +173,7 @@ function listenError(err: unknown, host: string, port: number): unknown {
   };
   if (!code || !reasons[code]) return err;
   return new AppError('listen_failed', 500, `Cannot listen on ${host}:${port}: ${reasons[code]}`, {
-    hint: 'Choose another address with SVC_HOST / SVC_PORT (or --host / --port).',
+    hint: `Choose another address with ${setting}.`,
     cause: err,
   });
 }

@@ -141,6 +141,20 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Prometheus metrics (docs/monitoring.md). Off the public port unless a token is set. */
+    metrics: z
+      .object({
+        /** host:port of a separate listener answering GET /metrics; empty for none. Keep it on loopback or a private network. */
+        listen: z
+          .string()
+          .trim()
+          .refine((v) => v === '' || listenAddress(v) !== null, 'must be host:port (e.g. 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464; port 0 picks a free one), or empty for no listener')
+          .default(''),
+        /** Bearer token a scraper must send; when set, /metrics is also served on the public port (with the token). */
+        token: z.string().min(16, 'must be at least 16 characters (e.g. openssl rand -hex 32)').optional(),
+      })
+      .strict()
+      .default({}),
     scheduler: z
       .object({
         /** How often scheduled publishes and expiries are checked. */
@@ -184,6 +198,14 @@ export const configSchema = z
       .default({}),
   })
   .strict();
+
+/** `host:port` (IPv6 in brackets) as its parts, or null. */
+export function listenAddress(value: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(value.trim());
+  if (!m) return null;
+  const port = Number(m[3]);
+  return port <= 65535 ? { host: m[1] ?? m[2], port } : null;
+}
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema> & {

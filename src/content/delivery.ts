@@ -2,7 +2,8 @@ import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
 import { FreshRead, SingleFlight } from './coalesce.js';
 import { VersionReader } from './query-store.js';
-import { type CachedResponse, ResponseCache } from './response-cache.js';
+import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
+import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
 
 export interface Reader {
@@ -11,6 +12,16 @@ export interface Reader {
   version: number;
   /** Hash of the presented key: the unit of rate limiting. */
   keyHash: string;
+}
+
+/** What to send for one request: the cached body, or its compressed variant. */
+export interface Delivered {
+  status: number;
+  body: Buffer;
+  etag: string | null;
+  lastModified: string | null;
+  /** The Content-Encoding of body; null for identity. */
+  encoding: Coding | null;
 }
 
 interface WorkspaceState {
@@ -83,11 +94,24 @@ export class ContentDelivery {
     return state.keyHash === keyHash ? { workspaceId, version, keyHash } : null;
   }
 
-  /** The serialized response for the route at the reader's version (cached, fills coalesced). */
-  async respond(reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute): Promise<CachedResponse> {
+  /**
+   * The response for the route at the reader's version, in `coding` when the client accepts it
+   * and the body is worth compressing. Cached; fills and compressions of concurrent misses are
+   * shared, and each cached entry is compressed at most once per coding.
+   */
+  async respond(reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute, coding: Coding | 'identity' = 'identity'): Promise<Delivered> {
     const key = `${reader.workspaceId}\0${routeKey(route)}`;
     const hit = this.cache.get(key, reader.version);
-    if (hit) return hit;
+    this.ctx.metrics.contentCache.inc({ kind: route.kind, result: hit ? 'hit' : 'miss' });
+    const res = hit ?? (await this.fill(key, reader, route));
+    const variant = coding !== 'identity' && res.etag && res.body.length >= COMPRESS_MIN_BYTES ? await this.variant(key, res, coding) : null;
+    return variant
+      ? { status: res.status, body: variant.body, etag: variant.etag, lastModified: res.lastModified, encoding: coding as Coding }
+      : { status: res.status, body: res.body, etag: res.etag, lastModified: res.lastModified, encoding: null };
+  }
+
+  /** Build and cache the entry; concurrent misses share one build. */
+  private fill(key: string, reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute): Promise<CachedResponse> {
     return this.fills.run(`${key}\0${reader.version}`, async () => {
       const res = await buildResponse(this.ctx.db, reader.workspaceId, route, reader.version);
       this.cache.set(key, res);
@@ -95,12 +119,38 @@ export class ContentDelivery {
     });
   }
 
+  /** The entry compressed in `coding`: made on the first request for it, then shared (null: not smaller). */
+  private variant(key: string, res: CachedResponse, coding: Coding): Promise<Variant | null> {
+    res.variants ??= new Map();
+    let made = res.variants.get(coding);
+    if (!made) {
+      made = compress(res.body, coding).then(
+        (body) => {
+          this.ctx.metrics.contentCompressions.inc({ encoding: coding });
+          if (body.length >= res.body.length) return null;
+          this.cache.grow(key, res, body.length);
+          return { body, etag: codedEtag(res.etag!, coding) };
+        },
+        (err: unknown) => {
+          this.ctx.log.warn({ err, coding }, 'content response could not be compressed: sent uncompressed');
+          return null;
+        },
+      );
+      res.variants.set(coding, made);
+    }
+    return made;
+  }
+
   /** After a change in this process: rebuild page 0 and the sitemap so first readers do not all miss. */
   async warm(workspaceId: string): Promise<void> {
     try {
       const version = await this.state(workspaceId).fresh.get();
       if (version === null) return;
-      await Promise.all([this.respond({ workspaceId, version }, { kind: 'page', page: 0, limit: 10 }), this.respond({ workspaceId, version }, { kind: 'sitemap' })]);
+      const warmed = (route: ContentRoute) => {
+        const key = `${workspaceId}\0${routeKey(route)}`;
+        return this.cache.get(key, version) ?? this.fill(key, { workspaceId, version }, route);
+      };
+      await Promise.all([warmed({ kind: 'page', page: 0, limit: 10 }), warmed({ kind: 'sitemap' })]);
     } catch (err) {
       this.ctx.log.warn({ err, workspaceId }, 'content cache warm-up failed');
     }

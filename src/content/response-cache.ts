@@ -1,3 +1,11 @@
+import type { Coding } from './compression.js';
+
+/** A compressed form of a cached body, with its own ETag. */
+export interface Variant {
+  body: Buffer;
+  etag: string;
+}
+
 /** A serialized response of the content API, as stored in the cache and sent as is. */
 export interface CachedResponse {
   status: number;
@@ -8,48 +16,74 @@ export interface CachedResponse {
   lastModified: string | null;
   /** The content version the entry was built at. */
   version: number;
+  /**
+   * Compressed variants, each made once, on the first request asking for its coding; null when
+   * compressing did not make the body smaller (content/delivery.ts).
+   */
+  variants?: Map<Coding, Promise<Variant | null>>;
 }
 
+interface Slot {
+  entry: CachedResponse;
+  size: number;
+}
+
+const OVERHEAD = 200;
+
 /**
- * Least-recently-used map of serialized responses, bounded by bytes. Entries carry the content
- * version they were built at; a reader with another version treats them as absent.
+ * Least-recently-used map of serialized responses, bounded by bytes (bodies and their compressed
+ * variants). Entries carry the content version they were built at; a reader with another version
+ * treats them as absent.
  */
 export class ResponseCache {
-  private readonly entries = new Map<string, CachedResponse>();
+  private readonly slots = new Map<string, Slot>();
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(key: string, version: number): CachedResponse | undefined {
-    const entry = this.entries.get(key);
-    if (!entry || entry.version !== version) return undefined;
+    const slot = this.slots.get(key);
+    if (!slot || slot.entry.version !== version) return undefined;
     // Re-insert: Map order is the recency order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+    this.slots.delete(key);
+    this.slots.set(key, slot);
+    return slot.entry;
   }
 
   set(key: string, entry: CachedResponse): void {
     this.delete(key);
-    const size = entry.body.length + key.length + 200;
+    const size = entry.body.length + key.length + OVERHEAD;
     if (size > this.maxBytes) return;
-    this.entries.set(key, entry);
+    this.slots.set(key, { entry, size });
     this.bytes += size;
-    for (const [oldest, e] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= e.body.length + oldest.length + 200;
-    }
+    this.evict();
+  }
+
+  /** Count `n` more bytes for the entry under `key` (a variant was added), if it is still the one cached. */
+  grow(key: string, entry: CachedResponse, n: number): void {
+    const slot = this.slots.get(key);
+    if (slot?.entry !== entry) return;
+    slot.size += n;
+    this.bytes += n;
+    this.evict();
   }
 
   delete(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
-    this.entries.delete(key);
-    this.bytes -= e.body.length + key.length + 200;
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    this.bytes -= slot.size;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.slots.size;
+  }
+
+  private evict(): void {
+    for (const [oldest, slot] of this.slots) {
+      if (this.bytes <= this.maxBytes) break;
+      this.slots.delete(oldest);
+      this.bytes -= slot.size;
+    }
   }
 }

@@ -1,8 +1,10 @@
 import type { Context, Middleware } from 'koa';
 import type { App } from '../app.js';
+import { CODINGS } from '../content/compression.js';
 import { ContentDelivery } from '../content/delivery.js';
 import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
+import { chooseEncoding } from '../lib/accept-encoding.js';
 import { bearerToken } from '../lib/bearer.js';
 import { normaliseSlug } from '../lib/slug.js';
 import { isNotModified } from './middleware/conditional-get.js';
@@ -14,9 +16,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' };
 
+/** Route patterns for the metrics labels: never the slug itself. */
+const PATTERNS: Record<Path['kind'], string> = {
+  articles: `${PREFIX}/articles`,
+  article: `${PREFIX}/articles/:slug`,
+  categories: `${PREFIX}/categories`,
+  tags: `${PREFIX}/tags`,
+  sitemap: `${PREFIX}/sitemap`,
+};
+
 /**
  * GET /api/v1/content/{articles, articles/:slug, categories, tags, sitemap} (spec: Content API).
- * Pipeline: CORS -> route -> method -> blog key -> rate limit -> query -> cached response ->
+ * Pipeline: CORS -> route -> method -> blog key -> rate limit -> query -> cached response in the
+ * negotiated coding (br, gzip or identity; Vary: Accept-Encoding, an ETag per coding) ->
  * conditional GET. Errors render here, so they carry CORS headers too.
  */
 export function createContentApi(app: App): Middleware {
@@ -26,8 +38,10 @@ export function createContentApi(app: App): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith(PREFIX) || (ctx.path.length > PREFIX.length && ctx.path[PREFIX.length] !== '/')) return next();
     setCorsHeaders(ctx);
+    ctx.state.route = `${PREFIX}/*`; // the metrics label until the path is known
     try {
       const path = matchPath(ctx.path.slice(PREFIX.length));
+      ctx.state.route = PATTERNS[path.kind];
       if (ctx.method === 'OPTIONS') return answerPreflight(ctx);
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
         ctx.set('Allow', 'GET, HEAD, OPTIONS');
@@ -38,10 +52,12 @@ export function createContentApi(app: App): Middleware {
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
-      const res = await delivery.respond(reader, toRoute(path, query));
+      const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(ctx.get('Accept-Encoding'), CODINGS));
       ctx.set('Cache-Control', CACHE_CONTROL);
       if (res.lastModified) ctx.set('Last-Modified', res.lastModified);
       if (res.etag) {
+        // Every answer with a body the coding could change says so, 304s included (RFC 9110 15.4.5).
+        ctx.set('Vary', 'Accept-Encoding');
         ctx.set('ETag', res.etag);
         if (isNotModified(ctx, res.etag, res.lastModified)) {
           ctx.status = 304;
@@ -50,6 +66,7 @@ export function createContentApi(app: App): Middleware {
       }
       ctx.status = res.status;
       ctx.type = JSON_TYPE;
+      if (res.encoding) ctx.set('Content-Encoding', res.encoding);
       ctx.body = res.body;
     } catch (err) {
       const e = toAppError(err);

@@ -6,6 +6,8 @@ import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { createContentApi } from './content-api.js';
 import { type Phase, answerWhileStarting, createHealthRouter } from './health.js';
 import { apiErrors } from './middleware/errors.js';
+import { requestMetrics } from './middleware/metrics.js';
+import { createMetricsRoute, startMetricsListener } from './metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { createOAuthRouter } from './oauth.js';
 import { createPagesRouter } from './pages/index.js';
@@ -14,6 +16,8 @@ import { createWorkspaceApi } from './workspace-api.js';
 export interface HttpServer {
   koa: Koa;
   server: http.Server;
+  /** Address of the separate metrics listener (metrics.listen), null when none; rejects when it cannot bind. */
+  metricsAddress: Promise<AddressInfo | null>;
   /** Listen (a no-op when the server passed in already listens). */
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
@@ -53,9 +57,11 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   koa.on('error', (err) => app.log.error({ err }, 'unhandled koa error'));
 
   koa.use(requestLog(app));
+  koa.use(requestMetrics(app));
   // Fallback envelope; OAuth and MCP render their own wire formats inside their routers.
   koa.use(apiErrors(app));
   koa.use(createHealthRouter(app, () => phase).routes());
+  koa.use(createMetricsRoute(app));
   koa.use(createContentApi(app));
   koa.use(createMcpEndpoint(app));
   koa.use(createOAuthRouter(app));
@@ -83,9 +89,12 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
     void handle(req, res);
   });
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
+  const metricsListener = startMetricsListener(app);
+  metricsListener.catch(() => {}); // the owner awaits metricsAddress; close() must not throw for it
   return {
     koa,
     server,
+    metricsAddress: metricsListener.then((l) => l?.address ?? null),
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         if (server.listening) return resolve(server.address() as AddressInfo);
@@ -95,23 +104,30 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
           resolve(server.address() as AddressInfo);
         });
       }),
-    close: (deadline = AbortSignal.timeout(app.config.server.shutdownTimeout)) =>
-      new Promise((resolve) => {
-        phase = 'draining';
-        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-        if (!server.listening) return resolve({ cut: 0 });
-        let cut = 0;
-        const cutAll = () => {
-          cut = inFlight.size;
-          server.closeAllConnections();
-        };
-        server.close(() => {
-          deadline.removeEventListener('abort', cutAll);
-          resolve({ cut });
-        });
-        server.closeIdleConnections();
-        if (deadline.aborted) cutAll();
-        else deadline.addEventListener('abort', cutAll, { once: true });
-      }),
+    close: async (deadline = AbortSignal.timeout(app.config.server.shutdownTimeout)) => {
+      const drained = drain(deadline); // first: /healthz turns draining at once
+      await (await metricsListener.catch(() => null))?.close();
+      return drained;
+    },
   };
+
+  function drain(deadline: AbortSignal): Promise<{ cut: number }> {
+    return new Promise((resolve) => {
+      phase = 'draining';
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      if (!server.listening) return resolve({ cut: 0 });
+      let cut = 0;
+      const cutAll = () => {
+        cut = inFlight.size;
+        server.closeAllConnections();
+      };
+      server.close(() => {
+        deadline.removeEventListener('abort', cutAll);
+        resolve({ cut });
+      });
+      server.closeIdleConnections();
+      if (deadline.aborted) cutAll();
+      else deadline.addEventListener('abort', cutAll, { once: true });
+    });
+  }
 }

@@ -32,6 +32,7 @@ export function createMcpEndpoint(app: App): Middleware {
 
   return async (ctx, next) => {
     if (ctx.path !== MCP_PATH && ctx.path !== `${MCP_PATH}/`) return next();
+    ctx.state.route = MCP_PATH;
     const origin = ctx.get('Origin');
     let body: PostBody = {};
     let principal: Principal | undefined;

@@ -25,18 +25,24 @@ export const toolError = (message: string): CallToolResult => ({ content: [{ typ
  * Gate and wrap one tool: the scope is checked when the tool is used (spec: "unticked scopes
  * are refused at the moment of use"), then the role; AppErrors become tool errors with their
  * message; anything else is logged and answered "Internal error" (the SDK would echo it).
+ * Every call is counted by tool and outcome (svc_mcp_tool_calls_total).
  */
 export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope; role: Role }, fn: (args: A) => Promise<CallToolResult>) {
+  const counted = (outcome: 'ok' | 'error' | 'refused' | 'internal_error', result: CallToolResult) => {
+    env.app.metrics.mcpToolCalls.inc({ tool: gate.tool, outcome });
+    return result;
+  };
   return async (args: A): Promise<CallToolResult> => {
-    if (!env.principal.scopes.includes(gate.scope)) return toolError(scopeRefusal(gate.scope));
-    if (!roleAtLeast(env.membership.role, gate.role)) return toolError(roleRefusal(gate.role, env.membership.role));
+    if (!env.principal.scopes.includes(gate.scope)) return counted('refused', toolError(scopeRefusal(gate.scope)));
+    if (!roleAtLeast(env.membership.role, gate.role)) return counted('refused', toolError(roleRefusal(gate.role, env.membership.role)));
     try {
-      return await fn(args);
+      const result = await fn(args);
+      return counted(result.isError ? 'error' : 'ok', result);
     } catch (err) {
       const e = toAppError(err);
-      if (e.status < 500 && e.code !== 'internal_error') return toolError(e.message);
+      if (e.status < 500 && e.code !== 'internal_error') return counted('error', toolError(e.message));
       env.app.log.error({ err, tool: gate.tool, principal: env.principal.id }, 'MCP tool failed');
-      return toolError('Internal error');
+      return counted('internal_error', toolError('Internal error'));
     }
   };
 }

@@ -100,6 +100,7 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
     await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
     if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
   }
+  ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
   ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   return outcome;
 }

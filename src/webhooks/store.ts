@@ -91,6 +91,12 @@ export async function oldestPending(db: Queryable, connectorId: string): Promise
   return (row?.at as string | null) ?? null;
 }
 
+/** Events pending delivery across every connector and the creation time of the oldest (the queue gauges of /metrics). */
+export async function pendingTotals(db: Queryable): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+  const row = (await db('webhook_events').where({ status: 'pending' }).count({ n: '*' }).min({ at: 'created_at' }).first()) as Row | undefined;
+  return { pending: Number(row?.n ?? 0), oldestCreatedAt: (row?.at as string | null | undefined) ?? null };
+}
+
 export interface DeliveryRow {
   id: string;
   eventId: string;

@@ -25,6 +25,14 @@ export async function getUsage(ctx: Ctx, ws: Workspace): Promise<UsageLine[]> {
   return CREDIT_KINDS.map((kind) => ({ kind, label: LABEL[kind], used: used.get(kind) ?? 0, allowed: ws.allowances[kind] }));
 }
 
+/** Credits used this month (UTC) over every workspace, by kind (the credits gauge of /metrics). */
+export async function usageThisMonth(ctx: Ctx): Promise<Record<CreditKind, number>> {
+  const rows = await ctx.db('usage_counters').where({ month: monthOf(ctx.clock.now()) }).select('kind').sum({ used: 'used' }).groupBy('kind');
+  const out = Object.fromEntries(CREDIT_KINDS.map((k) => [k, 0])) as Record<CreditKind, number>;
+  for (const r of rows as Array<{ kind: string; used: unknown }>) if ((CREDIT_KINDS as readonly string[]).includes(r.kind)) out[r.kind as CreditKind] = Number(r.used ?? 0);
+  return out;
+}
+
 /**
  * Spend one credit of this month's allowance, atomically: the increment only happens while
  * used < allowed, so concurrent calls cannot overspend. Pass the transaction that does the work

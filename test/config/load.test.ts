@@ -84,6 +84,8 @@ describe('config: SVC_* overrides', () => {
     'keywords.dataforseo.baseUrl': ['https://sandbox.dataforseo.com', 'https://sandbox.dataforseo.com'],
     // At most half of the default heartbeatStaleAfter (10s), which it must stay within.
     'webhooks.heartbeatInterval': ['4s', 4000],
+    'metrics.listen': ['127.0.0.1:9464', '127.0.0.1:9464'],
+    'metrics.token': ['0123456789abcdef0123', '0123456789abcdef0123'],
   };
   // Settings that are only valid together with another one.
   const COMPANIONS: Record<string, Record<string, string>> = {

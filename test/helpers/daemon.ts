@@ -2,7 +2,7 @@ import { afterAll } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { bindServer, createHttpServer } from '../../src/http/server.js';
+import { type HttpServer, bindServer, createHttpServer } from '../../src/http/server.js';
 import { startJobs } from '../../src/jobs/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
@@ -15,6 +15,7 @@ export interface TestDaemon {
   url: string;
   env: Record<string, string>;
   dir: string;
+  http: HttpServer;
   stop(): Promise<void>;
 }
 
@@ -45,5 +46,5 @@ export async function startDaemonOn(env: Record<string, string>, dir: string, ov
     await app.close();
   };
   afterAll(stop);
-  return { app, config, url: config.server.baseUrl, env, dir, stop };
+  return { app, config, url: config.server.baseUrl, env, dir, http, stop };
 }

@@ -61,7 +61,7 @@ describe('DataForSEO credentials never reach logs or answers', () => {
       const ws = await seedWorkspace(app);
       const admin = await seedUser(app, ws, 'admin');
       const { key } = await createApiKey(app, { workspaceId: ws.id, userId: admin.id, name: 'agent', scopes: ['read', 'content'] });
-      const agent = await connect({ app, config, url: config.server.baseUrl, env, dir, stop: async () => {} }, key);
+      const agent = await connect({ app, config, url: config.server.baseUrl, env, dir, http, stop: async () => {} }, key);
       expect((await agent.call('research_keywords', { keywords: ['latte art'], includeIdeas: true })).isError).toBeFalsy();
       fake.queue(ERRORS.auth);
       const denied = await agent.call('research_keywords', { keywords: ['flat white'] });

@@ -1,0 +1,38 @@
+import type { Context, Middleware } from 'koa';
+import type { App } from '../../app.js';
+
+/** Methods Node's parser accepts are a fixed set, but keep the label to the ones we route. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * Counts every request by method, route pattern and status, times it, and counts 429s (whichever
+ * limiter refused: content API per key, MCP calls, sign-in attempts). Outermost after the request
+ * log, so it sees the status every surface's own error renderer set.
+ */
+export function requestMetrics(app: App): Middleware {
+  const { httpRequests, httpDuration, rateLimited } = app.metrics;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route = routeLabel(ctx);
+      const method = METHODS.has(ctx.method) ? ctx.method : 'other';
+      httpRequests.inc({ method, route, status: String(ctx.status) });
+      httpDuration.observe({ method, route }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (ctx.status === 429) rateLimited.inc({ route });
+    }
+  };
+}
+
+/**
+ * The route's pattern (`/api/v1/content/articles/:slug`), never the URL: a slug or a key in a
+ * label would leak it and make one series per value. Hand-written surfaces set ctx.state.route;
+ * @koa/router leaves its pattern in ctx._matchedRoute; anything else is `unmatched`.
+ */
+function routeLabel(ctx: Context): string {
+  const state = ctx.state.route;
+  if (typeof state === 'string') return state;
+  const matched = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+  return typeof matched === 'string' && matched.startsWith('/') ? matched : 'unmatched';
+}

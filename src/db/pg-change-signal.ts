@@ -5,6 +5,9 @@ export const CONTENT_CHANNEL = 'svc_content';
 
 const RECONNECT_MS = 1_000;
 
+/** The payload of a TRUNCATE of workspaces (svc db copy --force): every workspace may have changed. */
+const EVERY_WORKSPACE = '*';
+
 /**
  * PostgreSQL's counterpart of SqliteChangeSignal: one connection of its own LISTENs on the
  * content channel, where every commit that moves a workspace's content version is announced.
@@ -75,6 +78,7 @@ export class PgChangeSignal {
     const client = new pg.Client({ ...this.connection });
     client.on('notification', (n) => {
       if (this.client !== client || n.channel !== CONTENT_CHANNEL) return;
+      if (n.payload === EVERY_WORKSPACE) return this.forgetAll();
       this.count++;
       if (n.payload) this.last.set(n.payload, this.count);
     });
@@ -86,13 +90,18 @@ export class PgChangeSignal {
       .then(() => {
         if (this.closed) return void client.end().catch(() => undefined);
         // Everything known before this connection is forgotten: notifications may have been missed.
-        this.generation++;
-        this.count = 0;
-        this.last.clear();
+        this.forgetAll();
         this.client = client;
       })
       .catch(() => this.lost(client))
       .finally(() => (this.connecting = null));
+  }
+
+  /** A new generation: every token changes, so nothing read before is trusted after. */
+  private forgetAll(): void {
+    this.generation++;
+    this.count = 0;
+    this.last.clear();
   }
 
   private lost(client: pg.Client): void {

@@ -112,11 +112,19 @@ describe('wrong keys', () => {
       if (/blog_keys/.test(q.sql) && /key_hash/.test(q.sql)) lookups.push(q.sql);
     });
     const wrong = 'svc_blog_' + 'x'.repeat(32);
-    // The first request also opens PostgreSQL's listening connection (until it is up, keys are looked up).
-    expect((await f.api('/tags', { key: wrong })).status).toBe(401);
+    // The first request also opens PostgreSQL's listening connection; until it is up (a moment on a
+    // loaded machine), keys are looked up. Warm up until a wrong key is answered without a lookup.
+    const warm = Date.now() + 10_000;
+    for (;;) {
+      lookups.length = 0;
+      expect((await f.api('/tags', { key: wrong })).status).toBe(401);
+      expect((await f.api('/tags', { key: wrong })).status).toBe(401);
+      if (lookups.length === 0 || Date.now() > warm) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     lookups.length = 0;
     for (let i = 0; i < 5; i++) expect((await f.api('/tags', { key: wrong })).status).toBe(401);
-    expect(lookups.length).toBeLessThanOrEqual(1);
+    expect(lookups).toEqual([]);
 
     // Another App (the CLI) makes a workspace and a key: usable on the very next request.
     const added = await runCli(['workspaces', 'add', '--name', 'second.example', '--website', 'https://second.example'], f.cli);

@@ -5,18 +5,23 @@ const isBusy = (err: unknown) => {
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === '40001' || code === '40P01';
 };
 
+/** How long a transaction refused as busy is tried again: a long write (a batch of 100 publishes on a loaded machine) may hold SQLite's write lock for seconds. */
+const RETRY_FOR_MS = 10_000;
+
 /**
  * Run fn in one transaction. SQLite may refuse to upgrade a read transaction to a write one
  * when another process wrote meanwhile (SQLITE_BUSY, not covered by busy_timeout); PostgreSQL
- * may abort on serialization. Both are safe to retry from the start.
+ * may abort on serialization. Both are safe to retry from the start: with a growing, jittered
+ * pause (up to half a second) for up to RETRY_FOR_MS, then the error stands.
  */
-export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, attempts = 5): Promise<T> {
+export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + RETRY_FOR_MS;
   for (let i = 1; ; i++) {
     try {
       return await db.transaction(fn);
     } catch (err) {
-      if (i >= attempts || !isBusy(err)) throw err;
-      await new Promise((r) => setTimeout(r, 20 * i + Math.random() * 30));
+      if (!isBusy(err) || Date.now() >= giveUpAt) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(500, 20 * 2 ** i) * (0.5 + Math.random())));
     }
   }
 }

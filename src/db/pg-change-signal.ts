@@ -5,6 +5,9 @@ export const CONTENT_CHANNEL = 'svc_content';
 
 const RECONNECT_MS = 1_000;
 
+/** How the listening connection shows in pg_stat_activity. */
+export const LISTENER_NAME = 'svc content listener';
+
 /** The payload of a TRUNCATE of workspaces (svc db copy --force): every workspace may have changed. */
 const EVERY_WORKSPACE = '*';
 
@@ -75,7 +78,7 @@ export class PgChangeSignal {
 
   private connect(): void {
     if (this.connecting || this.closed || this.timer) return;
-    const client = new pg.Client({ ...this.connection });
+    const client = new pg.Client({ ...this.connection, application_name: LISTENER_NAME });
     client.on('notification', (n) => {
       if (this.client !== client || n.channel !== CONTENT_CHANNEL) return;
       if (n.payload === EVERY_WORKSPACE) return this.forgetAll();

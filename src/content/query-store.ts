@@ -158,6 +158,7 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
  */
 export class VersionReader {
   private conn: Promise<unknown> | null = null;
+  private onHeld: Promise<unknown> = Promise.resolve();
 
   /** Hold a connection only when the pool has others left for everything else. */
   private readonly holds: boolean;
@@ -200,9 +201,15 @@ export class VersionReader {
       return row ? Number(row.content_version) : null;
     }
     const conn: Promise<unknown> = (this.conn ??= this.db.client.acquireConnection());
-    try {
+    // One query at a time on the held connection: pg runs them one after another anyway, and
+    // handing it a query while one runs is deprecated (a warning on the daemon's stderr).
+    const read = this.onHeld.then(async () => {
       const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version').connection(await conn);
       return row ? Number(row.content_version) : null;
+    });
+    this.onHeld = read.catch(() => undefined);
+    try {
+      return await read;
     } catch (err) {
       this.release(conn);
       throw err;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { VersionReader } from '../../src/content/query-store.js';
 import { LISTENER_NAME } from '../../src/db/pg-change-signal.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL } from '../helpers/env.js';
@@ -50,4 +51,26 @@ describe.skipIf(!PG_URL)('the content listener connection lost and back', () => 
       await admin.end();
     }
   }, 60_000);
+});
+
+describe.skipIf(!PG_URL)('the version read on the held connection', () => {
+  it('sends one query at a time: reads before the listener is up raise no pg deprecation', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const f = await contentFixture({ jobs: false });
+    await f.publish();
+    // A reader of its own, as a daemon has one: its listener is not up at the first reads, so
+    // all of them read the version on the one held connection.
+    const reader = new VersionReader(f.d.app.db);
+    try {
+      const versions = await Promise.all(Array.from({ length: 50 }, () => reader.read(f.ws.id)));
+      expect(new Set(versions).size).toBe(1);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on a later tick
+      expect(warnings.filter((m) => /already executing a query/.test(m))).toEqual([]);
+    } finally {
+      reader.close();
+      process.off('warning', onWarning);
+    }
+  });
 });

@@ -37,7 +37,7 @@ export const backupErrors = {
       hint: 'Stop the daemon first (e.g. sudo systemctl stop svc), restore, then start it again.',
     }),
   inUse: (file: string) =>
-    new AppError('database_in_use', 409, `Cannot restore over ${file}: another process still has it open with unsaved changes in ${file}-wal`, {
+    new AppError('database_in_use', 409, `Cannot restore over ${file}: another process has it open (an svc command or a script still running?)`, {
       hint: 'Stop the daemon and any running svc command on this data directory, then restore again.',
     }),
   restoreIntoPostgres: () =>

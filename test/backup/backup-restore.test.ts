@@ -123,6 +123,35 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect(again.json<Array<{ name: string }>>().map((w) => w.name).sort()).toEqual(['after-backup.example', 'old.example']);
   }, 90_000);
 
+  it('restore is refused while an svc command has the database open between its writes, so nothing it writes afterwards is lost; once it closes, the restore goes ahead', async () => {
+    const dir = tempDir();
+    const env = sqliteEnv(dir);
+    expect((await runCli(['workspaces', 'add', '--name', 'old.example', '--website', 'https://old.example'], { env, cwd: dir })).code).toBe(0);
+    const file = path.join(tempDir(), 'b.sqlite');
+    expect((await runCli(['backup', '--out', file], { env, cwd: dir })).code).toBe(0);
+
+    // A command (an import, a script) that has written and keeps its connection for its next write.
+    const filename = path.join(dir, 'svc.sqlite');
+    const command = openDb({ client: 'sqlite3', filename, poolMax: 1 });
+    await command.schema.createTable('probe', (t) => t.text('x'));
+    await command('probe').insert({ x: 'first' });
+    const refused = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.json().error.code).toBe('database_in_use');
+    expect(readdirSync(dir).filter((f) => f.includes('before-restore'))).toEqual([]);
+    await command('probe').insert({ x: 'second' }); // lands in the database the command opened
+    await command.destroy();
+
+    const restored = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    expect(restored.code, restored.stderr).toBe(0);
+    const previous = openDb({ client: 'sqlite3', filename: restored.json<{ previous: string }>().previous, poolMax: 1 });
+    try {
+      expect((await previous('probe').select('x')).map((r) => r.x)).toEqual(['first', 'second']);
+    } finally {
+      await previous.destroy();
+    }
+  }, 60_000);
+
   it('refuses garbage, a PostgreSQL dump, another SQLite database and a backup from a newer svc, leaving the target untouched', async () => {
     const dir = tempDir();
     const env = sqliteEnv(dir);

@@ -5,7 +5,7 @@ import { openDb } from '../db/connect.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../db/files.js';
 import { vacuumInto } from '../db/sqlite-file.js';
 import { backupErrors } from './errors.js';
-import { dirOf, makePrivate, sideName, syncDir } from './files.js';
+import { dirOf, isSqliteFileOf, makePrivate, sideName, syncDir } from './files.js';
 import { checkSvcSqliteFile } from './inspect.js';
 import { findProgram, pgDumpMissing, runPgTool, splitPassword } from './pg-dump.js';
 
@@ -33,6 +33,7 @@ export interface BackupOptions {
 export async function backupDatabase(database: Config['database'], out: string, options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
   if (existsSync(out)) throw backupErrors.outExists(out);
+  if (database.client === 'sqlite3' && isSqliteFileOf(database.filename!, out)) throw backupErrors.outIsDatabaseFile(out, database.filename!);
   ensurePrivateDir(dirOf(out));
   const partial = sideName(out, 'partial');
   try {

@@ -10,6 +10,10 @@ export const backupErrors = {
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
       hint: 'Choose a new name, e.g. one with the date: --out /var/backups/svc/svc-$(date +%F).sqlite',
     }),
+  outIsDatabaseFile: (file: string, database: string) =>
+    new AppError('backup_out_invalid', 400, `${file} is one of the database's own files (beside ${database}): SQLite would delete or overwrite a backup there`, {
+      hint: 'Write backups into a directory of their own, e.g. --out /var/backups/svc/svc-$(date +%F).sqlite',
+    }),
   notFound: (file: string) => new AppError('backup_not_found', 404, `Backup file ${file} not found`),
   notSqlite: (file: string) =>
     new AppError('backup_invalid', 400, `${file} is not an svc backup: it is not an SQLite database`, {

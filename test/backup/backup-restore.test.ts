@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
@@ -221,6 +221,27 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     const listed = await runCli(['workspaces', 'list', '--json'], { env, cwd: dir });
     expect(listed.json<Array<{ name: string }>>().map((w) => w.name)).toEqual(['twice.example']);
   }, 60_000);
+
+  it("backup refuses the database's own sidecar names (-wal, -shm, -journal), also through a linked directory: the next svc command deleted a backup written as svc.sqlite-wal", async () => {
+    const dir = tempDir();
+    const env = sqliteEnv(dir);
+    expect((await runCli(['workspaces', 'add', '--name', 'side.example', '--website', 'https://side.example'], { env, cwd: dir })).code).toBe(0);
+    const linked = path.join(tempDir(), 'data-link');
+    symlinkSync(dir, linked);
+    const listing = readdirSync(dir).sort();
+    for (const out of ['svc.sqlite-wal', 'svc.sqlite-shm', 'svc.sqlite-journal', path.join(linked, 'svc.sqlite-wal')]) {
+      const r = await runCli(['backup', '--out', out, '--json'], { env, cwd: dir });
+      expect({ out, code: r.code }).toEqual({ out, code: 1 });
+      expect(r.json().error.code).toBe('backup_out_invalid');
+      expect(readdirSync(dir).sort()).toEqual(listing);
+    }
+    const human = await runCli(['backup', '--out', 'svc.sqlite-wal'], { env, cwd: dir });
+    expect(human.stderr).toBe(
+      `error: ${path.join(dir, 'svc.sqlite-wal')} is one of the database's own files (beside ${path.join(dir, 'svc.sqlite')}): SQLite would delete or overwrite a backup there\nhint: Write backups into a directory of their own, e.g. --out /var/backups/svc/svc-$(date +%F).sqlite\n`,
+    );
+    // Beside the database under another name is allowed.
+    expect((await runCli(['backup', '--out', 'svc.sqlite.bak'], { env, cwd: dir })).code).toBe(0);
+  });
 
   it('backup refuses a data directory without a database, an existing file, and a missing --out', async () => {
     const dir = tempDir();

@@ -34,10 +34,10 @@ export async function backupDatabase(database: Config['database'], out: string, 
   const started = Date.now();
   if (existsSync(out)) throw backupErrors.outExists(out);
   if (database.client === 'sqlite3' && isSqliteFileOf(database.filename!, out)) throw backupErrors.outIsDatabaseFile(out, database.filename!);
-  ensurePrivateDir(dirOf(out));
+  writable(out, () => ensurePrivateDir(dirOf(out)));
   const partial = sideName(out, 'partial');
   try {
-    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial);
+    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial, out);
     try {
       linkSync(partial, out);
     } catch (err) {
@@ -51,11 +51,20 @@ export async function backupDatabase(database: Config['database'], out: string, 
   }
 }
 
+/** Creating the backup's directory or file: a failure names --out, not the data directory. */
+function writable(file: string, create: () => void): void {
+  try {
+    create();
+  } catch (err) {
+    throw backupErrors.cannotWrite(file, err as Error);
+  }
+}
+
 type Taken = Pick<BackupResult, 'database' | 'method' | 'check'>;
 
-async function snapshotSqlite(filename: string, partial: string): Promise<Taken> {
+async function snapshotSqlite(filename: string, partial: string, out: string): Promise<Taken> {
   if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
-  ensurePrivateFile(partial); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
+  writable(out, () => ensurePrivateFile(partial)); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
   const db = openDb({ client: 'sqlite3', filename, poolMax: 1 });
   try {
     await vacuumInto(db, partial);
@@ -69,7 +78,7 @@ async function snapshotSqlite(filename: string, partial: string): Promise<Taken>
 async function dumpPostgres(url: string, partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
   const pgDump = findProgram('pg_dump', env.PATH);
   if (!pgDump) throw pgDumpMissing(url, out);
-  ensurePrivateFile(partial);
+  writable(out, () => ensurePrivateFile(partial));
   const { url: dbname, password } = splitPassword(url);
   // One transaction (pg_dump's snapshot): consistent while daemons keep writing.
   await runPgTool(pgDump, ['--format=custom', '--no-owner', `--file=${partial}`, `--dbname=${dbname}`], env, password);

@@ -14,6 +14,11 @@ export const backupErrors = {
     new AppError('backup_out_invalid', 400, `${file} is one of the database's own files (beside ${database}): SQLite would delete or overwrite a backup there`, {
       hint: 'Write backups into a directory of their own, e.g. --out /var/backups/svc/svc-$(date +%F).sqlite',
     }),
+  cannotWrite: (file: string, err: Error) =>
+    new AppError('backup_unwritable', 500, `Cannot write the backup ${file}: ${err.message.replace(/^Cannot create (the data directory )?/, 'cannot create ')}`, {
+      hint: 'Choose a directory for --out that the user svc runs as can write to (sudo -u svc ...).',
+      cause: err,
+    }),
   notFound: (file: string) => new AppError('backup_not_found', 404, `Backup file ${file} not found`),
   notSqlite: (file: string) =>
     new AppError('backup_invalid', 400, `${file} is not an svc backup: it is not an SQLite database`, {

@@ -252,6 +252,13 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       stderr: `error: There is no SQLite database at ${path.join(dir, 'svc.sqlite')}: nothing to back up\nhint: Check SVC_DATA_DIR / database.filename (the same settings the daemon runs with).\n`,
     });
     expect(readdirSync(dir)).toEqual([]);
+    // --out under a file, or in a directory svc cannot write: the error names --out, not the data directory.
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a directory');
+    const under = await runCli(['backup', '--out', 'notes.txt/b.sqlite'], { env, cwd: dir });
+    expect({ code: under.code, stderr: under.stderr }).toEqual({
+      code: 1,
+      stderr: `error: Cannot write the backup ${path.join(dir, 'notes.txt/b.sqlite')}: cannot create ${path.join(dir, 'notes.txt')}: it exists and is not a directory\nhint: Choose a directory for --out that the user svc runs as can write to (sudo -u svc ...).\n`,
+    });
     const usage = await runCli(['backup'], { env, cwd: dir });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/required option '--out <file>' not specified/);

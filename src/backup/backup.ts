@@ -5,7 +5,7 @@ import { openDb } from '../db/connect.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../db/files.js';
 import { vacuumInto } from '../db/sqlite-file.js';
 import { backupErrors } from './errors.js';
-import { dirOf, makePrivate, sideName, syncDir } from './files.js';
+import { dirOf, isSqliteFileOf, makePrivate, sideName, syncDir } from './files.js';
 import { checkSvcSqliteFile } from './inspect.js';
 import { findProgram, pgDumpMissing, runPgTool, splitPassword } from './pg-dump.js';
 
@@ -33,10 +33,11 @@ export interface BackupOptions {
 export async function backupDatabase(database: Config['database'], out: string, options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
   if (existsSync(out)) throw backupErrors.outExists(out);
-  ensurePrivateDir(dirOf(out));
+  if (database.client === 'sqlite3' && isSqliteFileOf(database.filename!, out)) throw backupErrors.outIsDatabaseFile(out, database.filename!);
+  writable(out, () => ensurePrivateDir(dirOf(out)));
   const partial = sideName(out, 'partial');
   try {
-    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial);
+    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial, out);
     try {
       linkSync(partial, out);
     } catch (err) {
@@ -50,11 +51,20 @@ export async function backupDatabase(database: Config['database'], out: string, 
   }
 }
 
+/** Creating the backup's directory or file: a failure names --out, not the data directory. */
+function writable(file: string, create: () => void): void {
+  try {
+    create();
+  } catch (err) {
+    throw backupErrors.cannotWrite(file, err as Error);
+  }
+}
+
 type Taken = Pick<BackupResult, 'database' | 'method' | 'check'>;
 
-async function snapshotSqlite(filename: string, partial: string): Promise<Taken> {
+async function snapshotSqlite(filename: string, partial: string, out: string): Promise<Taken> {
   if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
-  ensurePrivateFile(partial); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
+  writable(out, () => ensurePrivateFile(partial)); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
   const db = openDb({ client: 'sqlite3', filename, poolMax: 1 });
   try {
     await vacuumInto(db, partial);
@@ -68,7 +78,7 @@ async function snapshotSqlite(filename: string, partial: string): Promise<Taken>
 async function dumpPostgres(url: string, partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
   const pgDump = findProgram('pg_dump', env.PATH);
   if (!pgDump) throw pgDumpMissing(url, out);
-  ensurePrivateFile(partial);
+  writable(out, () => ensurePrivateFile(partial));
   const { url: dbname, password } = splitPassword(url);
   // One transaction (pg_dump's snapshot): consistent while daemons keep writing.
   await runPgTool(pgDump, ['--format=custom', '--no-owner', `--file=${partial}`, `--dbname=${dbname}`], env, password);

@@ -10,6 +10,15 @@ export const backupErrors = {
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
       hint: 'Choose a new name, e.g. one with the date: --out /var/backups/svc/svc-$(date +%F).sqlite',
     }),
+  outIsDatabaseFile: (file: string, database: string) =>
+    new AppError('backup_out_invalid', 400, `${file} is one of the database's own files (beside ${database}): SQLite would delete or overwrite a backup there`, {
+      hint: 'Write backups into a directory of their own, e.g. --out /var/backups/svc/svc-$(date +%F).sqlite',
+    }),
+  cannotWrite: (file: string, err: Error) =>
+    new AppError('backup_unwritable', 500, `Cannot write the backup ${file}: ${err.message.replace(/^Cannot create (the data directory )?/, 'cannot create ')}`, {
+      hint: 'Choose a directory for --out that the user svc runs as can write to (sudo -u svc ...).',
+      cause: err,
+    }),
   notFound: (file: string) => new AppError('backup_not_found', 404, `Backup file ${file} not found`),
   notSqlite: (file: string) =>
     new AppError('backup_invalid', 400, `${file} is not an svc backup: it is not an SQLite database`, {
@@ -37,7 +46,7 @@ export const backupErrors = {
       hint: 'Stop the daemon first (e.g. sudo systemctl stop svc), restore, then start it again.',
     }),
   inUse: (file: string) =>
-    new AppError('database_in_use', 409, `Cannot restore over ${file}: another process still has it open with unsaved changes in ${file}-wal`, {
+    new AppError('database_in_use', 409, `Cannot restore over ${file}: another process has it open (an svc command or a script still running?)`, {
       hint: 'Stop the daemon and any running svc command on this data directory, then restore again.',
     }),
   restoreIntoPostgres: () =>

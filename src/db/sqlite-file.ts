@@ -55,7 +55,10 @@ export async function checkSqliteFile(file: string): Promise<SqliteFileCheck> {
 /**
  * Move everything in the -wal file into the database and end the WAL, so the file alone holds
  * the database (before it is renamed: a -wal left beside a replaced file would be replayed into
- * it). True when no -wal content remains, false when another process still uses the database.
+ * it). True when this was the only connection to the file; false when another process has it
+ * open. Leaving WAL mode needs every other connection gone (each keeps a shared lock on a WAL
+ * database for as long as it is open), so an idle svc command is found too, not only one with
+ * unsaved changes: once the file is renamed away, its writes would go nowhere.
  */
 export async function checkpointSqliteFile(file: string): Promise<boolean> {
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
@@ -64,7 +67,13 @@ export async function checkpointSqliteFile(file: string): Promise<boolean> {
   try {
     conn.configure('busyTimeout', 5000);
     const [row] = await all<{ busy: number; log: number; checkpointed: number }>(conn, 'PRAGMA wal_checkpoint(TRUNCATE)');
-    return !row || row.busy === 0;
+    if (row && row.busy !== 0) return false;
+    conn.configure('busyTimeout', 0); // an open connection holds its lock until it closes: waiting is pointless
+    const [mode] = await all<{ journal_mode: string }>(conn, 'PRAGMA journal_mode = DELETE').catch((err: { code?: string }) => {
+      if (err.code === 'SQLITE_BUSY') return [{ journal_mode: 'wal' }];
+      throw err;
+    });
+    return mode?.journal_mode === 'delete';
   } finally {
     await new Promise<void>((resolve) => conn.close(() => resolve()));
   }

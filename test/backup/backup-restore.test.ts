@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
@@ -123,6 +123,35 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect(again.json<Array<{ name: string }>>().map((w) => w.name).sort()).toEqual(['after-backup.example', 'old.example']);
   }, 90_000);
 
+  it('restore is refused while an svc command has the database open between its writes, so nothing it writes afterwards is lost; once it closes, the restore goes ahead', async () => {
+    const dir = tempDir();
+    const env = sqliteEnv(dir);
+    expect((await runCli(['workspaces', 'add', '--name', 'old.example', '--website', 'https://old.example'], { env, cwd: dir })).code).toBe(0);
+    const file = path.join(tempDir(), 'b.sqlite');
+    expect((await runCli(['backup', '--out', file], { env, cwd: dir })).code).toBe(0);
+
+    // A command (an import, a script) that has written and keeps its connection for its next write.
+    const filename = path.join(dir, 'svc.sqlite');
+    const command = openDb({ client: 'sqlite3', filename, poolMax: 1 });
+    await command.schema.createTable('probe', (t) => t.text('x'));
+    await command('probe').insert({ x: 'first' });
+    const refused = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    expect(refused.code, refused.stdout).toBe(1);
+    expect(refused.json().error.code).toBe('database_in_use');
+    expect(readdirSync(dir).filter((f) => f.includes('before-restore'))).toEqual([]);
+    await command('probe').insert({ x: 'second' }); // lands in the database the command opened
+    await command.destroy();
+
+    const restored = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    expect(restored.code, restored.stderr).toBe(0);
+    const previous = openDb({ client: 'sqlite3', filename: restored.json<{ previous: string }>().previous, poolMax: 1 });
+    try {
+      expect((await previous('probe').select('x')).map((r) => r.x)).toEqual(['first', 'second']);
+    } finally {
+      await previous.destroy();
+    }
+  }, 60_000);
+
   it('refuses garbage, a PostgreSQL dump, another SQLite database and a backup from a newer svc, leaving the target untouched', async () => {
     const dir = tempDir();
     const env = sqliteEnv(dir);
@@ -193,6 +222,27 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect(listed.json<Array<{ name: string }>>().map((w) => w.name)).toEqual(['twice.example']);
   }, 60_000);
 
+  it("backup refuses the database's own sidecar names (-wal, -shm, -journal), also through a linked directory: the next svc command deleted a backup written as svc.sqlite-wal", async () => {
+    const dir = tempDir();
+    const env = sqliteEnv(dir);
+    expect((await runCli(['workspaces', 'add', '--name', 'side.example', '--website', 'https://side.example'], { env, cwd: dir })).code).toBe(0);
+    const linked = path.join(tempDir(), 'data-link');
+    symlinkSync(dir, linked);
+    const listing = readdirSync(dir).sort();
+    for (const out of ['svc.sqlite-wal', 'svc.sqlite-shm', 'svc.sqlite-journal', path.join(linked, 'svc.sqlite-wal')]) {
+      const r = await runCli(['backup', '--out', out, '--json'], { env, cwd: dir });
+      expect({ out, code: r.code }).toEqual({ out, code: 1 });
+      expect(r.json().error.code).toBe('backup_out_invalid');
+      expect(readdirSync(dir).sort()).toEqual(listing);
+    }
+    const human = await runCli(['backup', '--out', 'svc.sqlite-wal'], { env, cwd: dir });
+    expect(human.stderr).toBe(
+      `error: ${path.join(dir, 'svc.sqlite-wal')} is one of the database's own files (beside ${path.join(dir, 'svc.sqlite')}): SQLite would delete or overwrite a backup there\nhint: Write backups into a directory of their own, e.g. --out /var/backups/svc/svc-$(date +%F).sqlite\n`,
+    );
+    // Beside the database under another name is allowed.
+    expect((await runCli(['backup', '--out', 'svc.sqlite.bak'], { env, cwd: dir })).code).toBe(0);
+  });
+
   it('backup refuses a data directory without a database, an existing file, and a missing --out', async () => {
     const dir = tempDir();
     const env = sqliteEnv(dir);
@@ -202,6 +252,13 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       stderr: `error: There is no SQLite database at ${path.join(dir, 'svc.sqlite')}: nothing to back up\nhint: Check SVC_DATA_DIR / database.filename (the same settings the daemon runs with).\n`,
     });
     expect(readdirSync(dir)).toEqual([]);
+    // --out under a file, or in a directory svc cannot write: the error names --out, not the data directory.
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a directory');
+    const under = await runCli(['backup', '--out', 'notes.txt/b.sqlite'], { env, cwd: dir });
+    expect({ code: under.code, stderr: under.stderr }).toEqual({
+      code: 1,
+      stderr: `error: Cannot write the backup ${path.join(dir, 'notes.txt/b.sqlite')}: cannot create ${path.join(dir, 'notes.txt')}: it exists and is not a directory\nhint: Choose a directory for --out that the user svc runs as can write to (sudo -u svc ...).\n`,
+    });
     const usage = await runCli(['backup'], { env, cwd: dir });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/required option '--out <file>' not specified/);

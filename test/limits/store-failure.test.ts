@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { type TestDaemon, startDaemon, startDaemonOn } from '../helpers/daemon.js';
@@ -7,6 +8,7 @@ import { freePort } from '../helpers/serve.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { rpc } from '../mcp/helpers.js';
 import { PageClient, register } from '../oauth/flow.js';
+import { REDIS_URL, redisPrefix } from './redis.js';
 
 // The documented choice: a failing limit store never turns into 500s. Each daemon then limits
 // on its own (the insurance: the same limits in its memory) until the store answers again.
@@ -37,12 +39,57 @@ async function stillLimited(s: Awaited<ReturnType<typeof everySurface>>) {
   expect(await s.register()).toBe(201);
 }
 
+/** A TCP relay to the test Redis that can stop passing bytes both ways: a Redis that went silent (no reset). */
+async function silenceableRelay(redisUrl: string) {
+  const target = new URL(redisUrl);
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 6379), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.on('data', (b) => silent || upstream.write(b));
+    upstream.on('data', (b) => silent || client.write(b));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  afterAll(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return { url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`, silence: () => (silent = true) };
+}
+
 describe('a failing limit store', () => {
   it('Redis unreachable: every surface answers, limited by the daemon alone', async () => {
     const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': `redis://127.0.0.1:${await freePort()}` } });
     expect(d.app.limits.storeKind).toBe('redis');
     await stillLimited(await everySurface(d));
   });
+
+  it.skipIf(!REDIS_URL)('Redis connected but silent: every surface still answers, limited by the daemon alone, and the daemon stops', async () => {
+    const relay = await silenceableRelay(REDIS_URL!);
+    const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': relay.url, 'redis.keyPrefix': redisPrefix() } });
+    const s = await everySurface(d);
+    expect(await s.content()).toBe(200); // connected and counting in Redis
+    relay.silence();
+    // Before: each call waited for an answer that never came (until the client gave up).
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((resolve) => setTimeout(resolve, 15_000, 'no answer').unref())]);
+    const content = async () => {
+      const statuses = [];
+      for (let i = 0; i < 8; i++) statuses.push(await s.content());
+      return statuses;
+    };
+    const statuses = await within(content());
+    expect(statuses).toContain(429); // the insurance counts from nothing, so where it refuses varies
+    expect(new Set(statuses)).toEqual(new Set([200, 429]));
+    expect(await within(Promise.all([s.mcp(), s.signIn(), s.register()]))).toEqual([200, 303, 201]);
+    expect(await within(d.stop().then(() => 'stopped'))).toBe('stopped');
+  }, 60_000);
 
   it.skipIf(!PG_URL)('PostgreSQL limiter table unavailable: every surface answers, limited by the daemon alone; shared again once it is back', async () => {
     const { dir, env } = await freshEnv();

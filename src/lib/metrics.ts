@@ -67,6 +67,9 @@ export class Metrics {
   async render(): Promise<string> {
     this.current = this.readSamples();
     try {
+      // Read before the registry collects: a failed read counts in this scrape's error counter,
+      // which the registry may serialize before the gauges' collect() has seen the failure.
+      await this.current;
       return await this.registry.metrics();
     } finally {
       this.current = null;

@@ -120,6 +120,27 @@ describe('/metrics', () => {
     expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(1);
   }, 60_000);
 
+  it('a scrape whose database figures cannot be read still answers, with NaN gauges and the error counted in that same scrape', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'metrics.token': TOKEN } });
+    const scrape = async () => {
+      const res = await fetch(`${d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    expect(sample(await scrape(), 'svc_metrics_scrape_errors_total')).toBe(0);
+    await d.app.db.schema.renameTable('webhook_events', 'webhook_events_away');
+    try {
+      const text = await scrape();
+      expect(sample(text, 'svc_webhook_queue_depth')).toBeNaN();
+      expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+    } finally {
+      await d.app.db.schema.renameTable('webhook_events_away', 'webhook_events');
+    }
+    const text = await scrape();
+    expect(sample(text, 'svc_webhook_queue_depth')).toBe(0);
+    expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+  });
+
   it('counts webhook deliveries by outcome', async () => {
     const w = await webhookWorld({ script: (_, i) => ({ status: i === 0 ? 500 : 200 }), overrides: { 'metrics.token': TOKEN } });
     await publishArticle(w.d.app, w.ws, (await w.article()).id);

@@ -1,9 +1,9 @@
-import net from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { type TestDaemon, startDaemon, startDaemonOn } from '../helpers/daemon.js';
 import { PG_URL, freshEnv } from '../helpers/env.js';
+import { startRelay } from '../helpers/relay.js';
 import { freePort } from '../helpers/serve.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { rpc } from '../mcp/helpers.js';
@@ -39,31 +39,6 @@ async function stillLimited(s: Awaited<ReturnType<typeof everySurface>>) {
   expect(await s.register()).toBe(201);
 }
 
-/** A TCP relay to the test Redis that can stop passing bytes both ways: a Redis that went silent (no reset). */
-async function silenceableRelay(redisUrl: string) {
-  const target = new URL(redisUrl);
-  let silent = false;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 6379), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.on('data', (b) => silent || upstream.write(b));
-    upstream.on('data', (b) => silent || client.write(b));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  afterAll(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`, silence: () => (silent = true) };
-}
-
 describe('a failing limit store', () => {
   it('Redis unreachable: every surface answers, limited by the daemon alone', async () => {
     const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': `redis://127.0.0.1:${await freePort()}` } });
@@ -72,8 +47,9 @@ describe('a failing limit store', () => {
   });
 
   it.skipIf(!REDIS_URL)('Redis connected but silent: every surface still answers, limited by the daemon alone, and the daemon stops', async () => {
-    const relay = await silenceableRelay(REDIS_URL!);
-    const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': relay.url, 'redis.keyPrefix': redisPrefix() } });
+    const redis = new URL(REDIS_URL!);
+    const relay = await startRelay(redis.hostname, Number(redis.port || 6379));
+    const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': `redis://127.0.0.1:${relay.port}`, 'redis.keyPrefix': redisPrefix() } });
     const s = await everySurface(d);
     expect(await s.content()).toBe(200); // connected and counting in Redis
     relay.silence();

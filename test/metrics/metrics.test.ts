@@ -7,9 +7,10 @@ import { getWorkspace } from '../../src/workspaces/service.js';
 import { contentFixture } from '../content-api/fixture.js';
 import { spawnCli } from '../helpers/cli.js';
 import { TestClock } from '../helpers/clock.js';
-import { startDaemon } from '../helpers/daemon.js';
-import { tempDir } from '../helpers/env.js';
+import { startDaemon, startDaemonOn } from '../helpers/daemon.js';
+import { PG_URL, freshEnv, tempDir } from '../helpers/env.js';
 import { poll } from '../helpers/poll.js';
+import { startRelay } from '../helpers/relay.js';
 import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { connect, rpc, toolCall } from '../mcp/helpers.js';
 import { webhookWorld } from '../webhooks/setup.js';
@@ -140,6 +141,24 @@ describe('/metrics', () => {
     expect(sample(text, 'svc_webhook_queue_depth')).toBe(0);
     expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
   });
+
+  it.skipIf(!PG_URL)('a PostgreSQL that stops answering (connection kept, no reset) still leaves the scrape answered, with NaN gauges', async () => {
+    const { dir, env } = await freshEnv();
+    const pg = new URL(env.SVC_DATABASE_URL!);
+    const relay = await startRelay(pg.hostname, Number(pg.port || 5432));
+    pg.host = `127.0.0.1:${relay.port}`;
+    const d = await startDaemonOn({ ...env, SVC_DATABASE_URL: pg.toString() }, dir, { 'metrics.token': TOKEN }, false);
+    const scrape = async () => (await fetch(`${d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
+    expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(0);
+    relay.silence();
+    // Before: the scrape waited for the database as long as the scraper did (Prometheus: up 0, no process figures).
+    const text = await Promise.race([scrape(), new Promise<string>((resolve) => setTimeout(resolve, 20_000, 'no answer').unref())]);
+    expect(sample(text, 'svc_webhook_queue_depth')).toBeNaN();
+    expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    relay.cut(); // the stuck queries fail, so the daemon stops
+    await d.stop();
+  }, 60_000);
 
   it('counts webhook deliveries by outcome', async () => {
     const w = await webhookWorld({ script: (_, i) => ({ status: i === 0 ? 500 : 200 }), overrides: { 'metrics.token': TOKEN } });

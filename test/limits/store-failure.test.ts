@@ -54,7 +54,7 @@ describe('a failing limit store', () => {
     expect(await s.content()).toBe(200); // connected and counting in Redis
     relay.silence();
     // Before: each call waited for an answer that never came (until the client gave up).
-    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<string>((resolve) => setTimeout(resolve, 15_000, 'no answer').unref())]);
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 15 s')), 15_000).unref())]);
     const content = async () => {
       const statuses = [];
       for (let i = 0; i < 8; i++) statuses.push(await s.content());

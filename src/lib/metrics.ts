@@ -1,5 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** How long a scrape waits for the database figures (Prometheus' default scrape timeout is 10 s). */
+const SAMPLE_TIMEOUT_MS = 3000;
+
 /** What is read from the database at each scrape, so the figures are true across daemons. */
 export interface ScrapeSamples {
   webhookQueueDepth: number;
@@ -67,6 +70,9 @@ export class Metrics {
   async render(): Promise<string> {
     this.current = this.readSamples();
     try {
+      // Read before the registry collects: a failed read counts in this scrape's error counter,
+      // which the registry may serialize before the gauges' collect() has seen the failure.
+      await this.current;
       return await this.registry.metrics();
     } finally {
       this.current = null;
@@ -82,12 +88,20 @@ export class Metrics {
 
   private async readSamples(): Promise<ScrapeSamples | null> {
     if (!this.sampler) return null;
+    let timer: NodeJS.Timeout | undefined;
+    // A database that keeps the connection but does not answer must not hold the scrape (and
+    // the process figures with it) until the scraper gives up.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${SAMPLE_TIMEOUT_MS / 1000} s`)), SAMPLE_TIMEOUT_MS);
+    });
     try {
-      return await this.sampler();
+      return await Promise.race([this.sampler(), late]);
     } catch (err) {
       this.scrapeErrors.inc();
       this.onSampleError(err);
       return null;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -68,10 +68,18 @@ export function openLimiterStore(ctx: Ctx): LimiterStore {
 
 /**
  * A Redis client that fails fast: no offline queue and one retry per command, so a Redis outage
- * sends the limiter to its insurance at once instead of holding requests while it reconnects.
+ * sends the limiter to its insurance at once instead of holding requests while it reconnects;
+ * and a command timeout, so a Redis that is connected but silent (paused, partitioned without a
+ * reset) holds a request at most that long before the insurance answers.
  */
 function connectRedis(ctx: Ctx): Redis {
-  const redis = new Redis(ctx.config.redis.url!, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) });
+  const redis = new Redis(ctx.config.redis.url!, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 1000,
+    retryStrategy: (n) => Math.min(n * 200, 2000),
+  });
   let lastWarned = 0;
   redis.on('error', (err) => {
     const now = Date.now();

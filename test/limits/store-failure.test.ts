@@ -3,10 +3,12 @@ import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { type TestDaemon, startDaemon, startDaemonOn } from '../helpers/daemon.js';
 import { PG_URL, freshEnv } from '../helpers/env.js';
+import { startRelay } from '../helpers/relay.js';
 import { freePort } from '../helpers/serve.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { rpc } from '../mcp/helpers.js';
 import { PageClient, register } from '../oauth/flow.js';
+import { REDIS_URL, redisPrefix } from './redis.js';
 
 // The documented choice: a failing limit store never turns into 500s. Each daemon then limits
 // on its own (the insurance: the same limits in its memory) until the store answers again.
@@ -43,6 +45,27 @@ describe('a failing limit store', () => {
     expect(d.app.limits.storeKind).toBe('redis');
     await stillLimited(await everySurface(d));
   });
+
+  it.skipIf(!REDIS_URL)('Redis connected but silent: every surface still answers, limited by the daemon alone, and the daemon stops', async () => {
+    const redis = new URL(REDIS_URL!);
+    const relay = await startRelay(redis.hostname, Number(redis.port || 6379));
+    const d = await startDaemon({ jobs: false, overrides: { ...LIMITS, 'redis.url': `redis://127.0.0.1:${relay.port}`, 'redis.keyPrefix': redisPrefix() } });
+    const s = await everySurface(d);
+    expect(await s.content()).toBe(200); // connected and counting in Redis
+    relay.silence();
+    // Before: each call waited for an answer that never came (until the client gave up).
+    const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 15 s')), 15_000).unref())]);
+    const content = async () => {
+      const statuses = [];
+      for (let i = 0; i < 8; i++) statuses.push(await s.content());
+      return statuses;
+    };
+    const statuses = await within(content());
+    expect(statuses).toContain(429); // the insurance counts from nothing, so where it refuses varies
+    expect(new Set(statuses)).toEqual(new Set([200, 429]));
+    expect(await within(Promise.all([s.mcp(), s.signIn(), s.register()]))).toEqual([200, 303, 201]);
+    expect(await within(d.stop().then(() => 'stopped'))).toBe('stopped');
+  }, 60_000);
 
   it.skipIf(!PG_URL)('PostgreSQL limiter table unavailable: every surface answers, limited by the daemon alone; shared again once it is back', async () => {
     const { dir, env } = await freshEnv();

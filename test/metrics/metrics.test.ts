@@ -7,9 +7,10 @@ import { getWorkspace } from '../../src/workspaces/service.js';
 import { contentFixture } from '../content-api/fixture.js';
 import { spawnCli } from '../helpers/cli.js';
 import { TestClock } from '../helpers/clock.js';
-import { startDaemon } from '../helpers/daemon.js';
-import { tempDir } from '../helpers/env.js';
+import { startDaemon, startDaemonOn } from '../helpers/daemon.js';
+import { PG_URL, freshEnv, tempDir } from '../helpers/env.js';
 import { poll } from '../helpers/poll.js';
+import { startRelay } from '../helpers/relay.js';
 import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { connect, rpc, toolCall } from '../mcp/helpers.js';
 import { webhookWorld } from '../webhooks/setup.js';
@@ -118,6 +119,45 @@ describe('/metrics', () => {
     const r = await spawnCli(['articles', 'publish', a.slug, '--workspace', ws.id], { env: d.env, cwd: d.dir });
     expect(r.code, r.stderr).toBe(0);
     expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(1);
+  }, 60_000);
+
+  it('a scrape whose database figures cannot be read still answers, with NaN gauges and the error counted in that same scrape', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'metrics.token': TOKEN } });
+    const scrape = async () => {
+      const res = await fetch(`${d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    expect(sample(await scrape(), 'svc_metrics_scrape_errors_total')).toBe(0);
+    await d.app.db.schema.renameTable('webhook_events', 'webhook_events_away');
+    try {
+      const text = await scrape();
+      expect(sample(text, 'svc_webhook_queue_depth')).toBeNaN();
+      expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+    } finally {
+      await d.app.db.schema.renameTable('webhook_events_away', 'webhook_events');
+    }
+    const text = await scrape();
+    expect(sample(text, 'svc_webhook_queue_depth')).toBe(0);
+    expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+  });
+
+  it.skipIf(!PG_URL)('a PostgreSQL that stops answering (connection kept, no reset) still leaves the scrape answered, with NaN gauges', async () => {
+    const { dir, env } = await freshEnv();
+    const pg = new URL(env.SVC_DATABASE_URL!);
+    const relay = await startRelay(pg.hostname, Number(pg.port || 5432));
+    pg.host = `127.0.0.1:${relay.port}`;
+    const d = await startDaemonOn({ ...env, SVC_DATABASE_URL: pg.toString() }, dir, { 'metrics.token': TOKEN }, false);
+    const scrape = async () => (await fetch(`${d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text();
+    expect(sample(await scrape(), 'svc_webhook_queue_depth')).toBe(0);
+    relay.silence();
+    // Before: the scrape waited for the database as long as the scraper did (Prometheus: up 0, no process figures).
+    const text = await Promise.race([scrape(), new Promise<string>((resolve) => setTimeout(resolve, 20_000, 'no answer').unref())]);
+    expect(sample(text, 'svc_webhook_queue_depth')).toBeNaN();
+    expect(sample(text, 'svc_metrics_scrape_errors_total')).toBe(1);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    relay.cut(); // the stuck queries fail, so the daemon stops
+    await d.stop();
   }, 60_000);
 
   it('counts webhook deliveries by outcome', async () => {

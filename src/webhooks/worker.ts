@@ -61,6 +61,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   };
 
   const claimDue = async () => {
+    if (stopped) return; // a wake queued before stop(): no heartbeat row may outlive the worker
     holder ??= await startHolder(ctx, 'daemon');
     const h = holder;
     if (Date.now() >= pruneAt) {

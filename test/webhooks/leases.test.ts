@@ -77,6 +77,18 @@ describe('lease ownership', () => {
     held.release();
   });
 
+  it('a worker stopped at once (a wake already queued) leaves no heartbeat behind and claims nothing', async () => {
+    const w = await webhookWorld({ overrides: BEATS, jobs: false });
+    await publishArticle(w.d.app, w.ws, (await w.article()).id); // a due event
+    const worker = startWebhookWorker(w.d.app);
+    w.d.app.events.emit('webhooks.enqueued', { workspaceId: w.ws.id }); // a wake runs after stop() returns
+    expect(await worker.stop()).toBe(true);
+    await new Promise((r) => setTimeout(r, 300)); // the queued wake, and a few heartbeat intervals
+    expect(await w.d.app.db('daemon_heartbeats').count({ n: '*' }).first()).toMatchObject({ n: 0 });
+    expect(await w.d.app.db('webhook_events').whereNotNull('lease_token').count({ n: '*' }).first()).toMatchObject({ n: 0 });
+    expect(w.receiver.received).toHaveLength(0);
+  });
+
   it('worker stop(deadline) resolves true when the attempts in flight finish in time', async () => {
     const w = await webhookWorld({ overrides: BEATS, jobs: false, script: () => ({ status: 200, delayMs: 150 }) });
     const worker = startWebhookWorker(w.d.app);

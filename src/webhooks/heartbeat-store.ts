@@ -31,6 +31,12 @@ export async function heartbeatsSince(db: Queryable, since: string): Promise<Hea
   return (await db('daemon_heartbeats').where('seen_at', '>=', since).orderBy('seen_at', 'desc')).map(toHeartbeat);
 }
 
+/**
+ * How long a holder's row is kept after its last beat: `svc doctor` lists a daemon gone within
+ * this long, and the worker then removes the row (every lease it held ran out long before).
+ */
+export const HEARTBEAT_KEPT_MS = 24 * 3_600_000;
+
 /** Forget holders not seen since `before` (every lease they held has long run out). */
 export async function pruneHeartbeats(db: Queryable, before: string): Promise<number> {
   return Number(await db('daemon_heartbeats').where('seen_at', '<', before).delete());

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
-import { type HeartbeatRow, type HeldEvent, heartbeatsSince, heldEvents } from './heartbeat-store.js';
+import { HEARTBEAT_KEPT_MS, type HeartbeatRow, type HeldEvent, heartbeatsSince, heldEvents } from './heartbeat-store.js';
 
 /** A lease holder as operators see it. */
 export interface HolderView {
@@ -20,9 +20,6 @@ export interface DaemonStatus {
   daemons: HolderView[];
 }
 
-/** Daemons seen within this long are listed (by `svc doctor`) even when stale: stopped or killed recently. */
-const RECENT_MS = 24 * 3_600_000;
-
 /** Whether some daemon sharing this database is working the outbox right now. */
 export async function daemonStatus(ctx: Ctx): Promise<DaemonStatus> {
   const daemons = (await seenHolders(ctx, ctx.config.webhooks.heartbeatStaleAfter)).filter((h) => h.kind === 'daemon' && h.alive);
@@ -30,7 +27,7 @@ export async function daemonStatus(ctx: Ctx): Promise<DaemonStatus> {
 }
 
 /** Holders (daemons and waiting commands) seen within `withinMs`, alive or not. */
-export async function seenHolders(ctx: Ctx, withinMs = RECENT_MS): Promise<HolderView[]> {
+export async function seenHolders(ctx: Ctx, withinMs = HEARTBEAT_KEPT_MS): Promise<HolderView[]> {
   const now = ctx.clock.now().getTime();
   const rows = await heartbeatsSince(ctx.db, new Date(now - withinMs).toISOString());
   return rows.map((h) => viewOf(ctx, h, now));

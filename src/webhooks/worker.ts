@@ -4,7 +4,7 @@ import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
 import type { Job } from '../jobs/job.js';
 import { ANSWERED_AT_ONCE, attemptEvent } from './attempt.js';
-import { pruneHeartbeats } from './heartbeat-store.js';
+import { HEARTBEAT_KEPT_MS, pruneHeartbeats } from './heartbeat-store.js';
 import { type LeaseHolder, holderAlive, leaseTime, maySend, newLease, startHolder } from './lease.js';
 import { type LeaseRef, claimEvent, dueEvents, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
@@ -17,9 +17,6 @@ interface Claim {
   /** Set once the attempt starts; claims still waiting in the queue are given back on stop. */
   running?: Promise<void>;
 }
-
-/** Heartbeat rows not seen for this long are removed (every lease they held ran out long before). */
-const FORGET_AFTER_MS = 24 * 3_600_000;
 
 /**
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed with a lease
@@ -66,7 +63,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const h = holder;
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
-      await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - FORGET_AFTER_MS).toISOString());
+      await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
     for (;;) {
       // Claim up to twice the concurrency so the queue never waits on a database round trip.

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
 import { slugForms } from '../lib/slug.js';
 import type { ContentType } from './categories.js';
@@ -136,11 +137,15 @@ export async function listArticleRows(
 }
 
 /** Articles whose scheduled time has come (and whose retry time, after a failure), across workspaces. */
-export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit = 50): Promise<Article[]> {
-  const rows = await db('articles')
+/** Scheduled, with its time come and no retry pause running. */
+const isDue = (q: Knex.QueryBuilder, nowIsoValue: string) =>
+  q
     .where({ status: 'scheduled' })
     .andWhere('scheduled_at', '<=', nowIsoValue)
-    .andWhere((q) => q.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', nowIsoValue))
+    .andWhere((w) => w.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', nowIsoValue));
+
+export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit = 50): Promise<Article[]> {
+  const rows = await isDue(db('articles'), nowIsoValue)
     .orderBy('scheduled_at')
     .limit(limit);
   return rows.map(toArticle);
@@ -157,16 +162,17 @@ const NO_PUBLISH_ERROR = { publish_error: null, publish_error_at: null, publish_
 /**
  * Mark articles published (the first step of a publish transaction). With `onlyIf`, only those
  * still in that state: a scheduled publish or a bulk publish of drafts then runs once even with
- * several processes. Returns the ids this caller got (RETURNING: on PostgreSQL a row another
- * transaction claimed meanwhile is re-checked and left out).
+ * several processes. `scheduled` claims only articles still due at `nowIsoValue`: one moved to a
+ * later time after the scheduler read it waits for that time. Returns the ids this caller got
+ * (RETURNING: on PostgreSQL a row another transaction claimed meanwhile is re-checked and left out).
  */
-export async function claimForPublish(db: Queryable, ids: string[], onlyIf?: ArticleStatus): Promise<string[]> {
+export async function claimForPublish(db: Queryable, ids: string[], onlyIf: ArticleStatus | undefined, nowIsoValue: string): Promise<string[]> {
   const claimed: string[] = [];
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db('articles')
-      .whereIn('id', ids.slice(i, i + 500))
-      .andWhere(onlyIf ? { status: onlyIf } : {})
-      .update({ status: 'published', scheduled_at: null, ...NO_PUBLISH_ERROR }, ['id']);
+    const batch = db('articles').whereIn('id', ids.slice(i, i + 500));
+    if (onlyIf === 'scheduled') isDue(batch, nowIsoValue);
+    else if (onlyIf) batch.andWhere({ status: onlyIf });
+    const rows = await batch.update({ status: 'published', scheduled_at: null, ...NO_PUBLISH_ERROR }, ['id']);
     claimed.push(...rows.map((r: Row) => r.id as string));
   }
   return claimed;

@@ -50,7 +50,7 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
  */
 export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], onlyIf?: ArticleStatus): Promise<PublishResult[]> {
   const now = nowIso(ctx.clock);
-  const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf));
+  const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
   const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
   // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.

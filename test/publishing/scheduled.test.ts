@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { scheduleArticle } from '../../src/publishing/publish.js';
+import { getArticle } from '../../src/articles/service.js';
+import { publishArticle, scheduleArticle } from '../../src/publishing/publish.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
 import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
@@ -75,5 +76,20 @@ describe('scheduled publish and auto-publish (daemon scheduler)', () => {
     const page = await (await fetch(`${d.url}/api/v1/content/articles?key=${key}`)).json();
     expect(page.data.articles.map((x: any) => x.slug)).toEqual([both.slug]);
     expect((await fetch(`${d.url}/api/v1/content/articles/${a.slug}?key=${key}`)).status).toBe(404);
+  });
+
+  it('the scheduler claims only what is still due: an article moved to a later time after the scheduler read it is not published early', async () => {
+    const d = await startDaemon({ jobs: false });
+    const ws = await seedWorkspace(d.app);
+    await generateBlogKey(d.app, ws); // somewhere to publish to
+    const a = await seedArticle(d.app, ws, { title: 'Moved later' });
+    // The scheduler read it as due (dueScheduledRows), then someone moved it to tomorrow.
+    await scheduleArticle(d.app, ws, a.id, new Date(d.app.clock.now().getTime() + 86_400_000).toISOString());
+    expect(await publishArticle(d.app, ws, a.id, { onlyIfScheduled: true })).toBeNull();
+    expect((await getArticle(d.app, ws, a.id)).status).toBe('scheduled');
+    // Once due, the same claim publishes it.
+    await scheduleArticle(d.app, ws, a.id, new Date(d.app.clock.now().getTime() - 1_000).toISOString());
+    expect(await publishArticle(d.app, ws, a.id, { onlyIfScheduled: true })).not.toBeNull();
+    expect((await getArticle(d.app, ws, a.id)).status).toBe('published');
   });
 });

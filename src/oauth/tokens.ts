@@ -9,7 +9,7 @@ import { findMembership } from '../workspaces/members.js';
 import { NOT_A_MEMBER } from '../workspaces/roles.js';
 import { findMembership as findMembershipRow, lockWorkspaces } from '../workspaces/store.js';
 import type { Client } from './clients.js';
-import { isIdle, revokeConnection } from './connections.js';
+import { MEMBERSHIP_REMOVED, isIdle, revokeConnection } from './connections.js';
 import { oauthError } from './errors.js';
 import { isOurResource, resourceOf } from './metadata.js';
 import { verifyS256 } from './pkce.js';
@@ -112,7 +112,7 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   // Removing a member revokes their connections (accounts/members.ts); this also refuses one
   // whose membership ended any other way (spec: access ends with the membership).
   if (!(await findMembership(ctx, conn.workspace_id, conn.user_id))) {
-    await revokeConnection(ctx, conn.id, 'membership_removed');
+    await revokeConnection(ctx, conn.id, MEMBERSHIP_REMOVED);
     throw oauthError('invalid_grant', NOT_A_MEMBER);
   }
   const now = ctx.clock.now();

@@ -69,12 +69,11 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     throw oauthError('invalid_grant', 'redirect_uri does not match the authorization request');
   }
   if (!verifyS256(grant.codeVerifier, code.code_challenge)) throw oauthError('invalid_grant', 'PKCE verification failed: code_verifier does not match the code_challenge');
-  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw oauthError('invalid_grant', NOT_A_MEMBER);
 
   const scopes = JSON.parse(code.scopes) as Scope[];
   const result = await withTransaction(ctx.db, async (trx) => {
-    // A member removed meanwhile must not get a connection that adding them back would revive:
-    // take the lock a membership change takes (accounts/members.ts), then look again.
+    // The membership is checked here only, under the lock a membership change takes
+    // (accounts/members.ts): a member removed meanwhile gets no connection that re-adding them revives.
     await lockWorkspaces(trx, [code.workspace_id]);
     if (!(await findMembershipRow(trx, code.workspace_id, code.user_id))) return 'not_member' as const;
     if (!(await store.claimCode(trx, hash, iso(now)))) return null;

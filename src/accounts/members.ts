@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
-import { MEMBERSHIP_REMOVED } from '../oauth/resolve.js';
+import { MEMBERSHIP_REMOVED } from '../oauth/connections.js';
 import { revokeUserGrants } from '../oauth/store.js';
 import type { Role } from '../workspaces/roles.js';
 import * as workspaces from '../workspaces/store.js';

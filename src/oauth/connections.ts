@@ -4,6 +4,9 @@ import type { Scope } from '../auth/scopes.js';
 import { iso, nowIso } from '../lib/clock.js';
 import * as store from './store.js';
 
+/** The revocation reason of connections whose user lost the membership (accounts/members.ts, tokens.ts); resolve.ts answers their tokens 403. */
+export const MEMBERSHIP_REMOVED = 'membership_removed';
+
 /** An agent connection as people see it (connections page, `svc connections list`). */
 export interface Connection {
   id: string;

@@ -5,13 +5,10 @@ import { AppError } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { recordUse } from '../lib/last-used.js';
-import { isIdle } from './connections.js';
+import { MEMBERSHIP_REMOVED, isIdle } from './connections.js';
 import * as store from './store.js';
 import { ACCESS_PREFIX } from './tokens.js';
 import { NOT_A_MEMBER } from '../workspaces/roles.js';
-
-/** The revocation reason of connections ended by `svc members remove` (accounts/members.ts). */
-export const MEMBERSHIP_REMOVED = 'membership_removed';
 
 /**
  * An OAuth access token -> the connection's principal, or null when the token is unknown,

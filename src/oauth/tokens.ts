@@ -9,7 +9,7 @@ import { findMembership } from '../workspaces/members.js';
 import { NOT_A_MEMBER } from '../workspaces/roles.js';
 import { findMembership as findMembershipRow, lockWorkspaces } from '../workspaces/store.js';
 import type { Client } from './clients.js';
-import { isIdle, revokeConnection } from './connections.js';
+import { MEMBERSHIP_REMOVED, isIdle, revokeConnection } from './connections.js';
 import { oauthError } from './errors.js';
 import { isOurResource, resourceOf } from './metadata.js';
 import { verifyS256 } from './pkce.js';
@@ -69,12 +69,11 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
     throw oauthError('invalid_grant', 'redirect_uri does not match the authorization request');
   }
   if (!verifyS256(grant.codeVerifier, code.code_challenge)) throw oauthError('invalid_grant', 'PKCE verification failed: code_verifier does not match the code_challenge');
-  if (!(await findMembership(ctx, code.workspace_id, code.user_id))) throw oauthError('invalid_grant', NOT_A_MEMBER);
 
   const scopes = JSON.parse(code.scopes) as Scope[];
   const result = await withTransaction(ctx.db, async (trx) => {
-    // A member removed meanwhile must not get a connection that adding them back would revive:
-    // take the lock a membership change takes (accounts/members.ts), then look again.
+    // The membership is checked here only, under the lock a membership change takes
+    // (accounts/members.ts): a member removed meanwhile gets no connection that re-adding them revives.
     await lockWorkspaces(trx, [code.workspace_id]);
     if (!(await findMembershipRow(trx, code.workspace_id, code.user_id))) return 'not_member' as const;
     if (!(await store.claimCode(trx, hash, iso(now)))) return null;
@@ -112,7 +111,7 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   // Removing a member revokes their connections (accounts/members.ts); this also refuses one
   // whose membership ended any other way (spec: access ends with the membership).
   if (!(await findMembership(ctx, conn.workspace_id, conn.user_id))) {
-    await revokeConnection(ctx, conn.id, 'membership_removed');
+    await revokeConnection(ctx, conn.id, MEMBERSHIP_REMOVED);
     throw oauthError('invalid_grant', NOT_A_MEMBER);
   }
   const now = ctx.clock.now();

@@ -132,6 +132,19 @@ describe('removing a member ends their agent connections to that workspace', () 
     }
   });
 
+  it('refuses a code of a member whose membership ended since the approval, and creates no connection', async () => {
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws, 'editor');
+    const client = await registerClient(d);
+    const c = await approve(d, await sessionFor(d, user.id), client);
+    // Only the row goes (an older daemon's `members remove`), so the unexchanged code survives.
+    await d.app.db('memberships').where({ workspace_id: ws.id, user_id: user.id }).delete();
+    const res = await token(d, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: client.client_id });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_grant', error_description: 'You are no longer a member of this workspace' });
+    expect(await d.app.db('oauth_connections').where({ user_id: user.id })).toEqual([]);
+  });
+
   it('refuses refresh to a non-member even when the membership ended without the revocation', async () => {
     const ws = await seedWorkspace(d.app);
     const user = await seedUser(d.app, ws, 'editor');

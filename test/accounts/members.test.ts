@@ -128,7 +128,9 @@ describe('removing a member ends their agent connections to that workspace', () 
     );
     for (const u of users) await addMember(d.app, ws.id, u.email, 'editor');
     for (const [i, r] of exchanged.entries()) {
+      // Either way it ends refused: a token that no longer works, or an exchange refused as a grant (not a 500).
       if (r.status === 'fulfilled') expect((await mcp(d, r.value.access_token)).status, `user ${i}`).not.toBe(200);
+      else expect(String(r.reason), `user ${i}`).toMatch(/^Error: token: 400 .*"invalid_grant"/);
     }
   });
 

@@ -10,7 +10,7 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     await researcher.call('research_keywords', { keywords: ['cold brew coffee', 'iced latte', 'french press', 'pour over coffee'] });
     // Matched by normalised form: case, NFC and white space do not matter.
     const brew = await seedArticle(d.app, ws, { title: 'Cold brew at home', slug: 'cold-brew-at-home', focusKeyword: 'Cold  Brew Coffee', secondaryKeywords: ['iced latte'] });
-    const latte = await seedArticle(d.app, ws, { title: 'The iced latte', slug: 'iced-latte', focusKeyword: 'ICED LATTE' });
+    await seedArticle(d.app, ws, { title: 'The iced latte', slug: 'iced-latte', focusKeyword: 'ICED LATTE' });
     const latte2 = await seedArticle(d.app, ws, { title: 'Iced latte, again', slug: 'iced-latte-again', focusKeyword: 'iced latte' });
     await seedArticle(d.app, ws, { title: 'Café culture', slug: 'cafe-culture', focusKeyword: 'cafe\u0301 culture' }); // decomposed é, not researched
     // Two focus articles on a keyword nobody researched: a conflict all the same.
@@ -53,7 +53,6 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     const after = (await reader.call('list_keywords', { status: 'gaps' })).structuredContent as any;
     expect(after.keywords.map((k: any) => k.normalized)).toEqual(['pour over coffee']);
     expect((await reader.call('list_keywords', { status: 'conflicts' })).structuredContent).toMatchObject({ total: 1, keywords: [{ normalized: 'matcha latte' }] });
-    expect(latte.id).toBeTruthy();
   });
 
   it('filters, sorts and pages', async () => {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { type App, claimDatabase, createApp } from '../app.js';
+import { listenAddress } from '../config/schema.js';
 import { AppError, usageError } from '../errors.js';
 import { type Deadline, deadlineAfter, settleWithin } from '../lib/deadline.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -56,8 +57,8 @@ export function registerServe(program: Command, io: Io): void {
           await http.close();
           await jobs.stop();
           await app.close();
-          const at = config.metrics.listen;
-          throw listenError(err, at.slice(0, at.lastIndexOf(':')), Number(at.slice(at.lastIndexOf(':') + 1)), 'SVC_METRICS_LISTEN');
+          const at = listenAddress(config.metrics.listen)!; // the schema accepted it
+          throw listenError(err, at.host, at.port, 'SVC_METRICS_LISTEN');
         });
         const signals = stopSignals(log, config.server.shutdownTimeout);
         if (config.unknownEnv.length > 0) {
@@ -172,7 +173,7 @@ function listenError(err: unknown, host: string, port: number, setting = 'SVC_HO
     ENOTFOUND: 'no such host name',
   };
   if (!code || !reasons[code]) return err;
-  return new AppError('listen_failed', 500, `Cannot listen on ${host}:${port}: ${reasons[code]}`, {
+  return new AppError('listen_failed', 500, `Cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reasons[code]}`, {
     hint: `Choose another address with ${setting}.`,
     cause: err,
   });

@@ -46,7 +46,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /** Joined sitemap entries with the urls the settings give now; untouched (one scan) when they already match. */
 export function sitemapEntriesWithUrls(entries: string, prefix: string | null): { entries: string; changed: boolean } {
-  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)})`);
+  // Fresh means the prefix and then only the slug (encoded: no slash) up to the entry's end; a
+  // prefix test alone would take https://a.com/blog/x for fresh once the prefix is https://a.com/.
+  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)}[^"/]*"\\})`);
   if (!stale.test(entries)) return { entries, changed: false };
   const url = (slug: string) => (prefix === null ? 'null' : JSON.stringify(prefix + encodeURIComponent(slug)));
   return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${url(slug)}}`), changed: true };

@@ -49,6 +49,11 @@ describe('content API: changing the site URL or content path', () => {
     // Clearing the site URL falls back to the website; a republish keeps the composed url.
     await runCli(['workspaces', 'set', '-w', f.ws.name, '--site-url', '', '--content-path', '/'], { env: f.d.env, cwd: f.d.dir });
     expect((await f.json('/articles/hello-world')).data.url).toBe('https://example.com/hello-world');
+    // The stored urls (https://example.com/blog/...) start with the new prefix: still stale.
+    expect((await f.json('/sitemap')).data.articles.map((e: { url: string }) => e.url).sort()).toEqual([
+      'https://example.com/cr%C3%A8me-br%C3%BBl%C3%A9e',
+      'https://example.com/hello-world',
+    ]);
     await runCli(['articles', 'publish', 'hello-world', '-w', f.ws.name], { env: f.d.env, cwd: f.d.dir });
     expect((await f.json('/articles/hello-world')).data.url).toBe('https://example.com/hello-world');
     expect((await f.json('/sitemap')).data.articles.map((e: { url: string }) => e.url)).toContain('https://example.com/hello-world');

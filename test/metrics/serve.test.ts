@@ -33,4 +33,19 @@ describe('svc serve with metrics.listen (the real binary)', () => {
       blocker.close();
     }
   }, 60_000);
+
+  it('an IPv6 address is named in brackets, for the public port and the metrics port alike', async () => {
+    const { dir, env } = await freshEnv();
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '::1', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const metrics = await spawnCli(['serve'], { env: { ...env, SVC_PORT: '0', SVC_METRICS_LISTEN: `[::1]:${port}` }, cwd: dir });
+      expect(metrics.stderr).toMatch(new RegExp(`^error: Cannot listen on \\[::1\\]:${port}: the port is already in use`));
+      const server = await spawnCli(['serve'], { env: { ...env, SVC_HOST: '::1', SVC_PORT: String(port) }, cwd: dir });
+      expect(server.stderr).toMatch(new RegExp(`^error: Cannot listen on \\[::1\\]:${port}: the port is already in use`));
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import { isForeignKeyViolation } from '../db/errors.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
@@ -37,7 +38,12 @@ async function changeMembership(ctx: Ctx, workspaceId: string, email: string, ne
       return { before };
     }
     if (before) await workspaces.updateMembershipRole(trx, workspaceId, user.id, next.role);
-    else await workspaces.upsertMembership(trx, { workspace_id: workspaceId, user_id: user.id, role: next.role, created_at: now });
+    else {
+      // The user was looked up before the lock: removed meanwhile (svc users remove), they are not found.
+      await workspaces.upsertMembership(trx, { workspace_id: workspaceId, user_id: user.id, role: next.role, created_at: now }).catch((err: unknown) => {
+        throw isForeignKeyViolation(err) ? notFound('user', user.email) : err;
+      });
+    }
     return { before, after: await workspaces.findMembership(trx, workspaceId, user.id) };
   });
   ctx.events.emit('auth.changed', { workspaceId });

@@ -2,6 +2,7 @@ import { revokeUserGrants } from '../oauth/store.js';
 import { deleteUserSessions } from '../auth/sessions-store.js';
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
+import { notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { hashPassword } from '../lib/crypto.js';
 import { parseInput } from '../lib/validate.js';
@@ -28,7 +29,7 @@ export async function changePassword(ctx: Ctx, email: string, password: string, 
   const hash = await hashPassword(parseInput(passwordInput, password, 'password'));
   const now = nowIso(ctx.clock);
   const ended = await withTransaction(ctx.db, async (trx) => {
-    await workspaces.updateUserRow(trx, user.id, { password_hash: hash, updated_at: now });
+    if (!(await workspaces.updateUserRow(trx, user.id, { password_hash: hash, updated_at: now }))) throw notFound('user', user.email);
     const sessionsEnded = await deleteUserSessions(trx, user.id);
     const connectionsRevoked = options.revokeConnections ? await revokeUserGrants(trx, { userId: user.id }, now, 'password_changed') : 0;
     return { sessionsEnded, connectionsRevoked };

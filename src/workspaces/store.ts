@@ -79,8 +79,9 @@ export async function listUserRows(db: Queryable): Promise<User[]> {
   return (await db('users').orderBy('created_at').orderBy('id')).map(toUser);
 }
 
-export async function updateUserRow(db: Queryable, id: string, patch: Row): Promise<void> {
-  await db('users').where({ id }).update(patch);
+/** Update a user's row; false when there is none (any more). */
+export async function updateUserRow(db: Queryable, id: string, patch: Row): Promise<boolean> {
+  return (await db('users').where({ id }).update(patch)) > 0;
 }
 
 export async function deleteUserRow(db: Queryable, id: string): Promise<void> {

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, removeMember, setMemberRole } from '../../src/accounts/members.js';
-import { removeUser } from '../../src/accounts/users.js';
+import pg from 'pg';
+import { changePassword, removeUser } from '../../src/accounts/users.js';
+import type { AppError } from '../../src/errors.js';
 import type { App } from '../../src/app.js';
 import { getConnection } from '../../src/oauth/connections.js';
 import { listMembers } from '../../src/workspaces/members.js';
@@ -158,5 +160,35 @@ describe('removing a member ends their agent connections to that workspace', () 
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'invalid_grant', error_description: 'You are no longer a member of this workspace' });
     expect((await mcp(d, pair.access_token)).status).toBe(401);
+  });
+});
+
+describe.skipIf(!PG_URL)('a user removed while a membership change of theirs waits', () => {
+  it('is a clear 404, not a foreign-key 500 (members add) or a silent success (passwd)', async () => {
+    const ws = await seedWorkspace(d.app);
+    const u = await seedUser(d.app, null);
+    const v = await seedUser(d.app, null);
+    const holder = new pg.Client({ connectionString: d.env.SVC_DATABASE_URL });
+    await holder.connect();
+    try {
+      // Hold the workspace's lock, so members add reads the user and then waits for it.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [ws.id]);
+      const adding = addMember(d.app, ws.id, u.email, 'editor').then(
+        () => null,
+        (err: AppError) => err,
+      );
+      const waiting = async () => (await holder.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n;
+      const until = Date.now() + 10_000;
+      while ((await waiting()) === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await removeUser(d.app, u.email);
+      await holder.query('ROLLBACK');
+      expect(await adding).toMatchObject({ code: 'not_found', status: 404 });
+    } finally {
+      await holder.end();
+    }
+    // Changing the password of a user removed after it was looked up: refused, not "changed".
+    await d.app.db('users').where({ email: v.email }).delete();
+    await expect(changePassword(d.app, v.email, 'another good password')).rejects.toMatchObject({ code: 'not_found', status: 404 });
   });
 });

@@ -1,13 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { AppError } from '../errors.js';
 import { importKeywords } from '../keywords/import.js';
 import type { KeywordListInput } from '../keywords/inputs.js';
 import { targetsText, trendText } from '../keywords/present.js';
 import { researchKeywords } from '../keywords/research.js';
 import { type KeywordView, listKeywords, removeKeywords } from '../keywords/service.js';
 import type { StoredKeyword } from '../keywords/types.js';
+import { readFileBytes } from '../lib/text-file.js';
 import { confirm } from './ask.js';
 import { act, intOption } from './harness.js';
 import { type Io, table } from './io.js';
@@ -89,7 +88,7 @@ export function registerKeywords(program: Command, io: Io): void {
     .action(
       act<{ workspace?: string; location?: string; language?: string }>(io, async ({ app, args, opts, out, workspace }) => {
         const file = args[0];
-        const r = await importKeywords(app, await workspace(), { name: file, bytes: await readBytes(path.resolve(io.cwd, file), file) }, { location: opts.location, language: opts.language });
+        const r = await importKeywords(app, await workspace(), { name: file, bytes: await readFileBytes(path.resolve(io.cwd, file), 'a CSV file') }, { location: opts.location, language: opts.language });
         if (r.unrecognised.length) out.note(`Not imported: column${r.unrecognised.length === 1 ? '' : 's'} ${r.unrecognised.map((c) => `"${c}"`).join(', ')} (not recognised for ${r.format.name})`);
         if (r.countries.length) out.note(`The file names the countr${r.countries.length === 1 ? 'y' : 'ies'} ${r.countries.join(', ')}; the keywords were stored for location ${r.location}. Pass --location to choose another.`);
         out.result(r, () => `Imported ${r.created + r.updated} keyword${r.created + r.updated === 1 ? '' : 's'} from ${r.format.name} (${r.created} new, ${r.updated} updated) for location ${r.location}, language ${r.language}`);
@@ -130,13 +129,3 @@ const listRow = (k: KeywordView) => ({
   status: k.status,
   articles: k.targets.length ? targetsText(k).replace(/^targeted by /, '') : null,
 });
-
-async function readBytes(file: string, shown: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
-    throw new AppError('file_not_found', 400, `Cannot read ${shown}: ${why}`);
-  }
-}

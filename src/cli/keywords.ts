@@ -8,10 +8,9 @@ import { type KeywordView, listKeywords, removeKeywords } from '../keywords/serv
 import type { StoredKeyword } from '../keywords/types.js';
 import { readFileBytes } from '../lib/text-file.js';
 import { confirm } from './ask.js';
-import { act, intOption } from './harness.js';
+import { act, intOption, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 const WHERE = {
   location: ['--location <code|name>', 'location of the keyword data, e.g. 2840 or "United Kingdom" (default: the workspace setting, else 2840)'],
   language: ['--language <code|name>', 'language of the keyword data, e.g. en (default: the workspace setting, else en)'],
@@ -24,7 +23,7 @@ export function registerKeywords(program: Command, io: Io): void {
 
   kw.command('list')
     .description('stored keywords with metrics and the articles that target them; gaps, conflicts, untracked')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--status <status>', 'all | targeted | gaps | conflicts | untracked')
     .option('--query <text>', 'only keywords containing this text')
     .option('--intent <intent>', 'informational | navigational | commercial | transactional')
@@ -59,7 +58,7 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('lookup')
     .description('research keywords at the data provider: one keyword lookup credit per keyword not looked up in 30 days')
     .argument('<keywords...>', 'keywords, e.g. "cold brew coffee" "iced coffee"')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option(...WHERE.location)
     .option(...WHERE.language)
     .option('--ideas [n]', 'also find keyword ideas (default 20)')
@@ -82,7 +81,7 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('import')
     .description('import a keyword export of Google Keyword Planner, Google Search Console, Semrush or Ahrefs (CSV, UTF-8 or UTF-16)')
     .argument('<file>', 'the exported .csv file')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option(...WHERE.location)
     .option(...WHERE.language)
     .action(
@@ -98,7 +97,7 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('remove')
     .description('remove stored keywords (every location and language unless given)')
     .argument('<keywords...>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--location <code|name>', 'only the keywords of this location')
     .option('--language <code|name>', 'only the keywords of this language')
     .option('-y, --yes', 'do not ask for confirmation')

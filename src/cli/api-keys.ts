@@ -6,10 +6,8 @@ import { listMembers } from '../workspaces/members.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
 import { confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
-
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
 export function registerApiKeys(program: Command, io: Io): void {
   const keys = program.command('api-keys').alias('api-key').description('API keys for AI agents (MCP, sent as Authorization: Bearer <key>)');
@@ -17,7 +15,7 @@ export function registerApiKeys(program: Command, io: Io): void {
   keys
     .command('create')
     .description('create an API key; it acts for a workspace admin and is printed once')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .requiredOption('--name <name>', 'what the key is for, e.g. "claude-desktop"')
     .requiredOption('--scopes <list>', `comma separated: ${SCOPES.join(', ')}`)
     .option('--user <email>', 'the admin the key acts for (default: the workspace admin, when there is one)')
@@ -42,7 +40,7 @@ export function registerApiKeys(program: Command, io: Io): void {
   keys
     .command('list')
     .description('list the API keys of a workspace (never the key values)')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const ws = await workspace();
@@ -57,7 +55,7 @@ export function registerApiKeys(program: Command, io: Io): void {
     .command('revoke')
     .description('revoke an API key: calls made with it are refused at once')
     .argument('<id>', 'key id (from api-keys list)')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('-y, --yes', 'do not ask for confirmation')
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {

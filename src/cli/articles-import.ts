@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Article } from '../articles/types.js';
 import { AppError, usageError } from '../errors.js';
 import type { ImportReport } from '../imports/service.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { progressBar } from './progress.js';
 
@@ -14,7 +14,7 @@ export function registerImport(articles: Command, io: Io): void {
     .command('import')
     .description('import markdown files or folders (Hugo, Jekyll, Astro, Next.js front matter), a Ghost JSON export or a WordPress WXR export; see docs/importing.md')
     .argument('<paths...>', 'markdown files, folders of them, export.json (Ghost), export.xml (WordPress)')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .option('--publish', 'publish what was imported, keeping each post\'s date as its first-publish time (drafts stay drafts; future dates are scheduled)')
     .option('--keep-going', 'import what can be imported and report the files or posts that cannot (exit 1 when any could not)')
     .option('--strict', 'refuse files whose front matter has keys svc does not carry over')

@@ -3,12 +3,10 @@ import type { ConnectorKind } from '../connectors/store.js';
 import { AppError, usageError } from '../errors.js';
 import { publishArticle, scheduleArticle } from '../publishing/publish.js';
 import { findArticles, listDrafts, publishMany } from '../publishing/publish-many.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { progressBar } from './progress.js';
 import { webhookQueueNote } from './webhooks.js';
-
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
 /** `svc articles publish` (one, many, or every draft) and `svc articles schedule`. */
 export function registerPublish(articles: Command, io: Io): void {
@@ -16,7 +14,7 @@ export function registerPublish(articles: Command, io: Io): void {
     .command('publish')
     .description('publish (or republish) articles to every enabled destination, or one with --to')
     .argument('[ids|slugs...]', 'the articles to publish')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--to <kind>', 'headless | webhook')
     .option('--all-drafts', 'publish every draft of the workspace')
     .option('--keep-going', 'publish what can be published and report the rest (exit 1 when any could not)')
@@ -57,7 +55,7 @@ export function registerPublish(articles: Command, io: Io): void {
     .command('schedule')
     .description('publish the article automatically at a time (the daemon must be running)')
     .argument('<id|slug>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .requiredOption('--at <iso>', 'when, with Z or an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00')
     .action(
       act<{ workspace?: string; at: string }>(io, async ({ app, args, opts, out, workspace }) => {

@@ -9,7 +9,7 @@ import { deleteArticle, unpublishArticle } from '../publishing/publish.js';
 import { AppError, usageError } from '../errors.js';
 import { decodeUtf8, readTextFile } from '../lib/text-file.js';
 import { confirm } from './ask.js';
-import { act, choiceOption, intOption } from './harness.js';
+import { act, choiceOption, intOption, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { registerImport } from './articles-import.js';
 import { registerPublish } from './articles-publish.js';
@@ -30,8 +30,6 @@ interface FieldOptions {
   author?: string;
   targetLength?: string;
 }
-
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
 function fieldOptions(cmd: Command): Command {
   return cmd
@@ -73,7 +71,7 @@ async function fieldsFrom(io: Io, o: FieldOptions): Promise<ArticleUpdateInput> 
 export function registerArticles(program: Command, io: Io): void {
   const articles = program.command('articles').alias('article').description('write, import, list and publish articles');
 
-  fieldOptions(articles.command('add').description('create an article (a draft, or published at once when the workspace auto-publishes)').option(...WS)).action(
+  fieldOptions(articles.command('add').description('create an article (a draft, or published at once when the workspace auto-publishes)').option(...WORKSPACE_OPTION)).action(
     act<FieldOptions & { workspace?: string }>(io, async ({ app, opts, out, workspace }) => {
       const ws = await workspace();
       const fields = await fieldsFrom(io, opts);
@@ -87,7 +85,7 @@ export function registerArticles(program: Command, io: Io): void {
   articles
     .command('list')
     .description('list articles, newest first')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--status <status>', 'draft | scheduled | published')
     .option('--limit <n>', 'how many', '50')
     .option('--offset <n>', 'skip this many', '0')
@@ -111,7 +109,7 @@ export function registerArticles(program: Command, io: Io): void {
     .command('show')
     .description('show an article')
     .argument('<id|slug>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
         const a = await getArticle(app, await workspace(), args[0]);
@@ -119,7 +117,7 @@ export function registerArticles(program: Command, io: Io): void {
       }),
     );
 
-  fieldOptions(articles.command('edit').description('change an article (the live copy changes only when you publish again)').argument('<id|slug>').option(...WS)).action(
+  fieldOptions(articles.command('edit').description('change an article (the live copy changes only when you publish again)').argument('<id|slug>').option(...WORKSPACE_OPTION)).action(
     act<FieldOptions & { workspace?: string }>(io, async ({ app, args, opts, out, workspace }) => {
       const ws = await workspace();
       const before = await getArticle(app, ws, args[0]);
@@ -134,7 +132,7 @@ export function registerArticles(program: Command, io: Io): void {
     .command('delete')
     .description('delete an article; it leaves the content API at once and webhooks hear article.deleted')
     .argument('<id|slug>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('-y, --yes', 'do not ask for confirmation')
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
@@ -153,7 +151,7 @@ export function registerArticles(program: Command, io: Io): void {
     .command('unpublish')
     .description('take an article down everywhere (waits for the webhook receiver to confirm)')
     .argument('<id|slug>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
         const result = await unpublishArticle(app, await workspace(), args[0]);

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { type NewBlogKey, generateBlogKey, regenerateBlogKey, revokeBlogKey, showBlogKey } from '../auth/blog-keys.js';
 import { confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import type { Io, Output } from './io.js';
-
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
 /** `svc blog-key generate|regenerate|show|revoke`: the read-only key of the content API. */
 export function registerBlogKeys(program: Command, io: Io): void {
@@ -13,7 +11,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
   group
     .command('generate')
     .description('create the blog key (and the headless connector); the key is printed once')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const created = await generateBlogKey(app, await workspace());
@@ -24,7 +22,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
   group
     .command('regenerate')
     .description('replace the blog key; the old key stops working at once')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('-y, --yes', 'do not ask for confirmation')
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
@@ -37,7 +35,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
   group
     .command('show')
     .description('show which blog key is active (its last characters; the key itself is not stored)')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const info = await showBlogKey(app, await workspace());
@@ -50,7 +48,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
   group
     .command('revoke')
     .description('delete the blog key; the content API refuses it at once')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('-y, --yes', 'do not ask for confirmation')
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {

@@ -35,6 +35,9 @@ export function commandLogger(io: Io, config: Config): Logger {
   return createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr);
 }
 
+/** The `-w, --workspace` option every workspace command takes (`workspace()` of the action resolves it). */
+export const WORKSPACE_OPTION = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
+
 /**
  * Wrap a commander action: load config, open the app (migrating to latest, so a fresh data
  * directory just works), run, always close. Errors propagate to main.ts, which owns exit codes.

@@ -1,18 +1,16 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { AppError } from '../errors.js';
 import { importKeywords } from '../keywords/import.js';
 import type { KeywordListInput } from '../keywords/inputs.js';
 import { targetsText, trendText } from '../keywords/present.js';
 import { researchKeywords } from '../keywords/research.js';
 import { type KeywordView, listKeywords, removeKeywords } from '../keywords/service.js';
 import type { StoredKeyword } from '../keywords/types.js';
+import { readFileBytes } from '../lib/text-file.js';
 import { confirm } from './ask.js';
-import { act, intOption } from './harness.js';
+import { act, intOption, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
-const WS = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 const WHERE = {
   location: ['--location <code|name>', 'location of the keyword data, e.g. 2840 or "United Kingdom" (default: the workspace setting, else 2840)'],
   language: ['--language <code|name>', 'language of the keyword data, e.g. en (default: the workspace setting, else en)'],
@@ -25,7 +23,7 @@ export function registerKeywords(program: Command, io: Io): void {
 
   kw.command('list')
     .description('stored keywords with metrics and the articles that target them; gaps, conflicts, untracked')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--status <status>', 'all | targeted | gaps | conflicts | untracked')
     .option('--query <text>', 'only keywords containing this text')
     .option('--intent <intent>', 'informational | navigational | commercial | transactional')
@@ -60,7 +58,7 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('lookup')
     .description('research keywords at the data provider: one keyword lookup credit per keyword not looked up in 30 days')
     .argument('<keywords...>', 'keywords, e.g. "cold brew coffee" "iced coffee"')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option(...WHERE.location)
     .option(...WHERE.language)
     .option('--ideas [n]', 'also find keyword ideas (default 20)')
@@ -83,13 +81,13 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('import')
     .description('import a keyword export of Google Keyword Planner, Google Search Console, Semrush or Ahrefs (CSV, UTF-8 or UTF-16)')
     .argument('<file>', 'the exported .csv file')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option(...WHERE.location)
     .option(...WHERE.language)
     .action(
       act<{ workspace?: string; location?: string; language?: string }>(io, async ({ app, args, opts, out, workspace }) => {
         const file = args[0];
-        const r = await importKeywords(app, await workspace(), { name: file, bytes: await readBytes(path.resolve(io.cwd, file), file) }, { location: opts.location, language: opts.language });
+        const r = await importKeywords(app, await workspace(), { name: file, bytes: await readFileBytes(path.resolve(io.cwd, file), 'a CSV file') }, { location: opts.location, language: opts.language });
         if (r.unrecognised.length) out.note(`Not imported: column${r.unrecognised.length === 1 ? '' : 's'} ${r.unrecognised.map((c) => `"${c}"`).join(', ')} (not recognised for ${r.format.name})`);
         if (r.countries.length) out.note(`The file names the countr${r.countries.length === 1 ? 'y' : 'ies'} ${r.countries.join(', ')}; the keywords were stored for location ${r.location}. Pass --location to choose another.`);
         out.result(r, () => `Imported ${r.created + r.updated} keyword${r.created + r.updated === 1 ? '' : 's'} from ${r.format.name} (${r.created} new, ${r.updated} updated) for location ${r.location}, language ${r.language}`);
@@ -99,7 +97,7 @@ export function registerKeywords(program: Command, io: Io): void {
   kw.command('remove')
     .description('remove stored keywords (every location and language unless given)')
     .argument('<keywords...>')
-    .option(...WS)
+    .option(...WORKSPACE_OPTION)
     .option('--location <code|name>', 'only the keywords of this location')
     .option('--language <code|name>', 'only the keywords of this language')
     .option('-y, --yes', 'do not ask for confirmation')
@@ -130,13 +128,3 @@ const listRow = (k: KeywordView) => ({
   status: k.status,
   articles: k.targets.length ? targetsText(k).replace(/^targeted by /, '') : null,
 });
-
-async function readBytes(file: string, shown: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
-    throw new AppError('file_not_found', 400, `Cannot read ${shown}: ${why}`);
-  }
-}

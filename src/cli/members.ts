@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { addMember, removeMember, setMemberRole } from '../accounts/members.js';
 import { listMembers, parseRole } from '../workspaces/members.js';
 import { confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
 type MemberOptions = { workspace?: string; email: string; role?: string; yes?: boolean };
@@ -13,7 +13,7 @@ export function registerMembers(program: Command, io: Io): void {
   members
     .command('add')
     .description('add a user to a workspace')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .requiredOption('--email <email>', 'the user (create it first with svc users add)')
     .option('--role <role>', 'admin | editor | viewer', 'editor')
     .action(
@@ -27,7 +27,7 @@ export function registerMembers(program: Command, io: Io): void {
   members
     .command('list')
     .description('list the members of a workspace')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const ws = await workspace();
@@ -39,7 +39,7 @@ export function registerMembers(program: Command, io: Io): void {
   members
     .command('set-role')
     .description("change a member's role")
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .requiredOption('--email <email>', 'the member')
     .requiredOption('--role <role>', 'admin | editor | viewer')
     .action(
@@ -53,7 +53,7 @@ export function registerMembers(program: Command, io: Io): void {
   members
     .command('remove')
     .description('remove a member from a workspace (their agent connections stop working at once)')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .requiredOption('--email <email>', 'the member')
     .option('-y, --yes', 'do not ask for confirmation')
     .action(

@@ -7,7 +7,7 @@ import { listMembers } from '../workspaces/members.js';
 import { createWorkspace, listWorkspaces, resolveWorkspace, subscriptionLapsed, updateWorkspace } from '../workspaces/service.js';
 import type { WorkspaceUpdateInput } from '../workspaces/inputs.js';
 import { askText } from './ask.js';
-import { act } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
 interface SetOptions {
@@ -55,7 +55,7 @@ export function registerWorkspaces(program: Command, io: Io): void {
 
   ws.command('show')
     .description('show a workspace: settings, plan, usage this month, connectors, members')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .argument('[workspace]', 'workspace id or name (same as --workspace)')
     .action(
       act<{ workspace?: string }>(io, async ({ app, opts, args, out }) => {
@@ -82,7 +82,7 @@ export function registerWorkspaces(program: Command, io: Io): void {
 
   ws.command('set')
     .description('change workspace settings, plan, billing status and allowances')
-    .option('-w, --workspace <id|name>', 'workspace (optional when there is only one)')
+    .option(...WORKSPACE_OPTION)
     .option('--name <name>', 'rename')
     .option('--website <url>', 'the site the workspace tracks')
     .option('--site-url <url>', 'where the blog is served ("" to clear)')

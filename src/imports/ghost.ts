@@ -7,11 +7,25 @@ import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 type Row = Record<string, any>;
 
-/** Is this parsed JSON a Ghost export (Settings > Labs > Export: `{ db: [{ meta, data }] }`, or older `{ meta, data }`)? */
-export function ghostData(doc: unknown): Row | undefined {
+const NOT_GHOST = 'not a Ghost export: expected { "db": [{ "data": { "posts": [...] } }] } (Ghost Admin > Settings > Labs > Export)';
+/** The tables of an export the reader uses: each, when present, a list of records. */
+const TABLES = ['posts', 'posts_meta', 'tags', 'posts_tags', 'users', 'posts_authors'];
+
+/**
+ * The data of a Ghost export (Settings > Labs > Export: `{ db: [{ meta, data }] }`, or older
+ * `{ meta, data }`), or why this parsed JSON is not one (a table that is not a list of records).
+ */
+export function ghostData(doc: unknown): { data: Row } | { problem: string } {
   const d = doc as Row | null;
   const data = Array.isArray(d?.db) ? d.db[0]?.data : d?.data;
-  return data && Array.isArray(data.posts) ? data : undefined;
+  if (!data || !Array.isArray(data.posts)) return { problem: NOT_GHOST };
+  for (const table of TABLES) {
+    const rows = data[table];
+    if (rows !== undefined && !(Array.isArray(rows) && rows.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r)))) {
+      return { problem: `not a readable Ghost export: data.${table} is not a list of records` };
+    }
+  }
+  return { data };
 }
 
 /**

@@ -59,12 +59,12 @@ export async function readSource(src: { label: string; file: string }, opts: Rea
       notes.problem(src.label, `not valid JSON: ${(err as Error).message}`);
       return [];
     }
-    const data = ghostData(doc);
-    if (!data) {
-      notes.problem(src.label, 'not a Ghost export: expected { "db": [{ "data": { "posts": [...] } }] } (Ghost Admin > Settings > Labs > Export)');
+    const ghost = ghostData(doc);
+    if ('problem' in ghost) {
+      notes.problem(src.label, ghost.problem);
       return [];
     }
-    return readGhost(src.label, data, opts, notes);
+    return readGhost(src.label, ghost.data, opts, notes);
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
   const item = readMarkdown(src.label, text, opts, notes);

@@ -23,11 +23,6 @@ export async function settleLookup(db: Queryable, id: string, status: 'done' | '
   return Number(n) === 1;
 }
 
-export async function findLookup(db: Queryable, id: string): Promise<LookupRow | undefined> {
-  const row = await db('keyword_lookups').where({ id }).first();
-  return row ? toLookup(row) : undefined;
-}
-
 /** Lookups of the workspace still pending since before `before` (their process died). */
 export async function stalePendingLookups(db: Queryable, workspaceId: string, before: string): Promise<LookupRow[]> {
   return (await db('keyword_lookups').where({ workspace_id: workspaceId, status: 'pending' }).andWhere('created_at', '<', before)).map(toLookup);

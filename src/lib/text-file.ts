@@ -3,15 +3,18 @@ import { AppError } from '../errors.js';
 
 /** A UTF-8 text file (markdown, an export), refused with a clear message when it is not one. */
 export async function readTextFile(file: string): Promise<string> {
-  let bytes: Buffer;
+  return decodeUtf8(await readFileBytes(file, 'a markdown file'), file);
+}
+
+/** A file's bytes; a missing file or a folder is a file_not_found error naming it, not a stack trace. */
+export async function readFileBytes(file: string, expected = 'a file'): Promise<Buffer> {
   try {
-    bytes = await readFile(file);
+    return await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not a markdown file`);
+    if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not ${expected}`);
     throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
   }
-  return decodeUtf8(bytes, file);
 }
 
 /** Text must be UTF-8: a binary or Latin-1 file would be stored with its bytes replaced. */

@@ -22,6 +22,8 @@ const BAD = {
   'bomb.xml': '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><rss xmlns:wp="http://wordpress.org/export/1.2/"><channel>&lol2;</channel></rss>',
   'bad-date.md': md('title: Bad date\ndate: 2021-02-30'),
   'ghost-bad.json': JSON.stringify({ db: [{ data: { posts: [{ id: '1', title: 'G', slug: 'g', html: '<p>x</p>', status: 'published', published_at: 'yesterday' }] } }] }),
+  'ghost-null-post.json': JSON.stringify({ db: [{ data: { posts: [null] } }] }),
+  'ghost-tags-object.json': JSON.stringify({ db: [{ data: { posts: [{ id: '1', title: 'T', slug: 't', html: '<p>x</p>' }], tags: {} } }] }),
 };
 
 describe('bad files in an import', () => {
@@ -38,6 +40,8 @@ describe('bad files in an import', () => {
       'bomb.xml: XML entity declarations are not accepted (a WordPress export has none)',
       'bad-date.md: date: "2021-02-30" is not a real date and time',
       'ghost-bad.json: post "g": published_at: "yesterday" is not an ISO 8601 date-time (e.g. 2026-12-01T09:00:00Z)',
+      'ghost-null-post.json: not a readable Ghost export: data.posts is not a list of records',
+      'ghost-tags-object.json: not a readable Ghost export: data.tags is not a list of records',
     ]);
     expect(await w.total()).toBe(0);
     // --json: the same list, machine-readable.
@@ -49,7 +53,7 @@ describe('bad files in an import', () => {
   it('--keep-going imports and publishes the rest, reports the bad ones, and exits 1', async () => {
     const w = await withFiles(BAD);
     const r = await w.cli(['articles', 'import', '--publish', '--keep-going', ...Object.keys(BAD)]);
-    expectCleanError(r, 1, 'error: 7 could not be imported:\n  broken.json: not valid JSON');
+    expectCleanError(r, 1, 'error: 9 could not be imported:\n  broken.json: not valid JSON');
     expect(r.stdout).toMatch(/^Imported 1 article into .*: 1 published\n/);
     expect((await w.api('/articles/good')).body.data.publishedAt).toBe('2020-01-01T00:00:00.000Z');
     // The same run again: the post already in is left alone (not a clash), the bad file still reported.

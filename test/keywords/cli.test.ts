@@ -1,4 +1,4 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -88,7 +88,9 @@ describe('svc keywords import', () => {
     expectCleanError(await b.cli(['keywords', 'import', 'other.csv']), 1, 'error: other.csv has no keyword column: expected the export of Google Keyword Planner, Google Search Console, Semrush or Ahrefs, or a CSV with a "Keyword" column');
     writeFileSync(path.join(b.dir, 'empty.csv'), 'Keyword,Volume\n');
     expectCleanError(await b.cli(['keywords', 'import', 'empty.csv']), 1, 'error: empty.csv holds no keywords');
-    expectCleanError(await b.cli(['keywords', 'import', 'missing.csv']), 1, 'error: Cannot read missing.csv: no such file');
+    expectCleanError(await b.cli(['keywords', 'import', 'missing.csv']), 1, `error: No such file: ${path.join(b.dir, 'missing.csv')}`);
+    mkdirSync(path.join(b.dir, 'folder.csv'));
+    expectCleanError(await b.cli(['keywords', 'import', 'folder.csv']), 1, `error: ${path.join(b.dir, 'folder.csv')} is a directory, not a CSV file`);
     writeFileSync(path.join(b.dir, 'long.csv'), `Keyword\n${'x'.repeat(201)}\n`);
     expectCleanError(await b.cli(['keywords', 'import', 'long.csv']), 1, 'line 2: the keyword is longer than 200 characters');
     expect(await b.keywords()).toEqual([]);

@@ -99,7 +99,7 @@ async function createDatabase(): Promise<{ url: string; drop(): Promise<void> } 
 }
 
 async function redisUp(): Promise<boolean> {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on('error', () => undefined);
   try {
     await r.connect();

@@ -2,10 +2,11 @@ import type { Config } from './config/schema.js';
 import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
+import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase } from './db/daemon-lock.js';
+export { claimDatabase, daemonElsewhere, recordDaemon } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
@@ -35,6 +36,7 @@ export interface CreateAppOptions {
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logging.level);
+  if (!options.db) refuseMovedDatabase(config.database);
   const db = options.db ?? openDb(config.database);
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import { type Db, openDb } from '../db/connect.js';
 import { ensurePrivateFile } from '../db/files.js';
 import { migrateLatest, migrationStatus } from '../db/migrate.js';
+import { type MovedMarker, markMoved, movedMarkerFile } from '../db/moved.js';
 import { vacuumInto } from '../db/sqlite-file.js';
 import { copyTable, countRows, lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, truncateTables } from '../db/table-copy.js';
 import { AppError, usageError } from '../errors.js';
@@ -24,6 +25,8 @@ export interface CopyResult {
   tables: Array<{ table: string; rows: number }>;
   rows: number;
   durationMs: number;
+  /** The SQLite file is now marked as moved: svc refuses it, naming the new home (db/moved.ts). */
+  moved: MovedMarker & { marker: string };
 }
 
 export interface CopyOptions {
@@ -31,6 +34,7 @@ export interface CopyOptions {
   force?: boolean;
   onProgress?: (p: CopyProgress) => void;
   log?: Logger;
+  now?: Date;
 }
 
 /**
@@ -38,7 +42,8 @@ export interface CopyOptions {
  * from an online snapshot (VACUUM INTO a temporary file), so a daemon may keep serving the
  * source; writes after the snapshot are not copied. The target is migrated to this svc's schema,
  * then every table is copied in dependency order, in batches, in ONE transaction: row counts
- * are compared before it commits, so the target ends either a whole copy or as it was.
+ * are compared before it commits, so the target ends either a whole copy or as it was. Once
+ * committed, the SQLite file is marked as moved.
  */
 export async function copyToPostgres(database: Config['database'], to: string, options: CopyOptions = {}): Promise<CopyResult> {
   const started = Date.now();
@@ -79,7 +84,10 @@ export async function copyToPostgres(database: Config['database'], to: string, o
       }
       await resetSequences(trx, tables);
     });
-    return { from: filename, to: redact(to), tables: tables.map((table) => ({ table, rows: counts.get(table)! })), rows: total, durationMs: Date.now() - started };
+    // Committed: from now on the SQLite file is the old home, and a command run without the new
+    // URL is refused instead of writing where no daemon will serve it (issue 24).
+    const moved = { ...markMoved(filename, to, options.now ?? new Date()), marker: movedMarkerFile(filename) };
+    return { from: filename, to: redact(to), tables: tables.map((table) => ({ table, rows: counts.get(table)! })), rows: total, durationMs: Date.now() - started, moved };
   } finally {
     await source?.destroy();
     await target.destroy();

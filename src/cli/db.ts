@@ -30,7 +30,12 @@ export function registerDb(program: Command, io: Io): void {
         [
           ...result.tables.filter((t) => t.rows > 0).map((t) => `${t.table.padEnd(24)} ${t.rows}`),
           `Copied ${result.rows} rows in ${result.tables.length} tables from ${result.from} to ${result.to} in ${formatMs(result.durationMs)}; every table's row count matches.`,
-          `Point the daemon at it: SVC_DATABASE_URL=${result.to.replace(':***@', ':PASSWORD@')}`,
+          '',
+          `${result.from} is now marked as moved: svc serve and svc commands refuse it, naming ${result.moved.to} (SVC_DATABASE_IGNORE_MOVED=true uses it anyway; deleting ${result.moved.marker} moves back).`,
+          `To make the move permanent for the daemon and the CLI alike, set the URL in the config file both read (${config.source ?? `${io.cwd}/config.yaml, or the file SVC_CONFIG names`}):`,
+          '  database:',
+          `    url: ${result.to.replace(':***@', ':PASSWORD@')}`,
+          'then restart the daemon. (SVC_DATABASE_URL works too, but only where it is set: the daemon\'s unit and every shell that runs svc.)',
         ].join('\n'),
       );
     });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type App, createApp } from '../app.js';
+import { type App, createApp, daemonElsewhere } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -48,13 +48,30 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const opts = command.optsWithGlobals() as O & GlobalOptions & { workspace?: string };
     const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
     const config = configFor(io, opts);
+    const out = output(io, Boolean(opts.json));
+    warnIfDaemonElsewhere(config, out);
     const app = await createApp({ config, log: commandLogger(io, config) });
     try {
-      await fn({ app, opts, args, out: output(io, Boolean(opts.json)), io, workspace: () => resolveWorkspace(app, opts.workspace) });
+      await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });
     } finally {
       await app.close();
     }
   };
+}
+
+/**
+ * Split brain guard (issue 24): the daemon of this data directory serves another database than
+ * the one this command is about to use (e.g. it runs on PostgreSQL, the command has no
+ * SVC_DATABASE_URL and would write into the old SQLite file).
+ */
+function warnIfDaemonElsewhere(config: Config, out: Output): void {
+  const daemon = daemonElsewhere(config);
+  if (!daemon) return;
+  const mine = config.database.client === 'pg' ? 'another PostgreSQL database' : config.database.filename;
+  out.note(
+    `warning: the svc daemon of this data directory (pid ${daemon.pid}) serves ${daemon.database.replace(/^sqlite:/, '')}, but this command uses ${mine}: what it changes, that daemon does not serve.\n` +
+      'hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.',
+  );
 }
 
 /** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { type App, claimDatabase, createApp } from '../app.js';
+import { type App, claimDatabase, createApp, recordDaemon } from '../app.js';
 import { listenAddress } from '../config/schema.js';
 import { AppError, usageError } from '../errors.js';
 import { type Deadline, deadlineAfter, settleWithin } from '../lib/deadline.js';
@@ -31,6 +31,8 @@ export function registerServe(program: Command, io: Io): void {
 
       // 1. One daemon per SQLite file (PostgreSQL takes several): refused before the port is touched.
       const claim = await claimDatabase(config.database);
+      // Which database this data directory's daemon serves: a CLI command on another one warns.
+      const unrecord = recordDaemon(config, new Date());
       try {
         // 2. Bind. From here every request gets an answer: 503 `starting` until step 4.
         const server = await bindServer(config.server.port, config.server.host).catch((err) => {
@@ -78,6 +80,7 @@ export function registerServe(program: Command, io: Io): void {
           signals.remove();
         }
       } finally {
+        unrecord();
         await claim.release();
       }
     });

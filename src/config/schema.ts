@@ -38,6 +38,8 @@ export const configSchema = z
         /** PostgreSQL connection string; setting it switches the client to pg. */
         url: z.string().optional(),
         poolMax: z.coerce.number().int().min(1).max(100).default(4),
+        /** Use a SQLite file that `svc db copy` marked as moved to PostgreSQL anyway (docs/operations.md). */
+        ignoreMoved: z.boolean().optional(),
       })
       .strict()
       .default({}),

@@ -1,7 +1,9 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { ensurePrivateDir } from './files.js';
+import { refuseMovedDatabase, withoutPassword } from './moved.js';
 import { type HeldLock, trySqliteLock } from './sqlite-lock.js';
 
 /** The sidecar file a daemon holds locked for as long as it serves a SQLite database. */
@@ -15,6 +17,7 @@ export const sqliteDaemonLockFile = (filename: string) => `${filename}-daemon.lo
  */
 export async function claimDatabase(database: Config['database']): Promise<HeldLock> {
   if (database.client === 'pg') return { release: async () => {} };
+  refuseMovedDatabase(database);
   ensurePrivateDir(path.dirname(database.filename));
   const file = sqliteDaemonLockFile(database.filename);
   const lock = await trySqliteLock(file).catch((err: Error) => {
@@ -27,4 +30,62 @@ export async function claimDatabase(database: Config['database']): Promise<HeldL
   throw new AppError('database_in_use', 409, `Another svc daemon is already serving the SQLite database ${database.filename}`, {
     hint: 'One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (SVC_DATABASE_URL); see "Several daemons" in the README.',
   });
+}
+
+/**
+ * Which database the daemon serving this data directory uses (issue 24): `svc serve` writes
+ * `<dataDir>/daemon.json` when it starts and removes it when it stops, and a CLI command reading
+ * a different database warns. Cheap (one small file) and honest about crashes: a record whose
+ * process is gone is ignored.
+ */
+export const daemonRecordFile = (dataDir: string) => path.join(dataDir, 'daemon.json');
+
+export interface DaemonRecord {
+  pid: number;
+  /** sqlite:<file> or the PostgreSQL URL without its password. */
+  database: string;
+  since: string;
+}
+
+export const databaseIdentity = (database: Config['database']) =>
+  database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
+
+/** Write the record; the returned function removes it if it is still this process's. */
+export function recordDaemon(config: Pick<Config, 'dataDir' | 'database'>, now: Date): () => void {
+  const file = daemonRecordFile(config.dataDir);
+  const record: DaemonRecord = { pid: process.pid, database: databaseIdentity(config.database), since: now.toISOString() };
+  try {
+    ensurePrivateDir(config.dataDir);
+    writeFileSync(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
+  } catch {
+    return () => {}; // a read-only data directory: no record, no warning; serving matters more
+  }
+  return () => {
+    if (readDaemonRecord(file)?.pid === process.pid) rmSync(file, { force: true });
+  };
+}
+
+/** The live daemon of this data directory when it serves another database than `config`'s, else null. */
+export function daemonElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord | null {
+  const record = readDaemonRecord(daemonRecordFile(config.dataDir));
+  if (!record || !isAlive(record.pid)) return null;
+  return record.database === databaseIdentity(config.database) ? null : record;
+}
+
+function readDaemonRecord(file: string): DaemonRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(file, 'utf8')) as DaemonRecord;
+    return typeof r.pid === 'number' && typeof r.database === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

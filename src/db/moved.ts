@@ -1,0 +1,57 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
+
+/**
+ * After `svc db copy` the SQLite file is marked as moved (issue 24): a marker file beside it
+ * names the new home. svc serve and every command refuse the file while the marker is there, so
+ * a command run without the new URL cannot write into a database no daemon serves any more.
+ */
+export const movedMarkerFile = (filename: string) => `${filename}-moved.json`;
+
+export interface MovedMarker {
+  /** The new home, without its password (the marker never holds one). */
+  to: string;
+  at: string;
+}
+
+/** The URL without its password: what the marker and the refusal name. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export function markMoved(filename: string, to: string, now: Date): MovedMarker {
+  const marker = { to: withoutPassword(to), at: now.toISOString() };
+  writeFileSync(movedMarkerFile(filename), JSON.stringify(marker, null, 2) + '\n', { mode: 0o600 });
+  return marker;
+}
+
+export function readMoved(filename: string): MovedMarker | null {
+  const file = movedMarkerFile(filename);
+  if (!existsSync(file)) return null;
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<MovedMarker>;
+    return { to: typeof m.to === 'string' ? m.to : '(unknown)', at: typeof m.at === 'string' ? m.at : '(unknown)' };
+  } catch {
+    return { to: '(unreadable marker)', at: '(unknown)' };
+  }
+}
+
+export const unmarkMoved = (filename: string) => rmSync(movedMarkerFile(filename), { force: true });
+
+/** Refuse a SQLite database marked as moved, unless database.ignoreMoved (SVC_DATABASE_IGNORE_MOVED) says otherwise. */
+export function refuseMovedDatabase(database: Config['database']): void {
+  if (database.client !== 'sqlite3' || database.ignoreMoved) return;
+  const moved = readMoved(database.filename);
+  if (!moved) return;
+  throw new AppError('database_moved', 409, `The SQLite database ${database.filename} was moved to ${moved.to} (svc db copy, ${moved.at}): svc no longer uses it`, {
+    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (or SVC_DATABASE_URL). To use this file anyway: SVC_DATABASE_IGNORE_MOVED=true, or delete ${movedMarkerFile(database.filename)} to move back for good.`,
+    details: { movedTo: moved.to, movedAt: moved.at },
+  });
+}

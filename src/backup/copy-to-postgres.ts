@@ -5,18 +5,14 @@ import { ensurePrivateFile } from '../db/files.js';
 import { migrateLatest, migrationStatus } from '../db/migrate.js';
 import { type MovedMarker, markMoved, movedMarkerFile } from '../db/moved.js';
 import { vacuumInto } from '../db/sqlite-file.js';
-import { copyTable, countRows, lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, truncateTables } from '../db/table-copy.js';
+import { lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, truncateTables } from '../db/table-copy.js';
 import { AppError, usageError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
+import { type CopyProgress, copyRows, tablesIn } from './copy-rows.js';
 import { backupErrors } from './errors.js';
 import { removeSqliteFiles, sideName } from './files.js';
 
-export interface CopyProgress {
-  table: string;
-  /** Rows copied so far, over all tables. */
-  done: number;
-  total: number;
-}
+export type { CopyProgress } from './copy-rows.js';
 
 export interface CopyResult {
   from: string;
@@ -58,36 +54,23 @@ export async function copyToPostgres(database: Config['database'], to: string, o
   try {
     source = await snapshot(filename, snapshotFile, options.log);
     await migrateLatest(target, { log: options.log });
-    const tables = await tablesInDependencyOrder(source);
-    const counts = new Map<string, number>();
-    for (const t of tables) counts.set(t, await countRows(source, t));
-    const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    let done = 0;
+    const tables = await tablesIn(target, await tablesInDependencyOrder(source));
     const src = source;
-    await target.transaction(async (trx) => {
+    const copied = await target.transaction(async (trx) => {
       await lockForCopy(trx);
       if (options.force) await truncateTables(trx, tables);
       else {
         const occupied = await occupiedTables(trx, tables);
         if (occupied.length > 0) throw notEmpty(occupied);
       }
-      for (const table of tables) {
-        options.onProgress?.({ table, done, total });
-        await copyTable(src, trx, table, (n) => {
-          done += n;
-          options.onProgress?.({ table, done, total });
-        });
-      }
-      for (const table of tables) {
-        const rows = await countRows(trx, table);
-        if (rows !== counts.get(table)) throw new AppError('copy_mismatch', 500, `Row counts differ after the copy: ${table} has ${counts.get(table)} rows in SQLite and ${rows} in PostgreSQL; nothing was committed`);
-      }
+      const done = await copyRows(src, trx, tables, options.onProgress);
       await resetSequences(trx, tables);
+      return done;
     });
     // Committed: from now on the SQLite file is the old home, and a command run without the new
     // URL is refused instead of writing where no daemon will serve it (issue 24).
     const moved = { ...markMoved(filename, to, options.now ?? new Date()), marker: movedMarkerFile(filename) };
-    return { from: filename, to: redact(to), tables: tables.map((table) => ({ table, rows: counts.get(table)! })), rows: total, durationMs: Date.now() - started, moved };
+    return { from: filename, to: redact(to), tables: copied, rows: copied.reduce((n, t) => n + t.rows, 0), durationMs: Date.now() - started, moved };
   } finally {
     await source?.destroy();
     await target.destroy();

@@ -1,12 +1,14 @@
 import { copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { openDb } from '../db/connect.js';
+import { type Db, openDb } from '../db/connect.js';
 import { claimDatabase } from '../db/daemon-lock.js';
 import { ensurePrivateDir } from '../db/files.js';
 import { migrateLatest, migrationStatus } from '../db/migrate.js';
-import { checkpointSqliteFile } from '../db/sqlite-file.js';
+import { checkpointSqliteFile, dropForeignSchema } from '../db/sqlite-file.js';
+import { tablesInDependencyOrder } from '../db/table-copy.js';
 import type { Logger } from '../lib/log.js';
+import { copyRows, tablesIn } from './copy-rows.js';
 import { backupErrors } from './errors.js';
 import { fileStamp, makePrivate, removeSqliteFiles, sideName, syncDir } from './files.js';
 import { checkSvcSqliteFile } from './inspect.js';
@@ -19,14 +21,19 @@ export interface RestoreResult {
   previous: string | null;
   /** Migrations applied to the backup because it was older than this svc. */
   migrated: string[];
+  /** The rows copied into the new database, per table. */
+  tables: Array<{ table: string; rows: number }>;
 }
 
 /**
  * Put a backup in place of the SQLite database (issue 16). Holding the daemon lock for the
  * whole run, so no daemon serves the file meanwhile (nor starts, nor a second restore), it
  * copies the backup beside the database, checks it (integrity, an svc database, not newer
- * than this svc), migrates the copy, then swaps it in with one rename: the database file is
- * always either the old one or the new one. The old one stays as `<file>.before-restore-<time>`.
+ * than this svc) and migrates the copy. Only the rows come back (issue 22): a fresh database is
+ * built with svc's own migrations and the copy's rows are copied into it (the same copy as
+ * `svc db copy`), so a trigger, view or column added to the backup never runs in svc. Then the
+ * fresh database is swapped in with one rename: the database file is always either the old one
+ * or the new one. The old one stays as `<file>.before-restore-<time>`.
  */
 export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger } = {}): Promise<RestoreResult> {
   if (database.client === 'pg') throw backupErrors.restoreIntoPostgres();
@@ -36,14 +43,18 @@ export async function restoreDatabase(database: Config['database'], backup: stri
   const lock = await claimDatabase(database).catch((err: { code?: string }) => {
     throw err.code === 'database_in_use' ? backupErrors.daemonRunning(target) : err;
   });
+  const source = sideName(target, 'restore-source');
   const staged = sideName(target, 'restoring');
   try {
     // Checked before anything is copied, so a garbage file costs nothing; checked again as the
-    // copy that goes in place (the backup file is never opened for writing).
+    // database that goes in place (the backup file is never opened for writing).
     await checkSvcSqliteFile(backup);
-    copyFileSync(backup, staged);
-    makePrivate(staged);
-    const migrated = await migrateStaged(staged, backup, options.log);
+    copyFileSync(backup, source);
+    makePrivate(source);
+    // Nothing of the backup's schema runs, not even while svc's migrations bring it up to date.
+    await dropForeignSchema(source);
+    const migrated = await migrateStaged(source, backup, options.log);
+    const tables = await rebuild(source, staged, options.log);
     await checkSvcSqliteFile(staged);
 
     let previous: string | null = null;
@@ -57,8 +68,9 @@ export async function restoreDatabase(database: Config['database'], backup: stri
     rmSync(`${target}-shm`, { force: true });
     renameSync(staged, target);
     syncDir(path.dirname(target));
-    return { database: target, from: backup, previous, migrated };
+    return { database: target, from: backup, previous, migrated, tables };
   } finally {
+    removeSqliteFiles(source);
     removeSqliteFiles(staged);
     await lock.release();
   }
@@ -74,6 +86,24 @@ async function migrateStaged(staged: string, backup: string, log: Logger | undef
   } finally {
     // The last connection closing checkpoints and removes the copy's -wal.
     await db.destroy();
+  }
+}
+
+/** A fresh database at `staged`, made by svc's migrations, holding the rows of `source`. */
+async function rebuild(source: string, staged: string, log: Logger | undefined): Promise<Array<{ table: string; rows: number }>> {
+  const from: Db = openDb({ client: 'sqlite3', filename: source, poolMax: 1 });
+  const fresh: Db = openDb({ client: 'sqlite3', filename: staged, poolMax: 1 });
+  try {
+    await migrateLatest(fresh, { log });
+    const tables = await tablesIn(from, await tablesInDependencyOrder(fresh));
+    return await fresh.transaction(async (trx) => {
+      await trx.raw('PRAGMA defer_foreign_keys = ON'); // checked at commit: rows may reference rows of their own table
+      return copyRows(from, trx, tables);
+    });
+  } finally {
+    await from.destroy();
+    // The last connection closing checkpoints and removes the -wal: the file alone is the database.
+    await fresh.destroy();
   }
 }
 

@@ -23,6 +23,7 @@ export function openDb(database: Config['database']): Db {
       connection: database.url,
       pool: { min: 0, max: database.poolMax },
       log: QUIET,
+      compileSqlOnError: false,
     });
   }
   // Created private before SQLite opens it: SQLite would make it 0644 minus the umask, and its
@@ -32,6 +33,7 @@ export function openDb(database: Config['database']): Db {
   return knexFactory({
     client: 'sqlite3',
     log: QUIET,
+    compileSqlOnError: false,
     connection: { filename: database.filename },
     useNullAsDefault: true,
     pool: {
@@ -51,5 +53,8 @@ export function openDb(database: Config['database']): Db {
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 
+// compileSqlOnError: false: knex prefixes a failing query's SQL to the driver's error message; with
+// its placeholders, never its bound values (password hashes, tokens), which would reach the
+// CLI's stderr and the log (issue 22).
 // knex prints pool errors itself; ours reach the operator once, as an AppError (db/migrate.ts).
 const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };

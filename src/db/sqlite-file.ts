@@ -79,5 +79,24 @@ export async function checkpointSqliteFile(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * Drop every trigger and view of a SQLite file (a restore's working copy): svc's SQLite schema
+ * has none, so whatever is there was added to the file, and must not run in svc (issue 22).
+ */
+export async function dropForeignSchema(file: string): Promise<string[]> {
+  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
+  });
+  try {
+    const found = await all<{ type: string; name: string }>(conn, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')");
+    for (const { type, name } of found) {
+      await new Promise<void>((resolve, reject) => conn.exec(`DROP ${type === 'view' ? 'VIEW' : 'TRIGGER'} IF EXISTS "${name.replace(/"/g, '""')}"`, (err) => (err ? reject(err) : resolve())));
+    }
+    return found.map((f) => `${f.type} ${f.name}`);
+  } finally {
+    await new Promise<void>((resolve) => conn.close(() => resolve()));
+  }
+}
+
 const all = <T>(conn: sqlite3.Database, sql: string) =>
   new Promise<T[]>((resolve, reject) => conn.all(sql, (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows))));

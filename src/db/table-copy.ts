@@ -1,16 +1,22 @@
-import type { Db, Trx } from './connect.js';
+import { type Db, type Trx, isPostgres } from './connect.js';
 
 /** knex's bookkeeping: the target gets its own by migrating, never a copy. */
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 
-/** Liveness records of running daemons: not data, so they never make a target "non-empty". */
-const LIVENESS_TABLES = new Set(['daemon_heartbeats']);
+/**
+ * Runtime state, not data (issue 24): the liveness records of running daemons are never copied
+ * nor restored (a copy would show a daemon "gone, stopped without saying so"), and never make a
+ * target "non-empty"; a webhook event's lease (holder, token, end) is left behind, so the event
+ * is free for whichever daemon serves the copy.
+ */
+const RUNTIME_TABLES = new Set(['daemon_heartbeats']);
+const RUNTIME_COLUMNS: Record<string, string[]> = { webhook_events: ['locked_until', 'locked_by', 'lease_token'] };
 
-/** svc's tables of a SQLite database, each after the tables its foreign keys reference. */
+/** svc's data tables of a SQLite database (runtime state aside), each after the tables its foreign keys reference. */
 export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
   const names: string[] = (await source.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
     .map((r: { name: string }) => r.name)
-    .filter((n: string) => !KNEX_TABLES.has(n));
+    .filter((n: string) => !KNEX_TABLES.has(n) && !RUNTIME_TABLES.has(n));
   const parents = new Map<string, string[]>();
   for (const name of names) {
     const fks: Array<{ table: string }> = await source.raw(`PRAGMA foreign_key_list("${name}")`);
@@ -32,11 +38,10 @@ export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
 
 export const countRows = async (db: Db | Trx, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
 
-/** The tables among `tables` that hold rows in the target (liveness records aside), with their counts. */
+/** The tables among `tables` that hold rows in the target, with their counts. */
 export async function occupiedTables(target: Db | Trx, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
   const out: Array<{ table: string; rows: number }> = [];
   for (const table of tables) {
-    if (LIVENESS_TABLES.has(table)) continue;
     const rows = await countRows(target, table);
     if (rows > 0) out.push({ table, rows });
   }
@@ -52,8 +57,12 @@ export async function truncateTables(trx: Trx, tables: string[]): Promise<void> 
 const COPY_LOCK_KEY = 0x737664;
 export const lockForCopy = (trx: Trx) => trx.raw('SELECT pg_advisory_xact_lock(?)', [COPY_LOCK_KEY]);
 
-/** PostgreSQL column types of `table` in the current schema. */
+/** The target's columns of `table` with their types (PostgreSQL: information_schema; SQLite: table_info). */
 async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>> {
+  if (!isPostgres(trx)) {
+    const cols: Array<{ name: string; type: string }> = await trx.raw(`PRAGMA table_info("${table}")`);
+    return new Map(cols.map((c) => [c.name, c.type.toLowerCase()]));
+  }
   const rows: Array<{ column_name: string; data_type: string }> = await trx('information_schema.columns')
     .where({ table_schema: trx.raw('current_schema()'), table_name: table })
     .select('column_name', 'data_type');
@@ -61,19 +70,24 @@ async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>
 }
 
 /**
- * Copy one table from SQLite into PostgreSQL in batches, in rowid order. SQLite keeps booleans
- * as 0/1: they become booleans; dates are ISO text on both, JSON is text on both. Columns the
- * target lacks would be a schema mismatch: both sides are migrated to the same version first.
+ * Copy one table from a SQLite source into the target (PostgreSQL, or a fresh SQLite database
+ * for a restore) in batches, in rowid order. Only the columns the target's own schema has are
+ * read; runtime state (a lease on a webhook event) is left behind. SQLite keeps booleans as 0/1:
+ * on PostgreSQL they become booleans; dates and JSON are text on both.
  */
 export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void): Promise<number> {
   const types = await columnTypes(trx, table);
-  const booleans = [...types].filter(([, t]) => t === 'boolean').map(([c]) => c);
-  // PostgreSQL takes at most 65,535 parameters per statement.
-  const batch = Math.max(1, Math.min(1000, Math.floor(30_000 / Math.max(1, types.size))));
+  const sourceColumns = new Set(((await source.raw(`PRAGMA table_info("${table}")`)) as Array<{ name: string }>).map((c) => c.name));
+  const runtime = RUNTIME_COLUMNS[table] ?? [];
+  const columns = [...types.keys()].filter((c) => sourceColumns.has(c) && !runtime.includes(c));
+  const booleans = isPostgres(trx) ? columns.filter((c) => types.get(c) === 'boolean') : [];
+  // PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766.
+  const batch = Math.max(1, Math.min(1000, Math.floor(30_000 / Math.max(1, columns.length))));
+  const select = columns.map((c) => `"${c}"`).join(', ');
   let after = -Infinity;
   let copied = 0;
   for (;;) {
-    const rows: Array<Record<string, unknown>> = await source.raw(`SELECT rowid AS "__rowid", * FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, batch]);
+    const rows: Array<Record<string, unknown>> = await source.raw(`SELECT rowid AS "__rowid", ${select} FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, batch]);
     if (rows.length === 0) return copied;
     after = Number(rows[rows.length - 1].__rowid);
     const values = rows.map(({ __rowid, ...row }) => {

@@ -12,6 +12,7 @@ import { copyRows, tablesIn } from './copy-rows.js';
 import { backupErrors } from './errors.js';
 import { fileStamp, makePrivate, removeSqliteFiles, sideName, syncDir } from './files.js';
 import { checkSvcSqliteFile } from './inspect.js';
+import { type RestoreDiff, compareForRestore } from './restore-diff.js';
 
 export interface RestoreResult {
   /** The database file now holding the backup. */
@@ -23,6 +24,8 @@ export interface RestoreResult {
   migrated: string[];
   /** The rows copied into the new database, per table. */
   tables: Array<{ table: string; rows: number }>;
+  /** What the restore rolled back (null when there was no readable database before). */
+  rolledBack: RestoreDiff | null;
 }
 
 /**
@@ -58,7 +61,9 @@ export async function restoreDatabase(database: Config['database'], backup: stri
     await checkSvcSqliteFile(staged);
 
     let previous: string | null = null;
+    let rolledBack: RestoreDiff | null = null;
     if (existsSync(target)) {
+      rolledBack = await compareForRestore(target, staged);
       // The old database must be whole in its file: a -wal left beside the new file would be
       // replayed into it.
       if (!(await checkpointSqliteFile(target)) || walHasContent(target)) throw backupErrors.inUse(target);
@@ -68,7 +73,7 @@ export async function restoreDatabase(database: Config['database'], backup: stri
     rmSync(`${target}-shm`, { force: true });
     renameSync(staged, target);
     syncDir(path.dirname(target));
-    return { database: target, from: backup, previous, migrated, tables };
+    return { database: target, from: backup, previous, migrated, tables, rolledBack };
   } finally {
     removeSqliteFiles(source);
     removeSqliteFiles(staged);

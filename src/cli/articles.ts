@@ -152,10 +152,12 @@ export function registerArticles(program: Command, io: Io): void {
     .description('take an article down everywhere (waits for the webhook receiver to confirm)')
     .argument('<id|slug>')
     .option(...WORKSPACE_OPTION)
+    .option('--force-notify', 'send the webhook receiver an article.unpublished even when svc does not count the article as published (e.g. a restore rolled it back)')
     .action(
-      act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
-        const result = await unpublishArticle(app, await workspace(), args[0]);
+      act<{ workspace?: string; forceNotify?: boolean }>(io, async ({ app, args, out, opts, workspace }) => {
+        const result = await unpublishArticle(app, await workspace(), args[0], { forceNotify: opts.forceNotify });
         if (result.receiverNotTold) out.note(NOT_TOLD);
+        if (result.notifiedOnly) return out.result(result, () => `Sent article.unpublished for ${result.article.slug} to the webhook receiver; it confirmed (svc had it as ${result.article.status} already)`);
         out.result(result, () => `Unpublished ${result.article.slug}${result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : ''}`);
       }),
     );

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { backupDatabase } from '../backup/backup.js';
 import { restoreDatabase } from '../backup/restore.js';
+import type { RestoreDiff, RolledBackArticle } from '../backup/restore-diff.js';
 import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
@@ -33,9 +34,29 @@ export function registerBackup(program: Command, io: Io): void {
           `Restored ${result.database} from ${result.from}`,
           result.previous ? `The previous database is kept as ${result.previous}` : 'There was no database here before.',
           ...(result.migrated.length ? [`Migrated the backup to this svc: ${result.migrated.join(', ')}`] : []),
+          ...rolledBackLines(result.rolledBack),
         ].join('\n'),
       );
     });
+}
+
+/** What the restore rolled back: published state of articles, then the row counts that differ. */
+function rolledBackLines(diff: RestoreDiff | null): string[] {
+  if (!diff) return [];
+  if (diff.unpublished.length + diff.republished.length + diff.rows.length === 0) return ['Nothing rolled back: the restored database holds the same rows as the one it replaced.'];
+  const article = (a: RolledBackArticle) => `  ${a.slug} (${a.workspace}): ${a.now ?? 'not there'} now -> ${a.after ?? 'not there'} after the restore`;
+  const lines = ['Rolled back by this restore:'];
+  if (diff.unpublished.length) {
+    lines.push(`${diff.unpublished.length} article${diff.unpublished.length === 1 ? ' was' : 's were'} published and no longer ${diff.unpublished.length === 1 ? 'is' : 'are'} (a webhook receiver still shows ${diff.unpublished.length === 1 ? 'it' : 'them'}):`);
+    lines.push(...diff.unpublished.map(article));
+    lines.push('  take one down on the receiver with: svc articles unpublish <slug> --workspace <workspace> --force-notify');
+  }
+  if (diff.republished.length) {
+    lines.push(`${diff.republished.length} article${diff.republished.length === 1 ? ' is' : 's are'} published again (the daemon serves ${diff.republished.length === 1 ? 'it' : 'them'}; a webhook receiver hears of ${diff.republished.length === 1 ? 'it' : 'them'} on the next publish):`);
+    lines.push(...diff.republished.map(article));
+  }
+  if (diff.rows.length) lines.push(`Rows that differ: ${diff.rows.map((r) => `${r.table} ${r.now} -> ${r.after}`).join(', ')}`);
+  return lines;
 }
 
 export function formatBytes(n: number): string {

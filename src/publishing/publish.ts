@@ -39,6 +39,16 @@ export interface UnpublishResult {
   removedFrom: ConnectorKind[];
   /** The article was on a webhook that is disabled now: its receiver was not told (and may still show it). */
   receiverNotTold: boolean;
+  /** forceNotify on an article svc did not count as published: only the receiver was sent article.unpublished. */
+  notifiedOnly: boolean;
+}
+
+export interface UnpublishOptions {
+  /**
+   * Send the webhook receiver an article.unpublished even when svc does not count the article
+   * as published (a restore rolled it back to a draft, the receiver still shows it; issue 24).
+   */
+  forceNotify?: boolean;
 }
 
 /**
@@ -49,13 +59,13 @@ export interface UnpublishResult {
  * and a receiver_refused error is thrown. While it waits, publish and delete of the article
  * are refused (409 unpublish_in_progress), so they are neither lost nor undone by it.
  */
-export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<UnpublishResult> {
+export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string, opts: UnpublishOptions = {}): Promise<UnpublishResult> {
   const article = await requireArticle(ctx, ws, ref);
   const takeDownNow = async (trx: Trx) => {
     await takeDown(trx, ctx, ws, article.id);
     await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
   };
-  let seen: Omit<UnpublishResult, 'article'> & { webhookId?: string } = { removedFrom: [], receiverNotTold: false };
+  let seen: Omit<UnpublishResult, 'article'> & { webhookId?: string } = { removedFrom: [], receiverNotTold: false, notifiedOnly: false };
   const outcome = await deliverNow(ctx, {
     earlier: 'supersede',
     // Decided on what is live now, under the article's lock: ask the receiver first, or take it down at once.
@@ -63,12 +73,21 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
       const current = await decideAbout(trx, ctx, article);
       const connectors = await listConnectors(trx, ws.id);
       const pubs = await publications.listForArticle(trx, article.id);
-      if (pubs.length === 0 && current.status !== 'published') throw badRequest('not_published', `Article "${article.slug}" is not published`);
       const webhook = connectors.find((c) => c.kind === 'webhook');
+      if (pubs.length === 0 && current.status !== 'published') {
+        if (!opts.forceNotify) throw notPublished(article, Boolean(webhook));
+        // Only the receiver hears of it (in the article's order, waited for); svc's state stays as it is.
+        if (!webhook) throw badRequest('no_webhook', `Article "${article.slug}" is not published and there is no webhook to notify`);
+        if (!webhook.enabled) throw badRequest('webhook_disabled', `The webhook is disabled: ${webhook.disabledReason ?? 'no reason recorded'}`, { hint: 'Run svc webhook enable first.' });
+        seen = { removedFrom: [], receiverNotTold: false, notifiedOnly: true, webhookId: webhook.id };
+        const eventId = await enqueueArticleEvent(trx, ctx, { event: 'article.unpublished', workspace: ws, connector: webhook, article: current, publication: null }, lease);
+        return { eventId, connector: webhook };
+      }
       const webhookPub = webhook && pubs.find((p) => p.connectorId === webhook.id);
       seen = {
         removedFrom: pubs.map((p) => connectors.find((c) => c.id === p.connectorId)?.kind).filter((k): k is ConnectorKind => !!k),
         receiverNotTold: Boolean(webhook && webhookPub && !webhook.enabled),
+        notifiedOnly: false,
         webhookId: webhook?.id,
       };
       if (webhook && webhookPub && webhook.enabled) {
@@ -80,8 +99,17 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
       await takeDownNow(trx);
       return null;
     },
-    onRecorded: (trx, o) => (o.ok ? takeDownNow(trx) : publications.recordError(trx, article.id, seen.webhookId!, refusal(o), nowIso(ctx.clock))),
+    onRecorded: async (trx, o) => {
+      if (seen.notifiedOnly) return;
+      return o.ok ? takeDownNow(trx) : publications.recordError(trx, article.id, seen.webhookId!, refusal(o), nowIso(ctx.clock));
+    },
   });
+  if (outcome && !outcome.ok && seen.notifiedOnly) {
+    throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${refusal(outcome)}.`, {
+      details: { status: outcome.status ?? null },
+      hint: `Fix the receiver, then run it again: svc articles unpublish ${article.slug} --force-notify`,
+    });
+  }
   if (outcome && !outcome.ok) {
     throw new AppError('receiver_refused', 424, `The webhook receiver did not confirm the unpublish: ${refusal(outcome)}. The article stays published.`, {
       details: { status: outcome.status ?? null },
@@ -89,8 +117,15 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string): Pr
     });
   }
   announce(ctx, ws, seen.removedFrom);
-  return { article: (await articles.findArticleById(ctx.db, article.id))!, removedFrom: seen.removedFrom, receiverNotTold: seen.receiverNotTold };
+  return { article: (await articles.findArticleById(ctx.db, article.id))!, removedFrom: seen.removedFrom, receiverNotTold: seen.receiverNotTold, notifiedOnly: seen.notifiedOnly };
 }
+
+const notPublished = (article: Article, hasWebhook: boolean) =>
+  badRequest('not_published', `Article "${article.slug}" is not published`, {
+    hint: hasWebhook
+      ? `If the webhook receiver still shows it (e.g. a restore rolled it back), send it an article.unpublished all the same: svc articles unpublish ${article.slug} --force-notify`
+      : undefined,
+  });
 
 /** What the receiver answered to a refused unpublish: the error and the start of its body. */
 function refusal(o: AttemptOutcome): string {

@@ -24,7 +24,8 @@ export interface ArticleEventArgs {
   workspace: Workspace;
   connector: Connector;
   article: Article;
-  publication: Publication;
+  /** Null for an unpublish sent to a receiver that shows an article svc has no publication of (forceNotify). */
+  publication: Publication | null;
 }
 
 /**

@@ -134,7 +134,9 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
   const found = await findEvent(ctx.db, delivery?.eventId ?? ref);
   if (!found || found.workspaceId !== ws.id) throw notFound('webhook event or delivery', ref, { hint: `List deliveries with: svc webhook deliveries --workspace ${ws.name}` });
   if (found.event === 'article.unpublished') {
-    throw badRequest('not_redeliverable', 'An article.unpublished is only sent by unpublishing', { hint: 'Run svc articles unpublish again: it sends a new article.unpublished and takes the article down on a 2xx.' });
+    throw badRequest('not_redeliverable', 'An article.unpublished is only sent by unpublishing', {
+      hint: `Run svc articles unpublish ${found.articleId} --workspace ${ws.name} --force-notify: it sends a new article.unpublished, and takes the article down on a 2xx if svc still has it published.`,
+    });
   }
   const c = await requireWebhook(ctx, ws);
   if (c.id !== found.connectorId) throw badRequest('not_redeliverable', 'That event was sent to a webhook that has since been removed');

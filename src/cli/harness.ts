@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type App, createApp, daemonElsewhere } from '../app.js';
+import { type App, createApp, daemonElsewhere, liveDaemon } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -73,6 +73,9 @@ function warnIfDaemonElsewhere(config: Config, out: Output): void {
       'hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.',
   );
 }
+
+/** The daemon serving from this data directory right now (its pid, database and webhook target settings), or null. */
+export const runningDaemon = (config: Config) => liveDaemon(config.dataDir);
 
 /** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */
 export function choiceOption<T extends string>(value: string, flag: string, choices: readonly T[]): T {

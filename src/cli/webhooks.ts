@@ -4,8 +4,9 @@ import { getArticle } from '../articles/service.js';
 import { AppError, isAppError } from '../errors.js';
 import { daemonStatus, describeHolder, describeLease } from '../webhooks/heartbeat.js';
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
+import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';
-import { act, intOption } from './harness.js';
+import { act, intOption, runningDaemon } from './harness.js';
 import { type Io, table } from './io.js';
 import { escapeLine } from './terminal-text.js';
 import { registerWebhookListen } from './webhook-listen.js';
@@ -28,6 +29,8 @@ export function registerWebhooks(program: Command, io: Io): void {
         const ws = await workspace();
         const { connector, secret, resolved } = await setWebhook(app, ws, { url: opts.url, secret: opts.secret, generateSecret: opts.generateSecret });
         if (!resolved) out.note(`note: ${new URL(connector.url!).hostname} does not resolve right now; it is checked again on every delivery.`);
+        const privateNote = await daemonMayRefuse(app, new URL(connector.url!));
+        if (privateNote) out.note(privateNote);
         out.result({ url: connector.url, enabled: connector.enabled, secret }, () =>
           [
             `Webhook of ${ws.name} sends to ${connector.url}${connector.enabled ? '' : ' (disabled: svc webhook enable)'}`,
@@ -169,4 +172,26 @@ export async function webhookQueueNote(app: App): Promise<string> {
   const status = await daemonStatus(app);
   if (status.running) return `Webhook event queued; the running daemon (pid ${status.daemons[0].pid}) delivers it now (svc webhook deliveries shows the result).`;
   return 'Webhook event queued; no daemon is running, so it waits in the outbox and is delivered when svc serve starts.';
+}
+
+/**
+ * A receiver on a loopback or private address is accepted here because this command runs with
+ * webhooks.allowPrivateNetworks (or allowedHosts); the daemon delivers to it only if it runs with
+ * the setting too, and reads its settings when it starts (issue 24). Say so, naming the running
+ * daemon when it is known (its record in the data directory) to refuse the receiver.
+ */
+async function daemonMayRefuse(app: App, url: URL): Promise<string | null> {
+  const strict = { ...app.config.webhooks, allowPrivateNetworks: false, allowedHosts: [] };
+  const needsSetting = await Promise.resolve()
+    .then(() => checkTargetResolves(parseTargetUrl(url.href, strict), strict))
+    .then(
+      () => false,
+      (err) => isAppError(err) && err.code === 'webhook_target_refused',
+    );
+  if (!needsSetting) return null;
+  const daemon = runningDaemon(app.config);
+  const how = 'webhooks.allowPrivateNetworks: true (or the host in webhooks.allowedHosts) in the config file it reads, or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true in its environment';
+  if (!daemon) return `note: ${url.hostname} is a loopback or private-network address: the daemon delivers there only if it runs with ${how}. It reads its settings when it starts: restart it after changing them.`;
+  if (privateAllowed({ ...app.config.webhooks, ...daemon.webhooks }, url.hostname)) return null;
+  return `warning: the running daemon (pid ${daemon.pid}) does not allow loopback or private-network receivers: it will refuse to deliver to ${url.hostname}. Set ${how}, then restart it (it reads its settings when it starts).`;
 }

@@ -45,15 +45,18 @@ export interface DaemonRecord {
   /** sqlite:<file> or the PostgreSQL URL without its password. */
   database: string;
   since: string;
+  /** The daemon's webhook target settings, read once at its start (`svc webhook set` says when they refuse a receiver). */
+  webhooks: { allowPrivateNetworks: boolean; allowedHosts: string[] };
 }
 
 export const databaseIdentity = (database: Config['database']) =>
   database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
 
 /** Write the record; the returned function removes it if it is still this process's. */
-export function recordDaemon(config: Pick<Config, 'dataDir' | 'database'>, now: Date): () => void {
+export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webhooks'>, now: Date): () => void {
   const file = daemonRecordFile(config.dataDir);
-  const record: DaemonRecord = { pid: process.pid, database: databaseIdentity(config.database), since: now.toISOString() };
+  const { allowPrivateNetworks, allowedHosts } = config.webhooks;
+  const record: DaemonRecord = { pid: process.pid, database: databaseIdentity(config.database), since: now.toISOString(), webhooks: { allowPrivateNetworks, allowedHosts } };
   try {
     ensurePrivateDir(config.dataDir);
     writeFileSync(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
@@ -67,9 +70,14 @@ export function recordDaemon(config: Pick<Config, 'dataDir' | 'database'>, now: 
 
 /** The live daemon of this data directory when it serves another database than `config`'s, else null. */
 export function daemonElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord | null {
-  const record = readDaemonRecord(daemonRecordFile(config.dataDir));
-  if (!record || !isAlive(record.pid)) return null;
-  return record.database === databaseIdentity(config.database) ? null : record;
+  const record = liveDaemon(config.dataDir);
+  return !record || record.database === databaseIdentity(config.database) ? null : record;
+}
+
+/** The record of the daemon serving from this data directory, while its process lives. */
+export function liveDaemon(dataDir: string): DaemonRecord | null {
+  const record = readDaemonRecord(daemonRecordFile(dataDir));
+  return record && isAlive(record.pid) ? record : null;
 }
 
 function readDaemonRecord(file: string): DaemonRecord | null {

@@ -72,7 +72,8 @@ export const privateAllowed = (config: WebhookConfig, hostname: string): boolean
 
 export const ALLOW_HINT =
   'To allow it (development, or a receiver on this host): set webhooks.allowPrivateNetworks: true in the config file ' +
-  '(or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true), or add the exact host name to webhooks.allowedHosts (SVC_WEBHOOKS_ALLOWED_HOSTS).';
+  '(or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true), or add the exact host name to webhooks.allowedHosts (SVC_WEBHOOKS_ALLOWED_HOSTS); ' +
+  'a daemon reads its settings when it starts: restart it after changing them.';
 
 export const refusedTarget = (host: string, address: string) =>
   new AppError('webhook_target_refused', 400, `Refusing to send webhooks to ${host}: it is a loopback or private-network address (${address})`, { hint: ALLOW_HINT });

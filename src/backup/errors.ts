@@ -26,7 +26,7 @@ export const backupErrors = {
     }),
   pgDumpFile: (file: string) =>
     new AppError('backup_invalid', 400, `${file} is a PostgreSQL dump: svc restore reads SQLite backups`, {
-      hint: `Restore it into PostgreSQL with: pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${file}`,
+      hint: `Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${file}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${file} (docs/operations.md)`,
     }),
   notSvc: (file: string, why: string) =>
     new AppError('backup_invalid', 400, `${file} is not an svc database: ${why}`, {
@@ -51,6 +51,6 @@ export const backupErrors = {
     }),
   restoreIntoPostgres: () =>
     new AppError('usage', 400, 'svc restore restores SQLite installations; this one uses PostgreSQL (SVC_DATABASE_URL)', {
-      hint: 'Restore a PostgreSQL backup with: pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE',
+      hint: 'Restore a PostgreSQL backup into a new database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored FILE) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE (docs/operations.md)',
     }),
 };

@@ -17,6 +17,26 @@ export async function askText(io: Io, value: string | undefined, q: { flag: stri
   return answer.v;
 }
 
+/**
+ * A new password: the flag's value as given (the service validates it), or on a terminal asked
+ * twice, checked for length at the prompt and asked again (up to 3 times) when too short or the
+ * two do not match: a typo in a hidden field would otherwise lock the owner out.
+ */
+export async function askNewPassword(io: Io, value: string | undefined, q: { flag: string; message: string; minLength: number }): Promise<string> {
+  if (value !== undefined || !io.interactive) return askText(io, value, { flag: q.flag, message: q.message, secret: true });
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const first = await askText(io, undefined, { flag: q.flag, message: q.message, secret: true });
+    if (first.length < q.minLength) {
+      io.stderr.write(`Passwords need at least ${q.minLength} characters; this one has ${first.length}.\n`);
+      continue;
+    }
+    const again = await askText(io, undefined, { flag: q.flag, message: 'Type it again to confirm', secret: true });
+    if (again === first) return first;
+    io.stderr.write('The two passwords differ.\n');
+  }
+  throw usageError('No password chosen after 3 tries', `Run the command again, or pass ${q.flag}.`);
+}
+
 /** Destructive commands: confirmed on a terminal, `--yes` in scripts. */
 export async function confirm(io: Io, yes: boolean | undefined, message: string): Promise<void> {
   if (yes) return;

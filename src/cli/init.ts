@@ -4,7 +4,9 @@ import { assertUniqueName, createWorkspace, listWorkspaces } from '../workspaces
 import { createUser, userCreateInput } from '../workspaces/users.js';
 import { workspaceCreateInput } from '../workspaces/inputs.js';
 import { parseInput } from '../lib/validate.js';
-import { askText } from './ask.js';
+import type { Workspace } from '../workspaces/types.js';
+import { usageError } from '../errors.js';
+import { askNewPassword, askText, confirm } from './ask.js';
 import { act } from './harness.js';
 import type { Io } from './io.js';
 
@@ -14,7 +16,10 @@ interface InitOptions {
   name?: string;
   workspace?: string;
   website?: string;
+  another?: boolean;
 }
+
+const MIN_PASSWORD = 8;
 
 export function registerInit(program: Command, io: Io): void {
   program
@@ -25,14 +30,13 @@ export function registerInit(program: Command, io: Io): void {
     .option('--name <name>', 'display name of the first user')
     .option('--workspace <name>', 'workspace name, usually the site domain (e.g. example.com)')
     .option('--website <url>', 'the site the workspace tracks (e.g. https://example.com)')
+    .option('--another', 'init already ran: add one more workspace and user anyway (asked on a terminal)')
     .action(
       act<InitOptions>(io, async ({ app, opts, out }) => {
         const existing = await listWorkspaces(app);
-        if (existing.length > 0) {
-          out.note('Note: workspaces already exist; init adds one more workspace and user.');
-        }
+        if (existing.length > 0) await allowAnother(io, existing, opts.another);
         const email = await askText(io, opts.email, { flag: '--email', message: 'Your email' });
-        const password = await askText(io, opts.password, { flag: '--password', message: 'Choose a password (8+ characters)', secret: true });
+        const password = await askNewPassword(io, opts.password, { flag: '--password', message: `Choose a password (${MIN_PASSWORD}+ characters)`, minLength: MIN_PASSWORD });
         const website = await askText(io, opts.website, { flag: '--website', message: 'Website URL', initial: 'https://example.com' });
         const wsName = await askText(io, opts.workspace, { flag: '--workspace', message: 'Workspace name', initial: safeHost(website), fallback: safeHost(website) });
         // Validate both before creating either, so a typo leaves nothing half-made.
@@ -42,18 +46,42 @@ export function registerInit(program: Command, io: Io): void {
         const user = await createUser(app, { email, password, displayName: opts.name });
         const workspace = await createWorkspace(app, { name: wsName, websiteUrl: website });
         await addMember(app, workspace.id, user.email, 'admin');
+        // With several workspaces every workspace command needs --workspace: the hints say so.
+        const w = existing.length > 0 ? ` --workspace ${shellWord(workspace.name)}` : '';
         out.result({ user, workspace, role: 'admin' }, () =>
           [
             `Created user ${user.email} (${user.id})`,
             `Created workspace ${workspace.name} (${workspace.id}) with ${user.email} as admin`,
             '',
-            'Next: svc blog-key generate   (content API key for your blog)',
-            '      svc articles import posts/*.md',
+            `Next: svc blog-key generate${w}   (content API key for your blog)`,
+            `      svc articles import${w} posts/*.md`,
             '      svc serve',
           ].join('\n'),
         );
       }),
     );
+}
+
+/**
+ * A second init used to add a workspace silently, after which every command without
+ * --workspace failed: it is refused naming what exists, unless --another or a yes on a terminal.
+ */
+async function allowAnother(io: Io, existing: Workspace[], another: boolean | undefined): Promise<void> {
+  const names = existing.map((w) => w.name).join(', ');
+  const what = `svc init already ran: ${existing.length === 1 ? `workspace ${names} exists` : `workspaces ${names} exist`}.`;
+  if (another) return;
+  if (!io.interactive) {
+    throw usageError(
+      `${what} Refusing to add another workspace and user without --another.`,
+      'Add a user with svc users add and svc members add; a workspace with svc workspaces add; or run init --another (every workspace command then needs --workspace).',
+    );
+  }
+  await confirm(io, false, `${what} Add another workspace and user (every workspace command then needs --workspace)?`);
+}
+
+/** The name as one shell word in a printed hint. */
+function shellWord(text: string): string {
+  return /^[\w.@:/-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 function safeHost(url: string): string | undefined {

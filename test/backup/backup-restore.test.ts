@@ -199,7 +199,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       expect(files_()).toEqual(listing);
     }
     const human = await runCli(['restore', dump], { env, cwd: dir });
-    expect(human.stderr).toBe(`error: ${dump} is a PostgreSQL dump: svc restore reads SQLite backups\nhint: Restore it into PostgreSQL with: pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${dump}\n`);
+    expect(human.stderr).toBe(`error: ${dump} is a PostgreSQL dump: svc restore reads SQLite backups\nhint: Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${dump}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${dump} (docs/operations.md)\n`);
   }, 60_000);
 
   it('two backups to one name: one writes it, the other is refused; two restores at once: one restores, the other is refused', async () => {

@@ -42,7 +42,7 @@ describe('svc init', () => {
 
   it('on a terminal, prompts for what is missing', async () => {
     const box = await sandbox();
-    prompts.inject(['me@example.com', 'a-long-password', 'https://blog.example.net', 'blog.example.net']);
+    prompts.inject(['me@example.com', 'a-long-password', 'a-long-password', 'https://blog.example.net', 'blog.example.net']);
     const r = await box.cli(['init', '--json'], { interactive: true });
     expect(r.code).toBe(0);
     expect(r.json()).toMatchObject({ user: { email: 'me@example.com' }, workspace: { name: 'blog.example.net', websiteUrl: 'https://blog.example.net' } });
@@ -57,14 +57,57 @@ describe('svc init', () => {
     expect(await box.json(['workspaces', 'list'])).toEqual([]);
   });
 
-  it('run again, adds one more user and workspace, with a note', async () => {
+  it('run again: refused naming the workspace that exists (exit 2), unless --another; then the hints name --workspace', async () => {
     const box = await sandbox();
     await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
-    const r = await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://b.example']);
+    const refused = await box.spawn(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://b.example']);
+    expectCleanError(refused, 2, 'error: svc init already ran: workspace a.example exists. Refusing to add another workspace and user without --another.');
+    expect(refused.stdout).toBe('');
+    expect((await box.json(['users', 'list'])).map((u: { email: string }) => u.email)).toEqual(['a@example.com']);
+    const r = await box.spawn(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://b.example']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Note: workspaces already exist');
+    expect(r.stdout).toContain('Next: svc blog-key generate --workspace b.example');
+    expect(r.stdout).toContain('svc articles import --workspace b.example posts/*.md');
     expect((await box.json(['workspaces', 'list'])).map((w: { name: string }) => w.name)).toEqual(['a.example', 'b.example']);
-    expectCleanError(await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://c.example']), 1, 'A user with email b@example.com already exists');
+    expectCleanError(await box.cli(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://c.example']), 1, 'A user with email b@example.com already exists');
+  });
+
+  it('the first init prints hints without --workspace', async () => {
+    const box = await sandbox();
+    const r = await box.spawn(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
+    expect(r.stdout).toContain('Next: svc blog-key generate   (content API key for your blog)');
+    expect(r.stdout).not.toContain('--workspace');
+  });
+
+  it('run again on a terminal: asks, naming the workspace; no adds nothing', async () => {
+    const box = await sandbox();
+    await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
+    prompts.inject([false]);
+    const r = await box.cli(['init'], { interactive: true });
+    expectCleanError(r, 2, 'error: Cancelled');
+    expect(await box.json(['workspaces', 'list'])).toHaveLength(1);
+    prompts.inject([true, 'b@example.com', 'owner-password', 'owner-password', 'https://b.example', 'b.example']);
+    expect((await box.cli(['init', '--json'], { interactive: true })).json().workspace.name).toBe('b.example');
+  });
+
+  it('on a terminal the password is checked for length and asked twice; too short or different: asked again', async () => {
+    const box = await sandbox();
+    prompts.inject(['me@example.com', 'short', 'a-long-password', 'a-long-pasword', 'a-long-password', 'a-long-password', 'https://example.net', 'example.net']);
+    const r = await box.cli(['init', '--json'], { interactive: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Passwords need at least 8 characters; this one has 5.');
+    expect(r.stderr).toContain('The two passwords differ.');
+    const app = await box.app();
+    const { authenticate } = await import('../../src/workspaces/users.js');
+    expect(await authenticate(app, 'me@example.com', 'a-long-password')).toBeTruthy();
+  });
+
+  it('on a terminal, three wrong tries: nothing made, exit 2', async () => {
+    const box = await sandbox();
+    prompts.inject(['me@example.com', 'short', 'tiny', 'a-long-password', 'another-password']);
+    const r = await box.cli(['init'], { interactive: true });
+    expectCleanError(r, 2, 'error: No password chosen after 3 tries');
+    expect(await box.json(['users', 'list'])).toEqual([]);
   });
 });
 
@@ -72,7 +115,7 @@ describe('svc init with a taken workspace name', () => {
   it('refuses before creating the user', async () => {
     const box = await sandbox();
     await box.json(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://a.example']);
-    expectCleanError(await box.cli(['init', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://a.example']), 1, 'error: A workspace named "a.example" already exists');
+    expectCleanError(await box.cli(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://a.example']), 1, 'error: A workspace named "a.example" already exists');
     expect((await box.json(['users', 'list'])).map((u: { email: string }) => u.email)).toEqual(['a@example.com']);
   });
 });

@@ -55,6 +55,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict) };
   const items: ImportItem[] = [];
   for (const src of await listSources(paths, opts.cwd, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  uniqueSources(items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
@@ -160,4 +161,18 @@ async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: I
 function sameImport(a: Article, item: ImportItem): boolean {
   const title = item.input.title?.trim() || firstH1(item.input.bodyMarkdown ?? '');
   return a.title === title && a.bodyMarkdown === (item.input.bodyMarkdown ?? '') && a.importedPublishedAt === (item.dates.publishedAt ?? null);
+}
+
+/**
+ * Problems are matched to posts by their source, so two posts must never share one (two would
+ * be left out for one reported): a repeated source gets a number.
+ */
+function uniqueSources(items: ImportItem[], notes: ImportNotes): void {
+  const used = new Set(notes.problems.map((p) => p.source));
+  for (const item of items) {
+    let source = item.source;
+    for (let n = 2; used.has(source); n++) source = `${item.source} (${n})`;
+    item.source = source;
+    used.add(source);
+  }
 }

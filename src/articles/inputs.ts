@@ -25,7 +25,10 @@ export const slugInput = z
   .transform(normaliseSlug)
   .superRefine(atMostChars(SLUG_MAX))
   .refine((v) => v.length > 0, 'may not be empty')
-  .refine((v) => v.length === 0 || isValidSlug(v), 'must be letters, marks and digits of any script joined by single dashes, e.g. my-first-post or 京都-カフェ');
+  .refine(
+    (v) => v.length === 0 || isValidSlug(v),
+    (v) => ({ message: `must be letters, marks and digits of any script joined by single dashes, e.g. my-first-post or 京都-カフェ (or by dots or underscores: v1.2_notes), not ${JSON.stringify(v)}` }),
+  );
 
 const text = (max: number) => z.string().trim().superRefine(atMostChars(max));
 const optionalText = (max: number) => text(max).nullish().transform((v) => (v ? v : null));

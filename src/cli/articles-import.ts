@@ -18,13 +18,15 @@ export function registerImport(articles: Command, io: Io): void {
     .option('--publish', 'publish what was imported, keeping each post\'s date as its first-publish time (drafts stay drafts; future dates are scheduled)')
     .option('--keep-going', 'import what can be imported and report the files or posts that cannot (exit 1 when any could not)')
     .option('--strict', 'refuse files whose front matter has keys svc does not carry over')
+    .option('--lang <code>', 'a multilingual site (Hugo\'s post.en.md, post/index.zh-cn.md): import this language only, with the translations\' suffix left out of the slugs')
     .option('--base-url <url>', 'the old site\'s address, for images given as /paths and Ghost\'s __GHOST_URL__ (default: the workspace site URL)')
     .action(
-      act<{ workspace?: string; publish?: boolean; keepGoing?: boolean; strict?: boolean; baseUrl?: string }>(io, async ({ app, args, opts, out, workspace }) => {
+      act<{ workspace?: string; publish?: boolean; keepGoing?: boolean; strict?: boolean; baseUrl?: string; lang?: string }>(io, async ({ app, args, opts, out, workspace }) => {
         const ws = await workspace();
         if (opts.baseUrl !== undefined && !(/^https?:\/\//i.test(opts.baseUrl) && URL.canParse(opts.baseUrl))) {
           throw usageError(`--base-url takes an http(s) address, not "${opts.baseUrl}"`);
         }
+        if (opts.lang !== undefined && !/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/i.test(opts.lang)) throw usageError(`--lang takes a language code such as en, fr or zh-cn, not "${opts.lang}"`);
         // Loaded here: the format readers (turndown, an XML and a TOML parser) would slow every other command's start.
         const { importFiles } = await import('../imports/service.js');
         const report = await importFiles(app, ws, args, {
@@ -33,10 +35,11 @@ export function registerImport(articles: Command, io: Io): void {
           keepGoing: opts.keepGoing,
           strict: opts.strict,
           baseUrl: opts.baseUrl,
+          lang: opts.lang,
           progress: (label, total) => progressBar(io, total, label),
         });
         for (const line of report.notes) out.note(`note: ${line}`);
-        const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, notes: report.notes };
+        const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, notes: report.notes };
         if (report.failed.length > 0) {
           // --keep-going: the rest is in; the command still fails so scripts notice.
           if (!out.json) out.result(json, () => human(ws.name, report));

@@ -1,5 +1,5 @@
 import type { ContentType } from '../articles/categories.js';
-import { slugify } from '../lib/slug.js';
+import { isValidSlug, normaliseSlug, slugify } from '../lib/slug.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 /** A post as any reader finds it, before it becomes article input. */
@@ -102,4 +102,18 @@ export function imageUrl(value: string, source: string, opts: ReaderOptions, not
   if (v.startsWith('/')) return new URL(v, opts.baseUrl).href;
   notes.warn('Featured images given as a path relative to the post were left out (use an absolute URL or a path starting with /)', source);
   return undefined;
+}
+
+/**
+ * The slug a file name gives, kept as it is (lower case: svc finds slugs in any case). One svc
+ * cannot serve (`Hello World`, `a--b`) becomes the nearest slug, and the summary lists old and new
+ * so the old site can redirect; undefined (a slug from the title) when nothing is left of it.
+ */
+export function keptSlug(old: string | undefined, source: string, notes: ImportNotes): string | undefined {
+  if (old === undefined || old.trim() === '') return undefined;
+  const slug = normaliseSlug(old);
+  if (isValidSlug(slug)) return slug;
+  const moved = slugify(old);
+  notes.moved(source, old, moved || '(made from the title)');
+  return moved || undefined;
 }

@@ -63,6 +63,9 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
       const authors = (postAuthors.get(post.id) ?? [post.author_id]).map((id) => users.get(id)?.name).filter((n): n is string => typeof n === 'string');
       const status = String(post.status ?? 'draft');
       if (status === 'sent') notes.warn('Ghost posts sent only by email were imported as drafts', source);
+      // svc has no members: a post for members or paid subscribers, published, would be public whole.
+      const forMembers = typeof post.visibility === 'string' && post.visibility !== 'public';
+      if (forMembers) notes.warn('Ghost posts for members or paid subscribers were imported as drafts, whole (svc has no members: published, they would be public; cut them at <!--members-only--> before publishing)', source);
       if (post.canonical_url) notes.warn('Ghost canonical URLs are not carried over (svc serves each article at its own url)', source);
       items.push(
         toItem(
@@ -79,7 +82,7 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
             image: site(post.feature_image),
             imageAlt: m.feature_image_alt ?? undefined,
             authors,
-            draft: !(status === 'published' || status === 'scheduled'),
+            draft: forMembers || !(status === 'published' || status === 'scheduled'),
             publishedAt: ghostDate(post.published_at, 'published_at'),
             updatedAt: ghostDate(post.updated_at, 'updated_at'),
           },

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
-import { isValidSlug, slugify } from '../lib/slug.js';
-import { type RawPost, toItem } from './assemble.js';
+import { isValidSlug, normaliseSlug } from '../lib/slug.js';
+import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -44,8 +44,8 @@ interface Entry {
 }
 
 /** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
-export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes): ImportItem | undefined {
-  if (path.basename(file) === '_index.md') {
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string): ImportItem | undefined {
+  if (/^_index(\.[\w-]+)?\.(md|markdown)$/i.test(path.basename(file))) {
     notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
     return undefined;
   }
@@ -77,12 +77,14 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`);
       return parsed.iso;
     };
-    const named = fileName(file);
+    const named = fileName(file, lang);
     const image = imageOf(pick('image'));
     const post: RawPost = {
       source: file,
       title: textOf(pick('title')),
-      slug: textOf(pick('slug')) ?? slugOfPermalink(textOf(pick('permalink'))) ?? (slugify(named.stem) || undefined),
+      // An explicit slug is taken as written (refused by name when svc cannot serve it); one
+      // from the file name the old generator may have cleaned up, so it moves, listed.
+      slug: textOf(pick('slug')) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
       body,
       contentType: textOf(pick('contentType')),
       categories: listOf(pick('categories'), true),
@@ -113,9 +115,15 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
  * page bundle's folder for `index.md`; Jekyll the name after its `YYYY-MM-DD-` date), that date,
  * and whether it sits in Jekyll's `_drafts`.
  */
-function fileName(file: string): { stem: string; date?: string; inDrafts: boolean } {
+function fileName(file: string, lang: string | undefined): { stem: string; date?: string; inDrafts: boolean } {
   let stem = path.basename(file).replace(/\.[^.]+$/, '');
+  if (lang && stem.endsWith(`.${lang}`)) stem = stem.slice(0, -lang.length - 1);
   if (stem === 'index') stem = path.basename(path.dirname(file));
+  try {
+    stem = decodeURIComponent(stem); // the URL the old site served is the decoded name
+  } catch {
+    // not percent-encoded: the name as it is
+  }
   const dated = JEKYLL_DATE.exec(stem);
   return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: file.split(/[\\/]/).includes('_drafts') };
 }
@@ -140,7 +148,7 @@ function slugOfPermalink(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-  return isValidSlug(decoded) ? decoded : undefined;
+  return isValidSlug(normaliseSlug(decoded)) ? normaliseSlug(decoded) : undefined;
 }
 
 function textOf(e: Entry | undefined): string | undefined {

@@ -8,6 +8,7 @@ import type { Article } from '../articles/types.js';
 import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
+import { chooseLanguage } from './languages.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
 
@@ -25,6 +26,8 @@ export interface ImportOptions {
   strict?: boolean;
   /** The old site's address for relative image paths (default: the workspace's site URL). */
   baseUrl?: string;
+  /** The language to import of a multilingual site (Hugo's `x.en.md`, `x/index.en.md`). */
+  lang?: string;
   progress?: Progress;
 }
 
@@ -39,6 +42,8 @@ export interface ImportReport {
   failed: Array<{ source: string; error: string }>;
   /** One line per kind of note: skipped items, keys not carried over, dates read as UTC. */
   notes: string[];
+  /** Slugs of the old site svc could not keep, with the new ones (also in notes). */
+  moved: Array<{ source: string; from: string; to: string }>;
 }
 
 const noProgress: Progress = () => ({ update() {}, done() {} });
@@ -54,7 +59,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const notes = new ImportNotes();
   const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict) };
   const items: ImportItem[] = [];
-  for (const src of await listSources(paths, opts.cwd, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  uniqueSources(items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
@@ -91,7 +97,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
   const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
-  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines() };
+  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines(), moved: notes.movedSlugs };
   if (!publish) {
     report.drafts = report.imported;
     return report;
@@ -160,4 +166,18 @@ async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: I
 function sameImport(a: Article, item: ImportItem): boolean {
   const title = item.input.title?.trim() || firstH1(item.input.bodyMarkdown ?? '');
   return a.title === title && a.bodyMarkdown === (item.input.bodyMarkdown ?? '') && a.importedPublishedAt === (item.dates.publishedAt ?? null);
+}
+
+/**
+ * Problems are matched to posts by their source, so two posts must never share one (two would
+ * be left out for one reported): a repeated source gets a number.
+ */
+function uniqueSources(items: ImportItem[], notes: ImportNotes): void {
+  const used = new Set(notes.problems.map((p) => p.source));
+  for (const item of items) {
+    let source = item.source;
+    for (let n = 2; used.has(source); n++) source = `${item.source} (${n})`;
+    item.source = source;
+    used.add(source);
+  }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import { readTextFile } from '../lib/text-file.js';
 import { ghostData, readGhost } from './ghost.js';
+import type { Source } from './languages.js';
 import { readMarkdown } from './markdown.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 import { readWordPress } from './wordpress.js';
@@ -42,7 +43,7 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
  * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
  * export, anything else markdown with front matter. Problems go to `notes`.
  */
-export async function readSource(src: { label: string; file: string }, opts: ReaderOptions, notes: ImportNotes): Promise<ImportItem[]> {
+export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes): Promise<ImportItem[]> {
   let text: string;
   try {
     text = await readTextFile(src.file);
@@ -67,6 +68,6 @@ export async function readSource(src: { label: string; file: string }, opts: Rea
     return readGhost(src.label, ghost.data, opts, notes);
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
-  const item = readMarkdown(src.label, text, opts, notes);
+  const item = readMarkdown(src.label, text, opts, notes, src.lang);
   return item ? [item] : [];
 }

@@ -31,6 +31,8 @@ export class ImportNotes {
   private readonly unknownKeys = new Map<string, string[]>();
   private readonly naive: string[] = [];
   private readonly warnings = new Map<string, string[]>();
+  /** Slugs svc could not keep: every one is listed (the old site needs a redirect for each). */
+  readonly movedSlugs: Array<{ source: string; from: string; to: string }> = [];
 
   problem(source: string, message: string): void {
     this.problems.push({ source, message });
@@ -51,6 +53,10 @@ export class ImportNotes {
     this.naive.push(`${source}: ${value}`);
   }
 
+  moved(source: string, from: string, to: string): void {
+    this.movedSlugs.push({ source, from, to });
+  }
+
   warn(text: string, source: string): void {
     push(this.warnings, text, source);
   }
@@ -65,6 +71,10 @@ export class ImportNotes {
     }
     if (this.naive.length > 0) out.push(`${this.naive.length} date${this.naive.length === 1 ? '' : 's'} without a time zone read as UTC: ${some(this.naive)}`);
     for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
+    if (this.movedSlugs.length > 0) {
+      const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');
+      out.push(`URLs that move (svc slugs are letters and digits joined by single - . or _; redirect the old ones): ${list}`);
+    }
     return out;
   }
 }

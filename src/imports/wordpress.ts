@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { AppError } from '../errors.js';
+import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
 import { toItem } from './assemble.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
@@ -45,10 +45,14 @@ export function readWordPress(file: string, text: string, opts: ReaderOptions, n
   const authors = new Map<string, string>((channel['wp:author'] ?? []).map((a: Node) => [str(a['wp:author_login']), str(a['wp:author_display_name'])]));
   const attachments = new Map(rows.filter((r) => str(r['wp:post_type']) === 'attachment').map((r) => [str(r['wp:post_id']), { url: str(r['wp:attachment_url']), alt: meta(r, '_wp_attachment_image_alt') }]));
   const items: ImportItem[] = [];
+  const sources = new Set<string>();
   for (const row of rows) {
     const type = str(row['wp:post_type']);
     const slug = decodeSlug(str(row['wp:post_name']));
-    const source = `${file}: ${type || 'item'} "${slug || htmlToText(str(row.title)) || str(row['wp:post_id'])}"`;
+    let source = `${file}: ${type || 'item'} "${slug || htmlToText(str(row.title)) || str(row['wp:post_id'])}"`;
+    // Two items with one name (WordPress allows it in an export) stay two: the later is named by its ID.
+    if (sources.has(source)) source += ` (ID ${str(row['wp:post_id']) || sources.size + 1})`;
+    sources.add(source);
     const status = str(row['wp:status']);
     if (type === 'attachment') notes.skip('WordPress attachments (their URLs stay in the posts that show them)', source);
     else if (type === 'page') notes.skip('WordPress pages (svc imports posts)', source);
@@ -82,12 +86,14 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
   const rankMathKeywords = (meta(row, 'rank_math_focus_keyword') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
   const thumbnail = c.attachments.get(meta(row, '_thumbnail_id') ?? '');
   const creator = str(row['dc:creator']);
+  const title = htmlToText(str(row.title));
+  if (!title) throw invalidInput('the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
   const content = withCaptions(str(row['content:encoded']));
   if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
   return toItem(
     {
       source: c.source,
-      title: htmlToText(str(row.title)) || undefined,
+      title,
       slug: c.slug || undefined,
       body: htmlToMarkdown(autop(content)),
       categories: terms('category'),

@@ -1,6 +1,8 @@
 /**
  * URL slugs of any script (issue 13; decisions.md "Slugs"): letters, combining marks and digits
  * joined by single dashes, lower case where the script has case, stored and compared in NFC.
+ * Dots and underscores join them too (issue 23: imported sites served `my_post` and
+ * `converter-3.0-released`; both are unreserved in URLs, so the URL keeps them as they are).
  * A slug in a URL is percent-encoded by whoever builds the URL (see articleUrl).
  */
 import { charLength } from './validate.js';
@@ -11,8 +13,8 @@ export const SLUG_MAX = 200;
 /** Slugs derived from a title are kept shorter, leaving room for a `-2` suffix. */
 export const DERIVED_SLUG_MAX = 120;
 
-// One or more "characters" (a letter or digit with its combining marks) per word, words joined by single dashes.
-const SLUG = /^(?:[\p{L}\p{N}]\p{M}*)+(?:-(?:[\p{L}\p{N}]\p{M}*)+)*$/u;
+// One or more "characters" (a letter or digit with its combining marks) per word, words joined by a single - . or _.
+const SLUG = /^(?:[\p{L}\p{N}]\p{M}*)+(?:[-._](?:[\p{L}\p{N}]\p{M}*)+)*$/u;
 
 /** The form a slug is stored and compared in: trimmed, lower case, NFC. */
 export const normaliseSlug = (text: string): string => text.trim().toLowerCase().normalize('NFC');

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { wxr, write } from './samples.js';
+import { importWorld } from './world.js';
+
+describe('every post of an export is accounted for', () => {
+  it('two WordPress posts sharing a post_name: the first is imported, the second reported by name; counts add up', async () => {
+    const w = await importWorld();
+    const posts = Array.from({ length: 6 }, (_, i) => ({ id: i + 1 }));
+    posts.push({ id: 40, name: 'shared', title: 'First of two' } as never, { id: 41, name: 'shared', title: 'Second of two' } as never);
+    write(w.d.dir, 'dup.xml', wxr(posts));
+    const r = await w.cli(['articles', 'import', '--publish', '--keep-going', 'dup.xml', '--json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout).error;
+    expect(report.counts).toMatchObject({ imported: 7, failed: 1 });
+    expect(report.counts.imported + report.counts.already + report.counts.failed).toBe(posts.length);
+    expect(report.failed).toEqual([{ source: 'dup.xml: post "shared" (ID 41)', error: 'the slug "shared" is also used by dup.xml: post "shared"' }]);
+    expect((await w.api('/articles/shared')).body.data.title).toBe('First of two');
+
+    // Without --keep-going nothing is written and the message names the second post.
+    const again = await importWorld();
+    write(again.d.dir, 'dup.xml', wxr(posts));
+    const refused = await again.cli(['articles', 'import', 'dup.xml']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('dup.xml: post "shared" (ID 41): the slug "shared" is also used by dup.xml: post "shared"');
+  });
+
+  it('a WordPress post without a title gets advice for WordPress, not for front matter', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'untitled.xml', wxr([{ id: 7, title: '', name: 'untitled' }]));
+    const r = await w.cli(['articles', 'import', 'untitled.xml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('untitled.xml: post "untitled": the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
+    expect(r.stderr).not.toContain('front matter');
+  });
+});

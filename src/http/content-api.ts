@@ -6,7 +6,8 @@ import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
 import { chooseEncoding } from '../lib/accept-encoding.js';
 import { bearerToken } from '../lib/bearer.js';
-import { normaliseSlug } from '../lib/slug.js';
+import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
+import { charLength } from '../lib/validate.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
 
@@ -92,7 +93,10 @@ function matchPath(rest: string): Path {
     } catch {
       throw notFound('article', parts[1]);
     }
-    return { kind: 'article', slug: normaliseSlug(slug) };
+    slug = normaliseSlug(slug);
+    // Longer than any slug may be: a 404 that touches neither the cache nor the database (issue 22).
+    if (slug.length > SLUG_MAX && charLength(slug) > SLUG_MAX) throw notFound('article', slug);
+    return { kind: 'article', slug };
   }
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
 }

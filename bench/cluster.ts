@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/lib/log.js';
-import { BIN, HERE, firstLine, load } from './content.js';
+import { BIN, HERE, type Load, cpuText, firstLine, load, versus } from './content.js';
 import { seedPublished } from './seed.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -37,9 +37,10 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     const start = async () => {
       const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(child);
-      return `http://127.0.0.1:${await firstLine(child, /listening on http:\/\/[\d.]+:(\d+)/)}`;
+      return { url: `http://127.0.0.1:${await firstLine(child, /listening on http:\/\/[\d.]+:(\d+)/)}`, pid: child.pid };
     };
-    const one = await start();
+    const first = await start();
+    const one = first.url;
     const headers = { authorization: `Bearer ${seeded.key}` };
     const paths = { 'GET /articles': '/api/v1/content/articles', 'GET /articles/{slug}': `/api/v1/content/articles/${seeded.slugs[500]}` };
     const bytes: Record<string, { type: string; body: string }> = {};
@@ -55,22 +56,24 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     const bareUrl = `http://127.0.0.1:${await firstLine(bare, /^(\d+)$/)}`;
     const seconds = opts.quick ? 2 : 10;
     const results: BenchResult[] = [];
-    const single: Record<string, { rps: number }> = {};
+    const single: Record<string, Load> = {};
     for (const [label, p] of Object.entries(paths)) {
       await load(one + p, headers, 1);
-      const svc = await load(one + p, headers, seconds);
+      const svc = await load(one + p, headers, seconds, [first.pid]);
       await load(bareUrl + p, {}, 1);
-      const base = await load(bareUrl + p, {}, seconds);
+      const base = await load(bareUrl + p, {}, seconds, [bare.pid]);
       single[p] = svc;
-      results.push({ name: `${label} (PostgreSQL, 1 daemon, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
-      log(`${label}: 1 daemon ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+      results.push(versus(`${label} (PostgreSQL, 1 daemon, cached)`, svc, base));
+      log(`${label}: 1 daemon ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs bare ${base.rps.toFixed(0)} req/s, ${cpuText(base)}`);
     }
-    const two = await start();
+    // CPU per request of two daemons: both daemons' CPU over all requests, against one daemon's.
+    const second = await start();
+    const two = second.url;
     for (const [label, p] of Object.entries(paths)) {
       await load([one + p, two + p], headers, 1);
-      const svc = await load([one + p, two + p], headers, seconds);
-      results.push({ name: `${label} (PostgreSQL, 2 daemons vs 1)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: single[p].rps, ratio: svc.rps / single[p].rps });
-      log(`${label}: 2 daemons ${svc.rps.toFixed(0)} req/s vs 1 daemon ${single[p].rps.toFixed(0)} req/s`);
+      const svc = await load([one + p, two + p], headers, seconds, [first.pid, second.pid]);
+      results.push(versus(`${label} (PostgreSQL, 2 daemons vs 1)`, svc, single[p]));
+      log(`${label}: 2 daemons ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs 1 daemon ${single[p].rps.toFixed(0)} req/s, ${cpuText(single[p])}`);
     }
     return results;
   } finally {

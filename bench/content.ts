@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,12 +78,12 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
       const accept: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
       for (const [name, p] of Object.entries(paths)) {
         await load(svcUrl + p, { ...headers, ...accept }, 1); // warm-up
-        const svc = await load(svcUrl + p, { ...headers, ...accept }, seconds);
+        const svc = await load(svcUrl + p, { ...headers, ...accept }, seconds, [daemon.pid]);
         await load(bareUrl + p, accept, 1);
-        const base = await load(bareUrl + p, accept, seconds);
+        const base = await load(bareUrl + p, accept, seconds, [bare.pid]);
         const label = coding === 'identity' ? name : `${name} ${coding}`;
-        results.push({ name: `${label} (10k, cached)`, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps });
-        log(`${label}: svc ${svc.rps.toFixed(0)} req/s vs bare ${base.rps.toFixed(0)} req/s`);
+        results.push(versus(`${label} (10k, cached)`, svc, base));
+        log(`${label}: svc ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs bare ${base.rps.toFixed(0)} req/s, ${cpuText(base)}`);
       }
     }
   } finally {
@@ -92,6 +92,14 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
   }
   return results;
 }
+
+/** One line of svc against a baseline measured the same way. */
+export const versus = (name: string, svc: Load, base: Load): BenchResult => ({
+  name, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps,
+  baselineP99Ms: base.p99, cpuUsPerReq: svc.cpu, baselineCpuUsPerReq: base.cpu,
+});
+
+export const cpuText = (l: Load) => `p99 ${l.p99} ms, ${l.cpu === undefined ? 'CPU unknown' : `${l.cpu.toFixed(1)} us CPU/req`}`;
 
 /** A GET whose body stays as sent (fetch would decompress it). */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ type: string; encoding: string | undefined; body: Buffer }> {
@@ -110,11 +118,43 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ type: s
   });
 }
 
-export async function load(url: string | string[], headers: Record<string, string>, seconds: number): Promise<{ rps: number; p50: number; p99: number }> {
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time (user + system) of the serving processes over the requests answered, in us; undefined without /proc. */
+  cpu?: number;
+}
+
+/**
+ * autocannon at 50 connections against `url` (several: connections spread over them). With the
+ * pids of the processes that serve it, also their CPU time per request over the run.
+ */
+export async function load(url: string | string[], headers: Record<string, string>, seconds: number, pids: Array<number | undefined> = []): Promise<Load> {
+  const before = pids.map(cpuMicros);
   // autocannon spreads connections over several urls; its types name only one.
   const r = await autocannon({ url: url as string, connections: 50, duration: seconds, headers });
+  const after = pids.map(cpuMicros);
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  const spent = after.reduce<number | null>((sum, a, i) => (sum === null || a === null || before[i] === null ? null : sum + a - before[i]!), 0);
+  const cpu = pids.length && spent !== null && r.requests.total > 0 ? spent / r.requests.total : undefined;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu };
+}
+
+let ticksPerSecond: number | undefined;
+
+/** User + system CPU time of a process so far in us, from /proc/<pid>/stat (Linux); null when unknown. */
+export function cpuMicros(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 /** Uncached queries (buildResponse: the exact miss path) on the small and the large workspace. */

@@ -8,6 +8,11 @@ export interface BenchResult {
   baselineReqPerSec: number;
   /** reqPerSec / baselineReqPerSec. */
   ratio: number;
+  /** The baseline's p99 (the bare server's), when it was measured under load like svc. */
+  baselineP99Ms?: number;
+  /** The serving processes' CPU time (user + system) over the requests they answered, in microseconds. */
+  cpuUsPerReq?: number;
+  baselineCpuUsPerReq?: number;
 }
 
 export interface BenchOptions {

@@ -31,11 +31,13 @@ interface Slot {
 const OVERHEAD = 200;
 
 /**
- * Least-recently-used map of serialized responses, bounded by bytes (bodies and their compressed
- * variants). Entries carry the content version they were built at; a reader with another version
- * treats them as absent.
+ * The share of content.cacheMaxBytes that answers other than 200 (a missing slug's 404) may
+ * take: requests for made-up slugs cost one lookup each, but cannot push the served pages out.
  */
-export class ResponseCache {
+export const MISS_SHARE = 1 / 16;
+
+/** Least-recently-used map of entries bounded by bytes; Map order is the recency order. */
+class ByteLru {
   private readonly slots = new Map<string, Slot>();
   private bytes = 0;
 
@@ -44,14 +46,12 @@ export class ResponseCache {
   get(key: string, version: number): CachedResponse | undefined {
     const slot = this.slots.get(key);
     if (!slot || slot.entry.version !== version) return undefined;
-    // Re-insert: Map order is the recency order.
     this.slots.delete(key);
     this.slots.set(key, slot);
     return slot.entry;
   }
 
   set(key: string, entry: CachedResponse): void {
-    this.delete(key);
     const size = entry.body.length + key.length + OVERHEAD;
     if (size > this.maxBytes) return;
     this.slots.set(key, { entry, size });
@@ -59,7 +59,6 @@ export class ResponseCache {
     this.evict();
   }
 
-  /** Count `n` more bytes for the entry under `key` (a variant was added), if it is still the one cached. */
   grow(key: string, entry: CachedResponse, n: number): void {
     const slot = this.slots.get(key);
     if (slot?.entry !== entry) return;
@@ -79,11 +78,60 @@ export class ResponseCache {
     return this.slots.size;
   }
 
+  get usedBytes(): number {
+    return this.bytes;
+  }
+
   private evict(): void {
     for (const [oldest, slot] of this.slots) {
       if (this.bytes <= this.maxBytes) break;
       this.slots.delete(oldest);
       this.bytes -= slot.size;
     }
+  }
+}
+
+/**
+ * The serialized responses of the content API, bounded by bytes (bodies and their compressed
+ * variants): 200s in one LRU, every other answer (404s of missing slugs) in another of at most
+ * MISS_SHARE of the bytes. Entries carry the content version they were built at; a reader with
+ * another version treats them as absent.
+ */
+export class ResponseCache {
+  private readonly found: ByteLru;
+  private readonly missing: ByteLru;
+
+  constructor(maxBytes: number, missShare = MISS_SHARE) {
+    const missBytes = Math.floor(maxBytes * missShare);
+    this.found = new ByteLru(maxBytes - missBytes);
+    this.missing = new ByteLru(missBytes);
+  }
+
+  get(key: string, version: number): CachedResponse | undefined {
+    return this.found.get(key, version) ?? this.missing.get(key, version);
+  }
+
+  set(key: string, entry: CachedResponse): void {
+    this.delete(key);
+    (entry.status === 200 ? this.found : this.missing).set(key, entry);
+  }
+
+  /** Count `n` more bytes for the entry under `key` (a variant was added), if it is still the one cached. */
+  grow(key: string, entry: CachedResponse, n: number): void {
+    (entry.status === 200 ? this.found : this.missing).grow(key, entry, n);
+  }
+
+  delete(key: string): void {
+    this.found.delete(key);
+    this.missing.delete(key);
+  }
+
+  get size(): number {
+    return this.found.size + this.missing.size;
+  }
+
+  /** Bytes held by answers other than 200. */
+  get missBytes(): number {
+    return this.missing.usedBytes;
   }
 }

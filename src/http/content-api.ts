@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { App } from '../app.js';
 import { CODINGS } from '../content/compression.js';
 import { ContentDelivery } from '../content/delivery.js';
@@ -6,9 +6,10 @@ import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
 import { chooseEncoding } from '../lib/accept-encoding.js';
 import { bearerToken } from '../lib/bearer.js';
-import { normaliseSlug } from '../lib/slug.js';
+import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
+import { charLength } from '../lib/validate.js';
 import { isNotModified } from './middleware/conditional-get.js';
-import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
+import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 
 const PREFIX = '/api/v1/content';
 const CACHE_CONTROL = 'private, max-age=60';
@@ -25,59 +26,100 @@ const PATTERNS: Record<Path['kind'], string> = {
   sitemap: `${PREFIX}/sitemap`,
 };
 
+/** A content API request, as the Koa route and the server's direct path (content-direct.ts) both see it. */
+export interface ContentRequest {
+  method: string;
+  /** The URL's path as sent (not decoded). */
+  path: string;
+  querystring: string;
+  /** A request header by lower-case name; '' when absent. */
+  header(name: string): string;
+  requestId: string;
+}
+
+/** What to send, whichever way the request came in. */
+export interface ContentAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** null for answers without a body (204, 304). */
+  body: Buffer | null;
+  /** The metrics label: the route's pattern, never the slug. */
+  route: string;
+}
+
+export interface ContentApi {
+  /** Whether `path` is the content API's. */
+  owns(path: string): boolean;
+  /** The answer to a request; never rejects (errors are answers in the API's envelope). */
+  answer(req: ContentRequest): Promise<ContentAnswer>;
+  /** The same answers as a Koa route, for requests that go through the middleware chain. */
+  middleware: Middleware;
+}
+
 /**
  * GET /api/v1/content/{articles, articles/:slug, categories, tags, sitemap} (spec: Content API).
  * Pipeline: CORS -> route -> method -> blog key -> rate limit -> query -> cached response in the
  * negotiated coding (br, gzip or identity; Vary: Accept-Encoding, an ETag per coding) ->
- * conditional GET. Errors render here, so they carry CORS headers too.
+ * conditional GET. Errors render here, so they carry CORS headers too. Every rule is in
+ * answer(): the server calls it directly for most requests (content-direct.ts) and the Koa route
+ * for the others, so both send the same.
  */
-export function createContentApi(app: App): Middleware {
+export function createContentApi(app: App): ContentApi {
   const delivery = new ContentDelivery(app);
   app.onClose(() => delivery.close());
 
-  return async (ctx, next) => {
-    if (!ctx.path.startsWith(PREFIX) || (ctx.path.length > PREFIX.length && ctx.path[PREFIX.length] !== '/')) return next();
-    setCorsHeaders(ctx);
-    ctx.state.route = `${PREFIX}/*`; // the metrics label until the path is known
+  const owns = (path: string) => path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');
+
+  async function answer(req: ContentRequest): Promise<ContentAnswer> {
+    const headers: Record<string, string> = { ...CORS_HEADERS };
+    let route = `${PREFIX}/*`; // the metrics label until the path is known
     try {
-      const path = matchPath(ctx.path.slice(PREFIX.length));
-      ctx.state.route = PATTERNS[path.kind];
-      if (ctx.method === 'OPTIONS') return answerPreflight(ctx);
-      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-        ctx.set('Allow', 'GET, HEAD, OPTIONS');
-        throw new AppError('method_not_allowed', 405, `Method ${ctx.method} is not allowed: the content API is read-only (GET)`);
+      const path = matchPath(req.path.slice(PREFIX.length));
+      route = PATTERNS[path.kind];
+      if (req.method === 'OPTIONS') return { status: 204, headers: { ...PREFLIGHT_HEADERS }, body: null, route };
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        headers.Allow = 'GET, HEAD, OPTIONS';
+        throw new AppError('method_not_allowed', 405, `Method ${req.method} is not allowed: the content API is read-only (GET)`);
       }
-      const query = new URLSearchParams(ctx.querystring);
-      const reader = await delivery.authenticate(presentedKey(ctx, query));
+      const query = new URLSearchParams(req.querystring);
+      const reader = await delivery.authenticate(presentedKey(req.header, query));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
-      const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(ctx.get('Accept-Encoding'), CODINGS));
-      ctx.set('Cache-Control', CACHE_CONTROL);
-      if (res.lastModified) ctx.set('Last-Modified', res.lastModified);
+      const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(req.header('accept-encoding'), CODINGS));
+      headers['Cache-Control'] = CACHE_CONTROL;
+      if (res.lastModified) headers['Last-Modified'] = res.lastModified;
       if (res.etag) {
         // Every answer with a body the coding could change says so, 304s included (RFC 9110 15.4.5).
-        ctx.set('Vary', 'Accept-Encoding');
-        ctx.set('ETag', res.etag);
-        if (isNotModified(ctx, res.etag, res.lastModified)) {
-          ctx.status = 304;
-          return;
-        }
+        headers.Vary = 'Accept-Encoding';
+        headers.ETag = res.etag;
+        if (isNotModified(req.header, res.etag, res.lastModified)) return { status: 304, headers, body: null, route };
       }
-      ctx.status = res.status;
-      ctx.type = JSON_TYPE;
-      if (res.encoding) ctx.set('Content-Encoding', res.encoding);
-      ctx.body = res.body;
+      headers['Content-Type'] = JSON_TYPE;
+      if (res.encoding) headers['Content-Encoding'] = res.encoding;
+      return { status: res.status, headers, body: res.body, route };
     } catch (err) {
       const e = toAppError(err);
-      if (e.status >= 500) app.log.error({ err, requestId: ctx.state.requestId }, 'content API request failed');
-      ctx.status = e.status;
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: { code: e.code, message: e.expose ? e.message : 'Internal error', ...(e.expose ? e.details : {}) } };
+      if (e.status >= 500) app.log.error({ err, requestId: req.requestId }, 'content API request failed');
+      headers['Cache-Control'] = 'no-store';
+      headers['Content-Type'] = JSON_TYPE;
       const retry = e.details?.retryAfterSeconds;
-      if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
+      if (typeof retry === 'number') headers['Retry-After'] = String(retry);
+      const body = { error: { code: e.code, message: e.expose ? e.message : 'Internal error', ...(e.expose ? e.details : {}) } };
+      return { status: e.status, headers, body: Buffer.from(JSON.stringify(body)), route };
     }
+  }
+
+  const middleware: Middleware = async (ctx, next) => {
+    if (!owns(ctx.path)) return next();
+    const a = await answer({ method: ctx.method, path: ctx.path, querystring: ctx.querystring, header: (name) => ctx.get(name), requestId: ctx.state.requestId });
+    ctx.state.route = a.route;
+    ctx.set(a.headers);
+    ctx.status = a.status;
+    ctx.body = a.body;
   };
+
+  return { owns, answer, middleware };
 }
 
 function matchPath(rest: string): Path {
@@ -92,17 +134,20 @@ function matchPath(rest: string): Path {
     } catch {
       throw notFound('article', parts[1]);
     }
-    return { kind: 'article', slug: normaliseSlug(slug) };
+    slug = normaliseSlug(slug);
+    // Longer than any slug may be: a 404 that touches neither the cache nor the database (issue 22).
+    if (slug.length > SLUG_MAX && charLength(slug) > SLUG_MAX) throw notFound('article', slug);
+    return { kind: 'article', slug };
   }
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
 }
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
-function presentedKey(ctx: Context, query: URLSearchParams): string {
-  const bearer = bearerToken(ctx.get('Authorization'));
+function presentedKey(header: ContentRequest['header'], query: URLSearchParams): string {
+  const bearer = bearerToken(header('authorization'));
   if (bearer) return bearer;
-  const header = ctx.get('X-Api-Key').trim();
-  if (header) return header;
+  const apiKey = header('x-api-key').trim();
+  if (apiKey) return apiKey;
   return query.get('key')?.trim() ?? '';
 }
 

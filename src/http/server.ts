@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { App } from '../app.js';
 import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { createContentApi } from './content-api.js';
+import { contentDirect } from './content-direct.js';
 import { type Phase, answerWhileStarting, createHealthRouter } from './health.js';
 import { apiErrors } from './middleware/errors.js';
 import { requestMetrics } from './middleware/metrics.js';
@@ -62,7 +63,8 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   koa.use(apiErrors(app));
   koa.use(createHealthRouter(app, () => phase).routes());
   koa.use(createMetricsRoute(app));
-  koa.use(createContentApi(app));
+  const content = createContentApi(app);
+  koa.use(content.middleware);
   koa.use(createMcpEndpoint(app));
   koa.use(createOAuthRouter(app));
   koa.use(createWorkspaceApi(app));
@@ -74,6 +76,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
 
   const server = bound ?? http.createServer();
   const handle = koa.callback();
+  const direct = contentDirect(app, content, koa);
   const inFlight = new Set<http.ServerResponse>();
   server.removeListener('request', answerWhileStarting);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -86,7 +89,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
       // connection behind: close it rather than wait for the deadline.
       if (phase === 'draining') setImmediate(() => server.closeIdleConnections());
     });
-    void handle(req, res);
+    if (!direct(req, res)) void handle(req, res);
   });
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout
   const metricsListener = startMetricsListener(app);

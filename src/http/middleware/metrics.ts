@@ -1,8 +1,17 @@
 import type { Context, Middleware } from 'koa';
 import type { App } from '../../app.js';
+import type { Metrics } from '../../lib/metrics.js';
 
 /** Methods Node's parser accepts are a fixed set, but keep the label to the ones we route. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Count and time one answered request (`started`: process.hrtime.bigint() at its arrival); 429s are counted apart. */
+export function countRequest(metrics: Metrics, method: string, route: string, status: number, started: bigint): void {
+  const label = METHODS.has(method) ? method : 'other';
+  metrics.httpRequests.inc({ method: label, route, status: String(status) });
+  metrics.httpDuration.observe({ method: label, route }, Number(process.hrtime.bigint() - started) / 1e9);
+  if (status === 429) metrics.rateLimited.inc({ route });
+}
 
 /**
  * Counts every request by method, route pattern and status, times it, and counts 429s (whichever
@@ -10,17 +19,12 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * log, so it sees the status every surface's own error renderer set.
  */
 export function requestMetrics(app: App): Middleware {
-  const { httpRequests, httpDuration, rateLimited } = app.metrics;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const route = routeLabel(ctx);
-      const method = METHODS.has(ctx.method) ? ctx.method : 'other';
-      httpRequests.inc({ method, route, status: String(ctx.status) });
-      httpDuration.observe({ method, route }, Number(process.hrtime.bigint() - started) / 1e9);
-      if (ctx.status === 429) rateLimited.inc({ route });
+      countRequest(app.metrics, ctx.method, routeLabel(ctx), ctx.status, started);
     }
   };
 }

@@ -30,7 +30,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
+  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js'].filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)));
   for (const m of modules) {
     const mod = (await import(m)) as BenchModule;
     results.push(...(await mod.runBench({ quick })));

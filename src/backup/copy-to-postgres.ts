@@ -4,6 +4,7 @@ import { type Db, openDb } from '../db/connect.js';
 import { ensurePrivateFile } from '../db/files.js';
 import { migrateLatest, migrationStatus } from '../db/migrate.js';
 import { vacuumInto } from '../db/sqlite-file.js';
+import { rebuildSearchIndex } from '../content/search-store.js';
 import { copyTable, countRows, lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, truncateTables } from '../db/table-copy.js';
 import { AppError, usageError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
@@ -78,6 +79,7 @@ export async function copyToPostgres(database: Config['database'], to: string, o
         if (rows !== counts.get(table)) throw new AppError('copy_mismatch', 500, `Row counts differ after the copy: ${table} has ${counts.get(table)} rows in SQLite and ${rows} in PostgreSQL; nothing was committed`);
       }
       await resetSequences(trx, tables);
+      await rebuildSearchIndex(trx);
     });
     return { from: filename, to: redact(to), tables: tables.map((table) => ({ table, rows: counts.get(table)! })), rows: total, durationMs: Date.now() - started };
   } finally {

@@ -6,11 +6,14 @@ const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 /** Liveness records of running daemons: not data, so they never make a target "non-empty". */
 const LIVENESS_TABLES = new Set(['daemon_heartbeats']);
 
+/** The search index (content_search, SQLite's FTS5 table and its shadow tables): derived, rebuilt on the target, never copied. */
+const isDerived = (name: string) => name.startsWith('content_search');
+
 /** svc's tables of a SQLite database, each after the tables its foreign keys reference. */
 export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
   const names: string[] = (await source.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
     .map((r: { name: string }) => r.name)
-    .filter((n: string) => !KNEX_TABLES.has(n));
+    .filter((n: string) => !KNEX_TABLES.has(n) && !isDerived(n));
   const parents = new Map<string, string[]>();
   for (const name of names) {
     const fks: Array<{ table: string }> = await source.raw(`PRAGMA foreign_key_list("${name}")`);

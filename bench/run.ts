@@ -39,7 +39,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out, only } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js']
+  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js']
     .filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)))
     .filter((m) => !only || only.includes(m.slice(2, -3)));
   for (const m of modules) {

@@ -1,5 +1,6 @@
 import type { Db, Trx } from '../db/connect.js';
 import { copyTable, countRows } from '../db/table-copy.js';
+import { rebuildSearchIndex } from '../content/search-store.js';
 import { AppError } from '../errors.js';
 
 export interface CopyProgress {
@@ -12,7 +13,8 @@ export interface CopyProgress {
 /**
  * The one row copy of `svc db copy` and `svc restore`: every table of `tables` (dependency
  * order, only tables the target's own schema has) from a SQLite source into a target migrated
- * by svc, inside the caller's transaction; row counts compared before it commits.
+ * by svc, inside the caller's transaction; row counts compared before it commits. The search
+ * index is derived, never copied: it is rebuilt from the copied snapshots.
  */
 export async function copyRows(source: Db, trx: Trx, tables: string[], onProgress?: (p: CopyProgress) => void): Promise<Array<{ table: string; rows: number }>> {
   const counts = new Map<string, number>();
@@ -32,6 +34,7 @@ export async function copyRows(source: Db, trx: Trx, tables: string[], onProgres
       throw new AppError('copy_mismatch', 500, `Row counts differ after the copy: ${table} has ${counts.get(table)} rows in the source and ${rows} in the target; nothing was committed`);
     }
   }
+  await rebuildSearchIndex(trx);
   return tables.map((table) => ({ table, rows: counts.get(table)! }));
 }
 

@@ -1,6 +1,7 @@
 import type { Queryable, Trx } from '../db/connect.js';
 import { catGroup, groupSize, groupSizes, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { BLOCK_SIZE, lastBlock, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
+import { indexForSearch } from './search-store.js';
 import type { Snapshot } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
@@ -61,6 +62,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
   await insertChunks(trx, 'content_index', indexRows, 100);
   await insertChunks(trx, 'content_articles', articleRows, 200);
   await insertChunks(trx, 'content_tags', tagRows, 200);
+  await indexForSearch(trx, snaps.map((x) => ({ articleId: x.index.id, workspaceId, article: x.article })));
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf));

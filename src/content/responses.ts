@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
 import * as q from './query-store.js';
 import { sitemapEntries } from './sitemap-blocks.js';
+import { searchRows } from './search-store.js';
+import { parseSearchQuery } from './search-terms.js';
 import type { CachedResponse } from './response-cache.js';
 import { isValidSlug } from '../lib/slug.js';
 import { articleJsonWithUrl, sitemapEntriesWithUrls, urlPrefix } from './article-url.js';
 
 /** What a content API request asks for, validated (see http/content-api.ts). */
 export type ContentRoute =
-  | { kind: 'page'; page: number; limit: number; category?: string; tag?: string }
+  | { kind: 'page'; page: number; limit: number; category?: string; tag?: string; q?: string }
   | { kind: 'article'; slug: string }
   | { kind: 'categories' }
   | { kind: 'tags' }
@@ -18,7 +20,7 @@ export type ContentRoute =
 export function routeKey(r: ContentRoute): string {
   switch (r.kind) {
     case 'page':
-      return `page\0${r.page}\0${r.limit}\0${r.category ?? '\u0001'}\0${r.tag ?? '\u0001'}`;
+      return `page\0${r.page}\0${r.limit}\0${r.category ?? '\u0001'}\0${r.tag ?? '\u0001'}${r.q === undefined ? '' : `\0q\0${r.q}`}`;
     case 'article':
       return `article\0${r.slug}`;
     default:
@@ -36,7 +38,8 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
       // A filter that is no slug at all names nothing: the empty Page of an unknown slug, on every database.
       if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(emptyPage(route), null, version);
       const tag = route.tag === undefined ? undefined : await q.storedTag(db, workspaceId, route.tag);
-      const [{ rows, total }, changed] = await Promise.all([q.pageRows(db, workspaceId, { ...route, tag }), q.changedAt(db, workspaceId)]);
+      const listed = route.q === undefined ? q.pageRows(db, workspaceId, { ...route, tag }) : searchRows(db, workspaceId, parseSearchQuery(route.q), { ...route, tag, offset: route.page * route.limit });
+      const [{ rows, total }, changed] = await Promise.all([listed, q.changedAt(db, workspaceId)]);
       return ok(`{"data":{"articles":[${rows.join(',')}],"total":${total},"page":${route.page},"limit":${route.limit}}}`, changed, version);
     }
     case 'article': {

@@ -7,6 +7,7 @@ import { nowIso } from '../lib/clock.js';
 import { indexRow, insertRun, termsOf, touchState } from './bulk-store.js';
 import { type RankGroup, catGroup, closeSlot, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { blockFor, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
+import { indexForSearch, removeFromSearch } from './search-store.js';
 import { type Snapshot, buildSnapshot } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
@@ -56,6 +57,7 @@ export async function removeSnapshot(trx: Trx, articleId: string, now: string): 
   await removeIndexRow(trx, old);
   for (const tag of tags) await removeTag(trx, old.workspace_id, tag, articleId);
   await trx('content_articles').where({ article_id: articleId }).delete();
+  await removeFromSearch(trx, articleId);
   await rebuildBlock(trx, old.workspace_id, Number(old.sitemap_block));
   await refreshTerms(trx, old.workspace_id, [{ kind: 'category', slug: old.category, lastmod: now }, ...tags.map((slug) => ({ kind: 'tag' as const, slug, lastmod: now }))]);
 }
@@ -88,6 +90,7 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   }
   await trx('content_articles').insert({ article_id: index.id, article_json: JSON.stringify(snap.article) }).onConflict('article_id').merge();
+  await indexForSearch(trx, [{ articleId: index.id, workspaceId, article: snap.article }]);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   const left: TermChange[] = [
     ...(old && old.category !== index.category.slug ? [{ kind: 'category' as const, slug: old.category as string, lastmod: now }] : []),

@@ -12,11 +12,14 @@ const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 const RUNTIME_TABLES = new Set(['daemon_heartbeats']);
 const RUNTIME_COLUMNS: Record<string, string[]> = { webhook_events: ['locked_until', 'locked_by', 'lease_token'] };
 
+/** The search index (content_search, SQLite's FTS5 table and its shadow tables): derived, rebuilt on the target, never copied. */
+const isDerived = (name: string) => name.startsWith('content_search');
+
 /** svc's data tables of a SQLite database (runtime state aside), each after the tables its foreign keys reference. */
 export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
   const names: string[] = (await source.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"))
     .map((r: { name: string }) => r.name)
-    .filter((n: string) => !KNEX_TABLES.has(n) && !RUNTIME_TABLES.has(n));
+    .filter((n: string) => !KNEX_TABLES.has(n) && !RUNTIME_TABLES.has(n) && !isDerived(n));
   const parents = new Map<string, string[]>();
   for (const name of names) {
     const fks: Array<{ table: string }> = await source.raw(`PRAGMA foreign_key_list("${name}")`);

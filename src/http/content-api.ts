@@ -8,6 +8,7 @@ import { chooseEncoding } from '../lib/accept-encoding.js';
 import { bearerToken } from '../lib/bearer.js';
 import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
 import { charLength } from '../lib/validate.js';
+import { parseSearchQuery } from '../content/search-terms.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 
@@ -159,7 +160,17 @@ function toRoute(path: Path, query: URLSearchParams): ContentRoute {
     limit: integer(query, 'limit', 10, 1, 100, 'The limit parameter must be a whole number from 1 to 100'),
     category: slugParameter(query, 'category'),
     tag: slugParameter(query, 'tag'),
+    ...searchParameter(query),
   };
+}
+
+/** `q`: search (docs/content-api.md, Search); given once, checked here so a bad one is a 400. */
+function searchParameter(query: URLSearchParams): { q?: string } {
+  const values = query.getAll('q');
+  if (values.length === 0) return {};
+  if (values.length > 1) throw invalidParameter('q', 'The q parameter may be given once');
+  parseSearchQuery(values[0]);
+  return { q: values[0].trim() };
 }
 
 function integer(query: URLSearchParams, name: string, fallback: number, min: number, max: number, message: string): number {

@@ -18,7 +18,7 @@ describe('MCP tool input schemas', () => {
     const keys = (name: string) => Object.keys(schemas[name].properties ?? {}).sort();
     expect(keys('create_article')).toEqual(Object.keys(articleCreateInput.shape).sort());
     expect(keys('update_article')).toEqual(['id', ...Object.keys(articleUpdateInput.shape)].sort());
-    expect(keys('list_articles')).toEqual(Object.keys(articleListInput.shape).sort());
+    expect(keys('list_articles')).toEqual([...Object.keys(articleListInput.shape), 'query'].sort()); // query: the content API's search (content/search-terms.ts)
     const create = schemas.create_article.properties!;
     // Text limits count characters as the database does (code points, articles/inputs.ts), which
     // zod's maxLength cannot express: the descriptions state them.

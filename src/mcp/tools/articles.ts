@@ -10,6 +10,9 @@ import {
 } from '../../articles/inputs.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import { createArticle } from '../../publishing/create.js';
+import { searchPublishedArticles } from '../../content/search.js';
+import { QUERY_MAX_LENGTH, searchQueryInput } from '../../content/search-terms.js';
+import { invalidInput } from '../../errors.js';
 import { describePublishError } from '../../publishing/failures.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
@@ -32,8 +35,9 @@ const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
 };
 
 // Labels as the domain service's parseInput calls, so a bad field reads the same as in the CLI.
-const LIST = toolInput('list options', articleListInput.shape, {
-  status: 'Only articles in this state: draft, scheduled or published. Default: all.',
+const LIST = toolInput('list options', { ...articleListInput.shape, query: searchQueryInput }, {
+  query: `Search the published articles (as the content API's GET /articles?q= does), best match first: words, or Japanese/Chinese/Korean text without spaces; accents optional; at most ${QUERY_MAX_LENGTH} characters. Drafts are not searched.`,
+  status: 'Only articles in this state: draft, scheduled or published. Default: all. With query: published only.',
   limit: 'How many to return. Default 50.',
   offset: 'How many to skip (for the next page use offset + limit). Default 0.',
 });
@@ -45,6 +49,20 @@ const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.s
   slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
 });
 
+/** list_articles with a query: the content API's search over published articles, best first. */
+async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: string }) {
+  if (args.status !== undefined && args.status !== 'published') throw invalidInput('query searches the published articles: leave status out, or use status "published"');
+  const limit = Number(args.limit ?? 50);
+  const offset = Number(args.offset ?? 0);
+  const found = await searchPublishedArticles(env.app, env.workspace, { query: args.query!, limit, offset });
+  const shown = found.articles.length;
+  const head = shown === 0
+    ? `No published articles match "${args.query}"${offset ? ` after offset ${offset}` : ''} (total ${found.total}).`
+    : `Published articles matching "${args.query}", best first, ${offset + 1}-${offset + shown} of ${found.total}:`;
+  const more = offset + shown < found.total ? `\nMore: call again with offset ${offset + shown}.` : '';
+  return text([head, ...found.articles.map(summaryLine)].join('\n') + more, { total: found.total, limit, offset, articles: found.articles.map(summary) });
+}
+
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {
   const ws = env.workspace;
 
@@ -52,11 +70,12 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     'list_articles',
     {
       title: 'List articles',
-      description: 'List the articles of the workspace, newest first, with id, slug, title, status and SEO score. Filter by status; page with limit and offset. Needs `read`.',
+      description: 'List the articles of the workspace, newest first, with id, slug, title, status and SEO score. Filter by status; page with limit and offset; or search the published ones with query (best match first). Needs `read`.',
       inputSchema: LIST,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    gated(env, { tool: 'list_articles', scope: 'read', role: 'viewer' }, async (args: ArticleListInput) => {
+    gated(env, { tool: 'list_articles', scope: 'read', role: 'viewer' }, async (args: ArticleListInput & { query?: string }) => {
+      if (args.query !== undefined) return searchResult(env, args);
       const page = await listArticles(env.app, ws, args);
       const shown = page.articles.length;
       const head = shown === 0

@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { isPostgres, type Queryable } from '../db/connect.js';
+import type { SearchQuery } from './search-terms.js';
+import { searchDocument } from './search-terms.js';
+import type { StoredArticle } from './snapshot.js';
+
+type Row = Record<string, any>;
+
+/**
+ * The search index of served snapshots (docs/content-api.md, Search). One row per snapshot in
+ * `content_search`, written and removed in the transaction that writes or removes the snapshot,
+ * so drafts and unpublished edits are never found. The terms come from search-terms.ts (the same
+ * code for both databases); the databases only match and rank them:
+ * - SQLite: an FTS5 table `content_search_fts(title, body)` whose rowid is `content_search.id`,
+ *   ranked by bm25 with the title column weighing 10 times the body.
+ * - PostgreSQL: `content_search.document`, a tsvector of the 'simple' configuration (title terms
+ *   weight A, body D) under a GIN index, ranked by ts_rank. No extension needed.
+ */
+
+/** Title column weight against the body's (bm25 on SQLite; A vs D is 10:1 in ts_rank too). */
+const TITLE_WEIGHT = 10;
+
+export interface SearchEntry {
+  articleId: string;
+  workspaceId: string;
+  article: Pick<StoredArticle, 'title' | 'outline' | 'html' | 'metaDescription'>;
+}
+
+/** Index (or re-index) these snapshots. */
+export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 200) {
+    const chunk = entries.slice(i, i + 200);
+    const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article) }));
+    if (isPostgres(db)) {
+      await db('content_search')
+        .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: pgDocument(db, d.doc.title, d.doc.body) })))
+        .onConflict('article_id')
+        .merge(['workspace_id', 'document']);
+      continue;
+    }
+    const ids = chunk.map((e) => e.articleId);
+    const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
+    if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
+    await db('content_search').whereIn('article_id', ids).delete();
+    await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId })));
+    const rows: Row[] = await db('content_search').whereIn('article_id', ids).select('id', 'article_id');
+    const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
+    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
+  }
+}
+
+/** Remove an article from the index (unpublish, delete); a no-op when it is not there. */
+export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
+  if (!isPostgres(db)) {
+    const row = await db('content_search').where({ article_id: articleId }).first('id');
+    if (row) await db('content_search_fts').where('rowid', row.id).delete();
+  }
+  await db('content_search').where({ article_id: articleId }).delete();
+}
+
+/** Index every stored snapshot again from scratch (the backfill migration, `svc db copy`). */
+export async function rebuildSearchIndex(db: Queryable): Promise<number> {
+  if (!isPostgres(db)) await db('content_search_fts').delete();
+  await db('content_search').delete();
+  let done = 0;
+  let after = '';
+  for (;;) {
+    const rows: Row[] = await db('content_articles as ca')
+      .join('content_index as ci', 'ci.article_id', 'ca.article_id')
+      .where('ca.article_id', '>', after)
+      .orderBy('ca.article_id')
+      .limit(500)
+      .select('ca.article_id', 'ci.workspace_id', 'ca.article_json');
+    if (rows.length === 0) return done;
+    await indexForSearch(
+      db,
+      rows.map((r) => ({ articleId: r.article_id, workspaceId: r.workspace_id, article: JSON.parse(r.article_json) })),
+    );
+    done += rows.length;
+    after = rows[rows.length - 1].article_id;
+  }
+}
+
+const pgDocument = (db: Queryable, title: string, body: string) =>
+  db.raw("setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'D')", [title, body]);
+
+export interface SearchFilter {
+  offset: number;
+  limit: number;
+  category?: string;
+  tag?: string;
+}
+
+/** Serialized ArticleIndex rows of one page of matches, best first (then newest), and the number of matches. */
+export async function searchRows(db: Queryable, workspaceId: string, query: SearchQuery, f: SearchFilter): Promise<{ rows: string[]; total: number }> {
+  const pg = isPostgres(db);
+  const match = pg ? pgQuery(query) : { sql: 'content_search_fts MATCH ?', bindings: [ftsQuery(query)] };
+  const base = () => {
+    const b = pg
+      ? db('content_search as s').join('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(`s.document @@ ${match.sql}`, match.bindings)
+      : // CROSS JOIN: SQLite's planner otherwise starts from the workspace's rows and runs the
+        // MATCH once per row (cost growing with the workspace); the full-text match goes first.
+        db('content_search_fts').crossJoin('content_search as s', 's.id', 'content_search_fts.rowid').crossJoin('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(match.sql, match.bindings);
+    b.where('s.workspace_id', workspaceId);
+    if (f.category !== undefined) b.where('ci.category', f.category);
+    if (f.tag !== undefined) b.whereExists((sub: Knex.QueryBuilder) => sub.select(db.raw('1')).from('content_tags as g').where({ 'g.workspace_id': workspaceId, 'g.tag': f.tag }).whereRaw('g.article_id = ci.article_id'));
+    return b;
+  };
+  const countRow = await base().count<{ n: number }>({ n: '*' }).first();
+  const total = Number(countRow?.n ?? 0);
+  if (f.offset >= total) return { rows: [], total };
+  const ranked = pg ? base().orderByRaw(`ts_rank(s.document, ${match.sql}, 1) desc`, match.bindings) : base().orderByRaw(`bm25(content_search_fts, ${TITLE_WEIGHT}.0, 1.0)`);
+  const rows = await ranked.orderBy('ci.published_at', 'desc').orderBy('ci.article_id', 'desc').offset(f.offset).limit(f.limit).select('ci.index_json');
+  return { rows: rows.map((r: Row) => r.index_json as string), total };
+}
+
+/** FTS5: every part a quoted string (so no query syntax gets through), implicitly ANDed. */
+function ftsQuery(q: SearchQuery): string {
+  const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+  return [...q.words.map(quote), ...q.phrases.map((p) => quote(p.join(' '))), ...q.prefixes.map((c) => `${quote(c)}*`)].join(' ');
+}
+
+/** PostgreSQL: parsed by the same 'simple' configuration as the documents, ANDed. */
+function pgQuery(q: SearchQuery): { sql: string; bindings: string[] } {
+  const parts: string[] = [];
+  const bindings: string[] = [];
+  if (q.words.length) {
+    parts.push("plainto_tsquery('simple', ?)");
+    bindings.push(q.words.join(' '));
+  }
+  for (const p of q.phrases) {
+    parts.push("phraseto_tsquery('simple', ?)");
+    bindings.push(p.join(' '));
+  }
+  for (const c of q.prefixes) {
+    // Letters only (search-terms.ts), so quoting cannot be escaped out of.
+    parts.push("to_tsquery('simple', ?)");
+    bindings.push(`'${c}':*`);
+  }
+  return { sql: `(${parts.join(' && ')})`, bindings };
+}

@@ -2,32 +2,123 @@ import net from 'node:net';
 import { afterAll } from 'vitest';
 
 /**
- * A TCP relay to host:port that can go silent (stop passing bytes both ways, connections kept:
- * a server paused or partitioned without a reset) and be cut (every connection reset). Closed
- * after the test file.
+ * A TCP fault proxy to host:port for tests that break the network on purpose. Closed after the
+ * test file. Every connection accepted is numbered from 0 in the order it was opened.
+ *
+ *   const relay = await startRelay(host, port);   // forwards everything; relay.port is where to connect
+ *   relay.silence(which?)  // stop passing bytes both ways, sockets kept open (a NAT idle timeout, a paused server)
+ *   relay.delay(ms, which?) // pass bytes, each chunk ms late
+ *   relay.reset(which?)    // destroy the matching connections now (both sides see a reset/close)
+ *   relay.refuse()         // new connections are closed at once (a server down); restore() undoes it
+ *   relay.restore(which?)  // forward normally again (the silent ones get what was held back: nothing was dropped)
+ *   relay.cut()            // reset(): every connection, kept for the old API
+ *   relay.connections      // { index, open } of each connection accepted so far
+ *
+ * `which` picks connections: omitted or 'all' (every connection, open now or opened later),
+ * 'new' (only connections opened from now on), a number (that connection's index) or a
+ * predicate over the connection's index. A later call wins over an earlier one for the
+ * connections both match.
  */
-export async function startRelay(host: string, port: number) {
-  let silent = false;
-  const sockets = new Set<net.Socket>();
+export type Which = 'all' | 'new' | number | ((index: number) => boolean);
+
+type Mode = { kind: 'forward' } | { kind: 'silent' } | { kind: 'delay'; ms: number };
+
+interface Link {
+  index: number;
+  client: net.Socket;
+  upstream: net.Socket;
+  mode: Mode;
+  /** Bytes held back while silent, per direction, released by restore(). */
+  held: Array<{ to: net.Socket; bytes: Buffer }>;
+  open: boolean;
+}
+
+export interface Relay {
+  port: number;
+  silence(which?: Which): void;
+  delay(ms: number, which?: Which): void;
+  reset(which?: Which): void;
+  refuse(): void;
+  restore(which?: Which): void;
+  cut(): void;
+  readonly connections: ReadonlyArray<{ index: number; open: boolean }>;
+}
+
+export async function startRelay(host: string, port: number): Promise<Relay> {
+  const links: Link[] = [];
+  let refusing = false;
+  /** Modes for connections not yet opened: the latest rule that covers future connections. */
+  let future: Mode = { kind: 'forward' };
+
+  const pass = (link: Link, to: net.Socket, bytes: Buffer) => {
+    const { mode } = link;
+    if (mode.kind === 'forward') to.write(bytes);
+    else if (mode.kind === 'silent') link.held.push({ to, bytes });
+    else setTimeout(() => to.writable && to.write(bytes), mode.ms);
+  };
+
   const server = net.createServer((client) => {
-    const upstream = net.connect(port, host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
+    if (refusing) {
+      client.on('error', () => undefined);
+      client.resetAndDestroy();
+      return;
     }
-    client.on('data', (b) => silent || upstream.write(b));
-    upstream.on('data', (b) => silent || client.write(b));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    const upstream = net.connect(port, host);
+    const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true };
+    links.push(link);
+    for (const s of [client, upstream]) s.on('error', () => undefined);
+    client.on('data', (b) => pass(link, upstream, b));
+    upstream.on('data', (b) => pass(link, client, b));
+    const close = () => {
+      link.open = false;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', close);
+    upstream.on('close', close);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const cut = () => {
-    for (const s of sockets) s.destroy();
+
+  const matching = (which: Which = 'all'): Link[] => {
+    if (which === 'new') return [];
+    if (which === 'all') return links;
+    if (typeof which === 'number') return links.filter((l) => l.index === which);
+    return links.filter((l) => which(l.index));
+  };
+  const setMode = (mode: Mode, which: Which = 'all') => {
+    if (which === 'all' || which === 'new') future = mode;
+    for (const link of matching(which)) {
+      link.mode = mode;
+      if (mode.kind !== 'silent') {
+        for (const { to, bytes } of link.held.splice(0)) if (to.writable) to.write(bytes);
+      }
+    }
+  };
+  const reset = (which: Which = 'all') => {
+    for (const link of matching(which)) {
+      link.client.resetAndDestroy();
+      link.upstream.resetAndDestroy();
+    }
   };
   afterAll(() => {
-    cut();
+    reset();
     server.close();
   });
-  return { port: (server.address() as net.AddressInfo).port, silence: () => (silent = true), cut };
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    silence: (which) => setMode({ kind: 'silent' }, which),
+    delay: (ms, which) => setMode({ kind: 'delay', ms }, which),
+    restore: (which) => {
+      if (which === undefined || which === 'all') refusing = false;
+      setMode({ kind: 'forward' }, which);
+    },
+    reset,
+    refuse: () => {
+      refusing = true;
+    },
+    cut: () => reset(),
+    get connections() {
+      return links.map((l) => ({ index: l.index, open: l.open }));
+    },
+  };
 }

@@ -12,7 +12,10 @@ export function startScheduler(app: App): Job {
   let stopped = false;
   const tick = () => {
     if (stopped) return;
+    const at = app.clock.now().toISOString();
     running = publishDueArticles(app, (id) => getWorkspace(app, id))
+      // Observable, so tests prove "nothing was due" over whole ticks instead of sleeping.
+      .then((published) => app.events.emit('scheduler.ticked', { at, published }))
       .catch((err) => app.log.error({ err }, 'scheduler tick failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, app.config.scheduler.interval);

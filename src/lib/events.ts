@@ -10,6 +10,8 @@ export interface AppEventMap {
   'webhooks.attempted': [{ eventId: string; deliveryId: string; recorded: boolean }];
   /** A principal (API key, OAuth connection) or blog key changed: drop cached auth state. */
   'auth.changed': [{ workspaceId: string }];
+  /** The scheduler looked for due articles (at `at`, the clock's time) and published `published` of them. */
+  'scheduler.ticked': [{ at: string; published: number }];
 }
 
 export class AppEvents extends EventEmitter<AppEventMap> {}

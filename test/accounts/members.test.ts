@@ -122,18 +122,19 @@ describe('removing a member ends their agent connections to that workspace', () 
     const client = await registerClient(d);
     const users = await Promise.all(Array.from({ length: 6 }, () => seedUser(d.app, ws, 'editor')));
     const codes = await Promise.all(users.map(async (u) => approve(d, await sessionFor(d, u.id), client)));
-    const exchanged = await Promise.all(
-      users.map(async (u, i) => {
-        const [pair] = await Promise.allSettled([exchange(d, client.client_id, codes[i]), removeMember(d.app, ws.id, u.email)]);
-        return pair;
-      }),
-    );
+    const raced = await Promise.all(users.map(async (u, i) => Promise.allSettled([exchange(d, client.client_id, codes[i]), removeMember(d.app, ws.id, u.email)])));
     for (const u of users) await addMember(d.app, ws.id, u.email, 'editor');
-    for (const [i, r] of exchanged.entries()) {
-      // Either way it ends refused: a token that no longer works, or an exchange refused as a grant (not a 500).
-      if (r.status === 'fulfilled') expect((await mcp(d, r.value.access_token)).status, `user ${i}`).not.toBe(200);
-      else expect(String(r.reason), `user ${i}`).toMatch(/^Error: token: 400 .*"invalid_grant"/);
+    // One final assertion over every outcome: each removal succeeded, and each exchange ended
+    // refused either way: a token that no longer works, or an exchange refused as a grant (not a 500).
+    const outcomes: string[] = [];
+    for (const [exchanged, removed] of raced) {
+      const removal = removed.status === 'fulfilled' ? 'removed' : `removal failed: ${String(removed.reason)}`;
+      if (exchanged.status === 'fulfilled') outcomes.push(`${removal}; token ${(await mcp(d, exchanged.value.access_token)).status === 200 ? 'works' : 'refused'}`);
+      else outcomes.push(`${removal}; exchange ${/^Error: token: 400 .*"invalid_grant"/.test(String(exchanged.reason)) ? 'refused' : `failed: ${String(exchanged.reason)}`}`);
     }
+    expect(outcomes.map((o) => o.replace(/; (token|exchange) refused$/, '; refused'))).toEqual(users.map(() => 'removed; refused'));
+    // And no connection of theirs survives the race unrevoked.
+    expect(await d.app.db('oauth_connections').whereIn('user_id', users.map((u) => u.id)).whereNull('revoked_at').select('id')).toEqual([]);
   });
 
   it('refuses a code of a member whose membership ended since the approval, and creates no connection', async () => {

@@ -9,6 +9,7 @@ import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { connect } from '../mcp/helpers.js';
 import { poll } from '../helpers/poll.js';
+import { schedulerTicks } from '../helpers/ticks.js';
 
 
 describe('a scheduled publish that fails (issue 11)', () => {
@@ -42,7 +43,7 @@ describe('a scheduled publish that fails (issue 11)', () => {
 
     // Fixed now, but not tried again before its retry time: ticks pass and nothing changes.
     const { key } = await generateBlogKey(d.app, ws);
-    await new Promise((r) => setTimeout(r, 200));
+    expect((await schedulerTicks(d.app, 2)).map((t) => t.published)).toEqual([0, 0]);
     expect((await getArticle(d.app, ws, a.id)).publishError?.failures).toBe(1);
     clock.advance(61_000);
     const done = await poll(() => getArticle(d.app, ws, a.id), (x) => x.status === 'published');

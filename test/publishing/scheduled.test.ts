@@ -7,26 +7,33 @@ import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 import { poll } from '../helpers/poll.js';
+import { TestClock } from '../helpers/clock.js';
+import { schedulerTicks } from '../helpers/ticks.js';
 
 
 describe('scheduled publish and auto-publish (daemon scheduler)', () => {
   it('publishes a scheduled article once when its time comes, and not before', async () => {
-    const d = await startDaemon({ overrides: { 'scheduler.interval': 200 } });
+    const clock = new TestClock();
+    const d = await startDaemon({ clock, overrides: { 'scheduler.interval': 50 } });
     const ws = await seedWorkspace(d.app);
     const { key } = await generateBlogKey(d.app, ws);
     const get = (path: string) => fetch(`${d.url}/api/v1/content${path}`, { headers: { Authorization: `Bearer ${key}` } });
     const a = await seedArticle(d.app, ws, { title: 'Later' });
-    const at = new Date(Date.now() + 1500).toISOString();
+    const at = new Date(clock.now().getTime() + 60_000).toISOString();
     // Scheduled through the CLI (another App): the daemon's scheduler picks it up from the database.
     const r = await runCli(['articles', 'schedule', a.slug, '--at', at, '--workspace', ws.name], { env: d.env, cwd: d.dir });
     expect(r.code, r.stderr).toBe(0);
+    // Not before: whole ticks that started after the schedule published nothing.
+    expect((await schedulerTicks(d.app, 2)).map((t) => t.published)).toEqual([0, 0]);
     expect((await get(`/articles/${a.slug}`)).status).toBe(404);
+
+    clock.advance(61_000);
     const res = await poll(() => get(`/articles/${a.slug}`), (x) => x.status === 200);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(Date.parse(body.data.publishedAt)).toBeGreaterThanOrEqual(Date.parse(at));
-    // Once: later ticks do not republish it.
-    await new Promise((r) => setTimeout(r, 700));
+    // Once: ticks that started after it was published publish nothing more.
+    expect((await schedulerTicks(d.app, 2)).map((t) => t.published)).toEqual([0, 0]);
     const again = (await (await get(`/articles/${a.slug}`)).json()).data;
     expect(again.updatedAt).toBe(body.data.updatedAt);
     expect((await (await get('/articles')).json()).data.total).toBe(1);

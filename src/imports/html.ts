@@ -33,6 +33,17 @@ const SAFE_URL = /^(?:https?:|mailto:|\/|#|\?|\.|[^:/?#]*(?:[/?#]|$))/i;
 const unsafe = (url: string | null) => url !== null && !SAFE_URL.test(url.replace(/[\u0000-\u0020\u007f]/g, ''));
 markdown.addRule('unsafeLink', { filter: (node) => node.nodeName === 'A' && unsafe(node.getAttribute('href')), replacement: (content) => content });
 markdown.addRule('unsafeImage', { filter: (node) => node.nodeName === 'IMG' && unsafe(node.getAttribute('src')), replacement: () => '' });
+// Images the old site served from its own paths (`/content/images/x.jpg`) stay there: absolute on --base-url.
+let imageBase: string | undefined;
+markdown.addRule('rootImage', {
+  filter: (node) => node.nodeName === 'IMG' && imageBase !== undefined && /^\/(?!\/)/.test(node.getAttribute('src') ?? ''),
+  replacement: (_content, node) => {
+    const img = node as HTMLElement;
+    const src = new URL(img.getAttribute('src') ?? '', imageBase).href.replace(/[<>()]/g, '\\$&');
+    const title = img.getAttribute('title')?.replace(/"/g, '\\"');
+    return `![${markdown.escape(img.getAttribute('alt') ?? '')}](${src}${title ? ` "${title}"` : ''})`;
+  },
+});
 // E = MC², H₂O: kept as inline HTML, which the renderer's allow-list lets through.
 markdown.addRule('subSup', { filter: ['sub', 'sup'], replacement: (content, node) => `<${node.nodeName.toLowerCase()}>${content}</${node.nodeName.toLowerCase()}>` });
 // Video embeds stay as HTML: the renderer keeps YouTube and Vimeo iframes and drops the rest.
@@ -49,9 +60,17 @@ markdown.addRule('table', {
 // Tables a pipe table cannot hold (no heading row, merged cells, lists inside) stay as HTML.
 markdown.keep((node) => node.nodeName === 'TABLE');
 
-/** HTML -> markdown: headings, lists, links, code blocks with their language, images with their URLs, tables. */
-export function htmlToMarkdown(html: string): string {
-  return markdown.turndown(html).trim();
+/**
+ * HTML -> markdown: headings, lists, links, code blocks with their language, images with their
+ * URLs (root-relative ones on `baseUrl` when given), tables.
+ */
+export function htmlToMarkdown(html: string, baseUrl?: string): string {
+  imageBase = baseUrl;
+  try {
+    return markdown.turndown(html).trim();
+  } finally {
+    imageBase = undefined;
+  }
 }
 
 const text = new TurndownService();

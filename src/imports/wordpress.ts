@@ -96,7 +96,7 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
       source: c.source,
       title,
       slug: c.slug || undefined,
-      body: htmlToMarkdown(isClassic(content) ? autop(content) : content),
+      body: htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl),
       categories: terms('category'),
       tags: terms('post_tag'),
       focusKeyword: meta(row, '_yoast_wpseo_focuskw') ?? rankMathKeywords[0],

@@ -22,6 +22,11 @@ export function withoutFirstH1(markdown: string): string {
     .replace(/^\s+/, '');
 }
 
+/** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
+export function markdownBlocks(markdown: string): Array<{ type: string; raw: string }> {
+  return marked.lexer(markdown).map((t) => ({ type: t.type, raw: t.raw }));
+}
+
 /** Headings h2-h6 in document order (plain text). */
 export function headings(markdown: string): Array<{ depth: number; text: string }> {
   const out: Array<{ depth: number; text: string }> = [];

@@ -1,4 +1,5 @@
 import type { ContentType } from '../articles/categories.js';
+import { KEYWORDS_MAX } from '../articles/inputs.js';
 import { isValidSlug, normaliseSlug, slugify } from '../lib/slug.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -68,6 +69,10 @@ export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): 
     if (!k.trim() || !key || seen.has(key)) continue;
     seen.add(key);
     secondary.push(k.trim());
+  }
+  if (secondary.length > KEYWORDS_MAX) {
+    notes.warn(`Posts with more than ${KEYWORDS_MAX} tags and categories keep the first ${KEYWORDS_MAX} as tags`, post.source);
+    secondary.length = KEYWORDS_MAX;
   }
   const authors = (post.authors ?? []).map((a) => a.trim()).filter(Boolean);
   return {

@@ -73,13 +73,14 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
             source,
             title: typeof post.title === 'string' ? post.title : undefined,
             slug: typeof post.slug === 'string' ? post.slug : undefined,
-            body: htmlToMarkdown(html ?? ''),
+            body: htmlToMarkdown(html ?? '', opts.baseUrl),
             // Ghost has no categories; its primary tag (the first) plays that part in themes.
             categories: postTagNames.slice(0, 1),
             tags: postTagNames,
             metaTitle: m.meta_title ?? post.meta_title ?? undefined,
             description: m.meta_description ?? post.meta_description ?? post.custom_excerpt ?? undefined,
-            image: site(post.feature_image),
+            // Ghost 0.x called the feature image `image`.
+            image: site(post.feature_image ?? post.image),
             imageAlt: m.feature_image_alt ?? undefined,
             authors,
             draft: forMembers || !(status === 'published' || status === 'scheduled'),

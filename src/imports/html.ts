@@ -15,6 +15,37 @@ const markdown = new TurndownService({
   keepReplacement: (_content, node) => `\n\n${renderHtml(node.outerHTML)}\n\n`,
 });
 markdown.remove(['script', 'style', 'noscript', 'template']);
+
+// Text stays text (issue 22): `&lt;script&gt;` is the text "<script>", which markdown would read
+// as a tag, so `<` and an `&` that starts an entity are written as entities. A URL in the text
+// (WordPress links bare ones when it renders; link texts are often their URL) escapes only its
+// brackets: a backslash before its `_` would become part of the link (`%5C_`).
+const escapeText = markdown.escape.bind(markdown);
+const BARE_URL = /((?:https?:\/\/|www\.)[^\s<>"]+)/i;
+markdown.escape = (text: string) =>
+  text
+    .split(BARE_URL)
+    .map((part, i) => (i % 2 === 1 ? part.replace(/[[\]]/g, '\\$&') : escapeText(part).replace(/&(?=#?\w+;)/g, '&amp;').replace(/</g, '&lt;')))
+    .join('');
+
+// Links and images only where a published page may point: http(s), mailto, or the site's own paths.
+const SAFE_URL = /^(?:https?:|mailto:|\/|#|\?|\.|[^:/?#]*(?:[/?#]|$))/i;
+const unsafe = (url: string | null) => url !== null && !SAFE_URL.test(url.replace(/[\u0000-\u0020\u007f]/g, ''));
+markdown.addRule('unsafeLink', { filter: (node) => node.nodeName === 'A' && unsafe(node.getAttribute('href')), replacement: (content) => content });
+markdown.addRule('unsafeImage', { filter: (node) => node.nodeName === 'IMG' && unsafe(node.getAttribute('src')), replacement: () => '' });
+// Images the old site served from its own paths (`/content/images/x.jpg`) stay there: absolute on --base-url.
+let imageBase: string | undefined;
+markdown.addRule('rootImage', {
+  filter: (node) => node.nodeName === 'IMG' && imageBase !== undefined && /^\/(?!\/)/.test(node.getAttribute('src') ?? ''),
+  replacement: (_content, node) => {
+    const img = node as HTMLElement;
+    const src = new URL(img.getAttribute('src') ?? '', imageBase).href.replace(/[<>()]/g, '\\$&');
+    const title = img.getAttribute('title')?.replace(/"/g, '\\"');
+    return `![${markdown.escape(img.getAttribute('alt') ?? '')}](${src}${title ? ` "${title}"` : ''})`;
+  },
+});
+// E = MC², H₂O: kept as inline HTML, which the renderer's allow-list lets through.
+markdown.addRule('subSup', { filter: ['sub', 'sup'], replacement: (content, node) => `<${node.nodeName.toLowerCase()}>${content}</${node.nodeName.toLowerCase()}>` });
 // Video embeds stay as HTML: the renderer keeps YouTube and Vimeo iframes and drops the rest.
 markdown.keep(['iframe']);
 markdown.addRule('strikethrough', { filter: ['del', 's', 'strike' as keyof HTMLElementTagNameMap], replacement: (content) => `~~${content}~~` });
@@ -29,9 +60,17 @@ markdown.addRule('table', {
 // Tables a pipe table cannot hold (no heading row, merged cells, lists inside) stay as HTML.
 markdown.keep((node) => node.nodeName === 'TABLE');
 
-/** HTML -> markdown: headings, lists, links, code blocks with their language, images with their URLs, tables. */
-export function htmlToMarkdown(html: string): string {
-  return markdown.turndown(html).trim();
+/**
+ * HTML -> markdown: headings, lists, links, code blocks with their language, images with their
+ * URLs (root-relative ones on `baseUrl` when given), tables.
+ */
+export function htmlToMarkdown(html: string, baseUrl?: string): string {
+  imageBase = baseUrl;
+  try {
+    return markdown.turndown(html).trim();
+  } finally {
+    imageBase = undefined;
+  }
 }
 
 const text = new TurndownService();

@@ -4,6 +4,7 @@ import { parseDateTime } from '../lib/datetime.js';
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
+import { stripMdx } from './mdx.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 /**
@@ -17,6 +18,7 @@ export const KEYS = {
   permalink: ['url', 'permalink'],
   contentType: ['contenttype'],
   date: ['publishdate', 'publishedat', 'datepublished', 'pubdate', 'date'],
+  expiry: ['expirydate', 'unpublishdate'],
   updated: ['lastmod', 'lastmodified', 'lastmodifiedat', 'updated', 'updatedat', 'updateddate', 'dateupdated', 'datemodified', 'modified', 'modifiedat'],
   draft: ['draft'],
   published: ['published'],
@@ -50,7 +52,14 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     return undefined;
   }
   try {
-    const { data, body } = splitFrontMatter(text);
+    const split = splitFrontMatter(text);
+    const { data } = split;
+    let { body } = split;
+    if (/\.mdx$/i.test(file)) {
+      const mdx = stripMdx(body);
+      if (mdx.changed) notes.warn('MDX import/export lines and components were left out (svc publishes markdown; what the components showed is not in the post)', file);
+      body = mdx.body;
+    }
     const fm = new Map<string, Entry>();
     for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
     const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);
@@ -63,7 +72,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       }
       return undefined;
     };
-    const date = (field: 'date' | 'updated') => {
+    const date = (field: 'date' | 'updated' | 'expiry') => {
       const e = pick(field);
       if (!e) return undefined;
       const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? e.value : undefined;
@@ -101,6 +110,13 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes) : undefined),
       updatedAt: date('updated'),
     };
+    // Hugo hides a post after its expiryDate: one already past stays hidden here (a draft).
+    const expiry = date('expiry');
+    if (expiry !== undefined && expiry <= opts.now && !post.draft) {
+      post.draft = true;
+      notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
+    } else if (expiry !== undefined) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
+    if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
     return toItem(post, opts, notes);
   } catch (err) {

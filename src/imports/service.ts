@@ -57,7 +57,7 @@ const noProgress: Progress = () => ({ update() {}, done() {} });
 export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts: ImportOptions): Promise<ImportReport> {
   const progress = opts.progress ?? noProgress;
   const notes = new ImportNotes();
-  const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict) };
+  const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict), now: ctx.clock.now().toISOString() };
   const items: ImportItem[] = [];
   for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes)));
   uniqueSources(items, notes);

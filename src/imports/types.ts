@@ -17,6 +17,8 @@ export interface ReaderOptions {
   baseUrl: string;
   /** Refuse a file with front matter keys svc does not carry over, instead of warning. */
   strict: boolean;
+  /** Now (UTC ISO), for dates that decide whether a post is still shown (Hugo's expiryDate). */
+  now: string;
 }
 
 const EXAMPLES = 3;

@@ -2,6 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
 import { toItem } from './assemble.js';
+import { autop, isClassic } from './autop.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -95,7 +96,7 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
       source: c.source,
       title,
       slug: c.slug || undefined,
-      body: htmlToMarkdown(autop(content)),
+      body: htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl),
       categories: terms('category'),
       tags: terms('post_tag'),
       focusKeyword: meta(row, '_yoast_wpseo_focuskw') ?? rankMathKeywords[0],
@@ -142,23 +143,3 @@ const withCaptions = (html: string) =>
   html.replace(/\[caption[^\]]*\]\s*((?:<a[^>]*>\s*)?<img[^>]*>(?:\s*<\/a>)?)([\s\S]*?)\[\/caption\]/gi, (_m, img: string, caption: string) =>
     `<figure>${img}${caption.trim() ? `<figcaption>${caption.trim()}</figcaption>` : ''}</figure>`,
   );
-
-const BLOCK_START = /^<(h[1-6]|ul|ol|table|blockquote|pre|figure|div|hr|iframe|p)[\s>]/i;
-
-/**
- * The classic editor stores paragraphs as blank-line-separated text, not <p> (WordPress adds them
- * when it renders): wrap them, leaving block elements and <pre> contents alone. Block-editor
- * content (with <!-- wp: --> comments) already has its <p> tags.
- */
-function autop(html: string): string {
-  if (/<!-- wp:|<p[\s>]/i.test(html)) return html;
-  const pre: string[] = [];
-  const held = html.replace(/<pre[\s\S]*?<\/pre>/gi, (m) => `\u0000${pre.push(m) - 1}\u0000`);
-  return held
-    .split(/\r?\n\s*\r?\n/)
-    .map((chunk) => chunk.trim())
-    .filter(Boolean)
-    .map((chunk) => (BLOCK_START.test(chunk) || /^\u0000\d+\u0000$/.test(chunk) ? chunk : `<p>${chunk.replace(/\r?\n/g, '<br>\n')}</p>`))
-    .join('\n')
-    .replace(/\u0000(\d+)\u0000/g, (_m, i: string) => pre[Number(i)]);
-}

@@ -22,6 +22,11 @@ export function withoutFirstH1(markdown: string): string {
     .replace(/^\s+/, '');
 }
 
+/** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
+export function markdownBlocks(markdown: string): Array<{ type: string; raw: string }> {
+  return marked.lexer(markdown).map((t) => ({ type: t.type, raw: t.raw }));
+}
+
 /** Headings h2-h6 in document order (plain text). */
 export function headings(markdown: string): Array<{ depth: number; text: string }> {
   const out: Array<{ depth: number; text: string }> = [];
@@ -55,14 +60,14 @@ const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com
 
 /**
  * Markdown -> HTML, sanitised with an allow-list (decisions.md): headings, p, lists, tables,
- * blockquote, a, img, inline code and emphasis, hr, br, and iframes only from YouTube and Vimeo.
+ * blockquote, a, img, inline code and emphasis, sub and sup, hr, br, and iframes only from YouTube and Vimeo.
  * No scripts, no event-handler attributes, no javascript: URLs.
  */
 export function renderHtml(markdown: string): string {
   const raw = marked.parse(markdown) as string;
   return sanitizeHtml(raw, {
     allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
-      'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'],
+      'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'],
     allowedAttributes: {
       a: ['href', 'title', 'rel', 'target'],
       img: ['src', 'alt', 'title', 'width', 'height'],

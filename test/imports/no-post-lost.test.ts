@@ -24,6 +24,16 @@ describe('every post of an export is accounted for', () => {
     expect(refused.stderr).toContain('dup.xml: post "shared" (ID 41): the slug "shared" is also used by dup.xml: post "shared"');
   });
 
+  it('a WordPress post with more tags than an article holds keeps the first 50, and says so (theme unit test "edge-case-many-categories")', async () => {
+    const w = await importWorld();
+    const tags = Array.from({ length: 60 }, (_, i) => `<category domain="post_tag" nicename="tag-${i}"><![CDATA[Tag ${i}]]></category>`).join('');
+    write(w.d.dir, 'many.xml', wxr([{ id: 3, name: 'many-tags', extra: tags }]));
+    const r = await w.cli(['articles', 'import', '--publish', 'many.xml', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().notes).toContain('Posts with more than 50 tags and categories keep the first 50 as tags: many.xml: post "many-tags"');
+    expect((await w.api('/articles/many-tags')).body.data.tags).toHaveLength(50);
+  });
+
   it('a WordPress post without a title gets advice for WordPress, not for front matter', async () => {
     const w = await importWorld();
     write(w.d.dir, 'untitled.xml', wxr([{ id: 7, title: '', name: 'untitled' }]));

@@ -9,6 +9,8 @@ export interface WxrPost {
   content?: string;
   status?: string;
   date?: string;
+  /** More WXR elements for the item, as written. */
+  extra?: string;
 }
 
 /** A minimal WordPress export (the namespaces and shape WordPress writes) holding these posts. */
@@ -18,7 +20,7 @@ export function wxr(posts: WxrPost[]): string {
       (p) => `<item><title><![CDATA[${p.title ?? `Post ${p.id}`}]]></title><dc:creator><![CDATA[admin]]></dc:creator>
 <content:encoded><![CDATA[${p.content ?? `<p>Body of post ${p.id}.</p>`}]]></content:encoded><wp:post_id>${p.id}</wp:post_id>
 <wp:post_date_gmt>${p.date ?? `2020-01-${String((p.id % 28) + 1).padStart(2, '0')} 10:00:00`}</wp:post_date_gmt><wp:post_name><![CDATA[${p.name ?? `post-${p.id}`}]]></wp:post_name>
-<wp:status>${p.status ?? 'publish'}</wp:status><wp:post_type>post</wp:post_type></item>`,
+<wp:status>${p.status ?? 'publish'}</wp:status><wp:post_type>post</wp:post_type>${p.extra ?? ''}</item>`,
     )
     .join('\n');
   return `<?xml version="1.0" encoding="UTF-8" ?>

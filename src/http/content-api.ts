@@ -8,6 +8,7 @@ import { chooseEncoding } from '../lib/accept-encoding.js';
 import { bearerToken } from '../lib/bearer.js';
 import { normaliseSlug } from '../lib/slug.js';
 import { parseSearchQuery } from '../content/search-terms.js';
+import { previewArticle } from '../publishing/previews.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
 
@@ -53,6 +54,7 @@ export function createContentApi(app: App): Middleware {
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
+      if (path.kind === 'article' && query.has('preview')) return await sendPreview(ctx, app, reader.workspaceId, path.slug, query);
       const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(ctx.get('Accept-Encoding'), CODINGS));
       ctx.set('Cache-Control', CACHE_CONTROL);
       if (res.lastModified) ctx.set('Last-Modified', res.lastModified);
@@ -79,6 +81,18 @@ export function createContentApi(app: App): Middleware {
       if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
     }
   };
+}
+
+/** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
+async function sendPreview(ctx: Context, app: App, workspaceId: string, slug: string, query: URLSearchParams): Promise<void> {
+  ctx.set('X-Robots-Tag', 'noindex');
+  const tokens = query.getAll('preview');
+  if (tokens.length > 1) throw invalidParameter('preview', 'The preview parameter may be given once');
+  const body = await previewArticle(app, workspaceId, slug, tokens[0].trim());
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = 200;
+  ctx.type = JSON_TYPE;
+  ctx.body = body;
 }
 
 function matchPath(rest: string): Path {

@@ -14,6 +14,8 @@ import { type Io, table } from './io.js';
 import { registerImport } from './articles-import.js';
 import { registerPublish } from './articles-publish.js';
 import { webhookQueueNote } from './webhooks.js';
+import { parseDuration } from '../config/duration.js';
+import { createPreview, revokeArticlePreviews } from '../publishing/previews.js';
 
 interface FieldOptions {
   title?: string;
@@ -114,6 +116,36 @@ export function registerArticles(program: Command, io: Io): void {
       act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
         const a = await getArticle(app, await workspace(), args[0]);
         out.result(a, () => describe(a));
+      }),
+    );
+
+  articles
+    .command('preview')
+    .description("a link that shows the article's current draft on your site (to the blog key's site only), until it expires or is revoked")
+    .argument('<id|slug>')
+    .option(...WORKSPACE_OPTION)
+    .option('--expires-in <duration>', 'how long the link works, e.g. 30m, 2h, 7d (default: content.previewTtl, 24h)')
+    .option('--revoke', "revoke every preview link of the article instead")
+    .action(
+      act<{ workspace?: string; expiresIn?: string; revoke?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
+        const ws = await workspace();
+        if (opts.revoke) {
+          if (opts.expiresIn !== undefined) throw usageError('Pass --revoke or --expires-in, not both');
+          const { article, revoked } = await revokeArticlePreviews(app, ws, args[0]);
+          out.result({ id: article.id, slug: article.slug, revoked }, () => `Revoked ${revoked} preview link${revoked === 1 ? '' : 's'} of ${article.slug}`);
+          return;
+        }
+        const ttlMs = opts.expiresIn === undefined ? undefined : parseDuration(opts.expiresIn);
+        if (ttlMs === undefined && opts.expiresIn !== undefined) throw usageError(`--expires-in takes a duration such as 30m, 2h or 7d, not "${opts.expiresIn}"`);
+        const grant = await createPreview(app, ws, args[0], { ttlMs });
+        out.result(grant, () =>
+          [
+            `Preview of ${grant.slug} until ${grant.expiresAt}:`,
+            grant.url ?? `(no site URL: set one with svc workspaces set --site-url, or add ?preview=TOKEN to the article's page yourself)`,
+            `token: ${grant.token}`,
+            `Revoke with: svc articles preview ${grant.slug} --revoke`,
+          ].join('\n'),
+        );
       }),
     );
 

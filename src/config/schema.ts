@@ -55,6 +55,8 @@ export const configSchema = z
         rateLimitPerMinute: z.coerce.number().int().min(1).default(600),
         /** Bytes of serialized responses kept in memory. */
         cacheMaxBytes: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+        /** How long a draft preview token (svc articles preview) lasts unless the command says otherwise. */
+        previewTtl: duration().default('24h'),
       })
       .strict()
       .default({}),

@@ -9,6 +9,7 @@ import { bearerToken } from '../lib/bearer.js';
 import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
 import { charLength } from '../lib/validate.js';
 import { parseSearchQuery } from '../content/search-terms.js';
+import { previewArticle } from '../publishing/previews.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 
@@ -87,6 +88,10 @@ export function createContentApi(app: App): ContentApi {
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
+      if (path.kind === 'article' && query.has('preview')) {
+        headers['X-Robots-Tag'] = 'noindex';
+        return await previewAnswer(app, reader.workspaceId, path.slug, query, headers, route);
+      }
       const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(req.header('accept-encoding'), CODINGS));
       headers['Cache-Control'] = CACHE_CONTROL;
       if (res.lastModified) headers['Last-Modified'] = res.lastModified;
@@ -121,6 +126,14 @@ export function createContentApi(app: App): ContentApi {
   };
 
   return { owns, answer, middleware };
+}
+
+/** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
+async function previewAnswer(app: App, workspaceId: string, slug: string, query: URLSearchParams, headers: Record<string, string>, route: string): Promise<ContentAnswer> {
+  const tokens = query.getAll('preview');
+  if (tokens.length > 1) throw invalidParameter('preview', 'The preview parameter may be given once');
+  const body = await previewArticle(app, workspaceId, slug, tokens[0].trim());
+  return { status: 200, headers: { ...headers, 'Cache-Control': 'no-store', 'Content-Type': JSON_TYPE }, body: Buffer.from(body), route };
 }
 
 function matchPath(rest: string): Path {

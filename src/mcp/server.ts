@@ -7,6 +7,7 @@ import { registerArticleTools } from './tools/articles.js';
 import { registerAuditTool } from './tools/audit.js';
 import { registerKeywordTools } from './tools/keywords.js';
 import { registerPublishingTools } from './tools/publishing.js';
+import { registerPreviewTool } from './tools/previews.js';
 import { registerSiteProfileTool } from './tools/site-profile.js';
 
 const INSTRUCTIONS =
@@ -27,6 +28,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerAuditTool(server, env);
   registerKeywordTools(server, env);
   registerPublishingTools(server, env);
+  registerPreviewTool(server, env);
   registerArticleResources(server, env);
   registerPrompts(server);
   // Stateless: a server that lives for one request can never send list_changed notifications,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { listWebhookDeliveries, setWebhook } from '../../src/webhooks/service.js';
+import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { freePort } from '../helpers/serve.js';
 import { startRelay } from '../helpers/relay.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 import { REDIS_URL, redisPrefix } from '../limits/redis.js';
@@ -59,5 +61,26 @@ describe('faults of the other dependencies', () => {
     expect((await fetch(`${d.url}/healthz`)).status).toBe(200);
     relay.restore();
     expect((await get()).status).toBe(200);
+  }, 30_000);
+
+  it('svc doctor names a silent Redis (a warning: limits per daemon) within its deadline, and a database it cannot reach (exit 1)', async () => {
+    const silent = await startRelay('127.0.0.1', await freePort()); // accepts, and nothing ever answers
+    silent.silence();
+    const d = await startDaemon({ jobs: false });
+    const env = { ...d.env, SVC_REDIS_URL: `redis://127.0.0.1:${silent.port}`, SVC_REDIS_COMMAND_TIMEOUT: '300', SVC_REDIS_CONNECT_TIMEOUT: '300' };
+    const started = performance.now();
+    const r = await runCli(['doctor', '--json'], { env, cwd: d.dir });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(r.code, r.stderr).toBe(0);
+    const findings = r.json().findings as Array<{ level: string; check: string; detail: string }>;
+    expect(findings.find((f) => f.check === 'database')).toMatchObject({ level: 'ok' });
+    expect(findings.find((f) => f.check === 'redis')).toMatchObject({ level: 'warn', detail: expect.stringMatching(/unavailable/) });
+
+    if (!d.env.SVC_DATABASE_URL) return; // a SQLite file is never "down"
+    const gone = new URL(d.env.SVC_DATABASE_URL);
+    gone.host = `127.0.0.1:${silent.port}`; // a database host that accepts and never answers
+    const down = await runCli(['doctor'], { env: { ...d.env, SVC_DATABASE_URL: gone.toString(), SVC_DATABASE_CONNECT_TIMEOUT: '500' }, cwd: d.dir });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/database/i);
   }, 30_000);
 });

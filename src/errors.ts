@@ -7,6 +7,8 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   hint?: string;
   cause?: unknown;
+  /** Show the message to clients even at 5xx (a dependency that is down is no secret). */
+  expose?: boolean;
 }
 
 export class AppError extends Error {
@@ -15,6 +17,7 @@ export class AppError extends Error {
   readonly details?: Record<string, unknown>;
   /** A second line for people: how to fix it (shown by the CLI). */
   readonly hint?: string;
+  private readonly exposed?: boolean;
 
   constructor(code: string, status: number, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -23,10 +26,11 @@ export class AppError extends Error {
     this.status = status;
     this.details = options.details;
     this.hint = options.hint;
+    this.exposed = options.expose;
   }
 
   get expose(): boolean {
-    return this.status < 500;
+    return this.exposed ?? this.status < 500;
   }
 }
 
@@ -59,6 +63,29 @@ export const internalError = (message = 'Internal error', cause?: unknown) =>
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** Seconds a client is asked to wait (Retry-After) when a dependency is down. */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * A dependency (the database) did not answer in time or cannot be reached: 503 `unavailable`
+ * with Retry-After, the message naming it, on every surface (content API, API, MCP, CLI).
+ */
+export const unavailable = (dependency: string, message: string, options: { cause?: unknown; hint?: string } = {}) =>
+  new AppError('unavailable', 503, message, { expose: true, ...options, details: { dependency, retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS } });
+
+// Driver errors that mean "the database cannot be reached or did not answer in time", not a bug:
+// pg's client-side deadlines (query_timeout, connectionTimeoutMillis), a server gone or shutting
+// down (57P01-57P03), connection failures (class 08), statement_timeout (57014), knex's pool wait
+// (KnexTimeoutError), socket errors, and SQLite's busy wait running out.
+const DB_DOWN_MESSAGES = /^(Query read timeout|Connection terminated|timeout expired|Client has encountered a connection error|Connection terminated due to connection timeout)/;
+const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', '57P01', '57P02', '57P03', '57014', 'SQLITE_BUSY']);
+
+function databaseDown(e: { code?: unknown; message?: string; name?: string }): boolean {
+  if (e.name === 'KnexTimeoutError') return true;
+  if (typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return DB_DOWN_MESSAGES.test(e.message ?? '');
 }
 
 /** PostgreSQL refuses text it cannot store (a NUL character): the client's input, not our bug. */
@@ -94,7 +121,14 @@ function pgValueRefused(e: { code?: unknown; message?: string }): string | null 
  */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; code?: unknown } | null;
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; code?: unknown; name?: string } | null;
+  if (e && databaseDown(e)) {
+    // The driver's words (they may name internal addresses) go to the operator's hint only.
+    return unavailable('database', 'The database did not answer in time or cannot be reached; try again in a moment', {
+      cause: err,
+      hint: `database driver: ${(e.message ?? String(e.code)).split('\n')[0]}`,
+    });
+  }
   if (typeof e?.code === 'string' && PG_BAD_TEXT.has(e.code)) {
     return new AppError('invalid_input', 400, 'Text may not contain the NUL character (U+0000)', { cause: err });
   }

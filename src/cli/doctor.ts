@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { dependencyHealth } from '../limits/dependency-health.js';
 import { AppError } from '../errors.js';
 import { scheduleHealth } from '../publishing/failures.js';
 import { webhookHealth } from '../webhooks/health.js';
@@ -16,12 +17,12 @@ const line = (f: { level: keyof typeof MARK; check: string; detail: string }) =>
 export function registerDoctor(program: Command, io: Io): void {
   program
     .command('doctor')
-    .description('check the daemons (which are running, which are gone), the webhooks and who holds their events; exits 1 when something needs fixing')
+    .description('check the database and Redis (each within its deadline), the daemons (which are running, which are gone), the webhooks and who holds their events; exits 1 when something needs fixing')
     .action(
       act(io, async ({ app, out }) => {
         const workspaces = await listWorkspaces(app);
         const findings = [
-          { level: 'ok' as const, check: 'database', detail: `${app.config.database.client} reachable, migrations applied` },
+          ...(await dependencyHealth(app, app.limits.storeKind)),
           ...(await webhookHealth(app, workspaces)),
           ...(await scheduleHealth(app, new Map(workspaces.map((w) => [w.id, w.name])))),
         ];

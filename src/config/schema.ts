@@ -27,6 +27,8 @@ export const configSchema = z
         allowedOrigins: z.array(z.string()).default([]),
         /** How long a shutdown waits for in-flight requests and jobs before cutting them (exit 3); keep below the service manager's stop timeout. */
         shutdownTimeout: duration().default('10s'),
+        /** How long GET /healthz waits for the database before reporting it unavailable (503). */
+        readinessTimeout: duration().default('2s'),
       })
       .strict()
       .default({}),
@@ -40,6 +42,16 @@ export const configSchema = z
         poolMax: z.coerce.number().int().min(1).max(100).default(4),
         /** Use a SQLite file that `svc db copy` marked as moved to PostgreSQL anyway (docs/operations.md). */
         ignoreMoved: z.boolean().optional(),
+        /** PostgreSQL: opening a connection (TCP, TLS, authentication) gives up after this. */
+        connectTimeout: duration().default('5s'),
+        /** Waiting for a free connection of the pool gives up after this. */
+        acquireTimeout: duration().default('10s'),
+        /** PostgreSQL: one query gives up after this, on the client (a silent link) and on the server (statement_timeout). */
+        queryTimeout: duration().default('10s'),
+        /** PostgreSQL: TCP keepalive probes start after a connection was idle this long (every connection, the pool's and any held one). */
+        keepAlive: duration().default('10s'),
+        /** SQLite: a write waits this long for another writer (busy_timeout) before failing. */
+        busyTimeout: duration().default('5s'),
       })
       .strict()
       .default({}),
@@ -57,6 +69,8 @@ export const configSchema = z
         cacheMaxBytes: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
         /** How long a draft preview token (svc articles preview) lasts unless the command says otherwise. */
         previewTtl: duration().default('24h'),
+        /** The longest a content API request waits for the database; then 503 `unavailable` with Retry-After (docs/content-api.md). */
+        timeout: duration().default('3s'),
       })
       .strict()
       .default({}),
@@ -75,6 +89,8 @@ export const configSchema = z
         allowedHosts: z.array(z.string()).default([]),
         /** Bytes of a receiver's answer kept in the delivery log. */
         responseExcerptBytes: z.coerce.number().int().min(0).default(2048),
+        /** Resolving a webhook's host when it is added gives up after this (the host is checked again at each delivery, within timeout). */
+        dnsTimeout: duration().default('5s'),
         /** How often a process holding webhook leases (a daemon, or a CLI waiting for its receiver) says it is alive. */
         heartbeatInterval: duration().default('2s'),
         /** A holder not heard from for this long is gone: its leases are void and another daemon takes its events over. */
@@ -142,6 +158,10 @@ export const configSchema = z
         url: z.string().optional(),
         /** Prefix of every key svc writes (several installations may share one Redis). */
         keyPrefix: z.string().default('svc:'),
+        /** Connecting to Redis gives up after this. */
+        connectTimeout: duration().default('2s'),
+        /** One Redis command gives up after this (the limits then count in this daemon alone). */
+        commandTimeout: duration().default('1s'),
       })
       .strict()
       .default({}),

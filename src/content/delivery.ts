@@ -1,5 +1,7 @@
 import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
+import { unavailable } from '../errors.js';
+import { within } from '../lib/deadline.js';
 import { FreshRead, SingleFlight } from './coalesce.js';
 import { VersionReader } from './query-store.js';
 import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
@@ -38,6 +40,10 @@ interface WorkspaceState {
  * shared by every request that arrived before it started, see FreshRead); when the version
  * moved, the workspace's key is reloaded and its cached responses no longer match. Publishing,
  * unpublishing, deleting and regenerating keys all bump that version in their transaction.
+ *
+ * Every database wait here gives up after content.timeout with 503 `unavailable` (Retry-After):
+ * a request never waits longer for a database that went silent, and never gets an answer older
+ * than a change that returned before it arrived (no stale answers: docs/content-api.md).
  */
 export class ContentDelivery {
   private readonly keys = new Map<string, string>(); // key hash -> workspace id
@@ -46,11 +52,14 @@ export class ContentDelivery {
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
   private readonly versions: VersionReader;
+  /** The change token for unknown keys, shared by a burst like the version reads. */
+  private readonly tokens: FreshRead<string | null>;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
 
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
     this.versions = new VersionReader(ctx.db);
+    this.tokens = new FreshRead(() => this.bounded(this.versions.changeToken()));
     ctx.events.on('content.changed', this.onChange);
   }
 
@@ -69,9 +78,9 @@ export class ContentDelivery {
       // key already found unknown is not looked up again while nothing was committed
       // or announced (SQLite's change signal, PostgreSQL's notifications), so a flood of wrong
       // keys does not cost a query each.
-      const token = await this.versions.changeToken();
+      const token = await this.tokens.get();
       if (token !== null && this.unknownKeys.get(keyHash) === token) return null;
-      const found = await lookupBlogKey(this.ctx, key);
+      const found = await this.bounded(lookupBlogKey(this.ctx, key));
       if (!found) {
         if (token !== null) this.rememberUnknown(keyHash, token);
         return null;
@@ -83,7 +92,7 @@ export class ContentDelivery {
     if (version === null) return null;
     if (state.keyVersion !== version) {
       await state.reload.run(String(version), async () => {
-        const current = await currentKeyHash(this.ctx, workspaceId);
+        const current = await this.bounded(currentKeyHash(this.ctx, workspaceId));
         if (version < state.keyVersion) return; // a reload for a newer version finished first
         if (state.keyHash) this.keys.delete(state.keyHash);
         if (current) this.keys.set(current, workspaceId);
@@ -113,7 +122,7 @@ export class ContentDelivery {
   /** Build and cache the entry; concurrent misses share one build. */
   private fill(key: string, reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute): Promise<CachedResponse> {
     return this.fills.run(`${key}\0${reader.version}`, async () => {
-      const res = await buildResponse(this.ctx.db, reader.workspaceId, route, reader.version);
+      const res = await this.bounded(buildResponse(this.ctx.db, reader.workspaceId, route, reader.version));
       this.cache.set(key, res);
       return res;
     });
@@ -156,6 +165,12 @@ export class ContentDelivery {
     }
   }
 
+  /** `work`, or 503 `unavailable` once content.timeout passed (the query itself ends on the database's own deadline). */
+  private bounded<T>(work: Promise<T>): Promise<T> {
+    const ms = this.ctx.config.content.timeout;
+    return within(work, ms, () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
+  }
+
   private rememberUnknown(keyHash: string, token: string): void {
     if (this.unknownKeys.size >= 10_000) this.unknownKeys.clear(); // bounded: a flood of random keys
     this.unknownKeys.set(keyHash, token);
@@ -164,7 +179,7 @@ export class ContentDelivery {
   private state(workspaceId: string): WorkspaceState {
     let s = this.workspaces.get(workspaceId);
     if (!s) {
-      s = { fresh: new FreshRead(() => this.versions.read(workspaceId)), keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
+      s = { fresh: new FreshRead(() => this.bounded(this.versions.read(workspaceId))), keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
       this.workspaces.set(workspaceId, s);
     }
     return s;

@@ -1,5 +1,4 @@
 import type { Db, Queryable } from '../db/connect.js';
-import { PgChangeSignal } from '../db/pg-change-signal.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
 import { slugForms } from '../lib/slug.js';
@@ -148,84 +147,48 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 
 /**
  * The freshness check: a workspace's content version, never older than a change committed before
- * the call. SQLite: when nothing was committed anywhere since this workspace's last read, that
- * read still holds (SqliteChangeSignal). PostgreSQL: when no notification for this workspace
- * arrived since its last read, that read still holds (PgChangeSignal: one shared round trip on the
- * listening connection instead of a read per workspace). Otherwise, and whenever the signal
- * cannot vouch, one indexed read, on a connection held for this purpose, so the read skips the
- * pool's acquire/release (about a third of its cost under load); on an error the connection is
- * given back and a fresh one is taken on the next read.
+ * the call. One indexed read through the pool (callers of one burst share it: FreshRead in
+ * coalesce.ts), except on SQLite when nothing was committed anywhere since this workspace's last
+ * read: then that read still holds (SqliteChangeSignal, one pread of the -shm file). Nothing here
+ * holds a connection or waits on one of its own: the pool's deadlines bound every read.
  */
 export class VersionReader {
-  private conn: Promise<unknown> | null = null;
-  private onHeld: Promise<unknown> = Promise.resolve();
-
-  /** Hold a connection only when the pool has others left for everything else. */
-  private readonly holds: boolean;
-
   private readonly sqlite: SqliteChangeSignal | null;
-  private readonly pg: PgChangeSignal | null;
+  private readonly pg: boolean;
   private readonly known = new Map<string, { token: string; version: number | null }>();
 
   constructor(private readonly db: Db) {
-    this.holds = Number(db.client.config.pool?.max ?? 1) > 1;
     const { client, connection } = db.client.config as { client: string; connection?: Record<string, any> };
     this.sqlite = client === 'sqlite3' && connection?.filename ? new SqliteChangeSignal(`${connection.filename}-shm`) : null;
-    this.pg = client === 'pg' && connection ? new PgChangeSignal(connection) : null;
+    this.pg = client === 'pg';
   }
 
-  /** A token that differs after any commit that moved a content version, or null when unknown. */
+  /**
+   * A token that differs after any commit that may have made an unknown blog key known, or null
+   * when unknown. SQLite: the change signal. PostgreSQL: a digest of every workspace's content
+   * version: issuing a key bumps its workspace's version in the same transaction, so a key can
+   * only become known when the digest moves (one read of the small workspaces table per burst).
+   */
   async changeToken(): Promise<string | null> {
-    if (this.pg) return (await this.pg.sync()) ? this.pg.token() : null;
+    if (this.pg) {
+      const res = await this.db.raw(`SELECT md5(coalesce(string_agg(id || ':' || content_version, ',' ORDER BY id), '')) AS token FROM workspaces`);
+      return (res.rows?.[0]?.token as string | undefined) ?? null;
+    }
     return this.sqlite?.token() ?? null;
   }
 
   async read(workspaceId: string): Promise<number | null> {
     // The token is taken before the read it vouches for: a change during the read moves it.
-    const token = await this.tokenFor(workspaceId);
+    const token = this.sqlite?.token() ?? null;
     const known = this.known.get(workspaceId);
     if (token !== null && known?.token === token) return known.version;
-    const version = await this.readDb(workspaceId);
+    const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version');
+    const version = row ? Number(row.content_version) : null;
     if (token !== null) this.known.set(workspaceId, { token, version });
     return version;
   }
 
-  private async tokenFor(workspaceId: string): Promise<string | null> {
-    if (this.pg) return (await this.pg.sync()) ? this.pg.tokenFor(workspaceId) : null;
-    return this.sqlite?.token() ?? null;
-  }
-
-  private async readDb(workspaceId: string): Promise<number | null> {
-    if (!this.holds) {
-      const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version');
-      return row ? Number(row.content_version) : null;
-    }
-    const conn: Promise<unknown> = (this.conn ??= this.db.client.acquireConnection());
-    // One query at a time on the held connection: pg runs them one after another anyway, and
-    // handing it a query while one runs is deprecated (a warning on the daemon's stderr).
-    const read = this.onHeld.then(async () => {
-      const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version').connection(await conn);
-      return row ? Number(row.content_version) : null;
-    });
-    this.onHeld = read.catch(() => undefined);
-    try {
-      return await read;
-    } catch (err) {
-      this.release(conn);
-      throw err;
-    }
-  }
-
-  /** Give the held connection back to the pool (before the database is closed). */
   close(): void {
     this.sqlite?.close();
-    this.pg?.close();
-    const conn = this.conn;
-    if (conn) this.release(conn);
-  }
-
-  private release(conn: Promise<unknown>): void {
-    if (this.conn === conn) this.conn = null;
-    conn.then((c) => this.db.client.releaseConnection(c)).catch(() => undefined);
   }
 }

@@ -12,16 +12,37 @@ export type Queryable = Knex | Knex.Transaction;
 // PostgreSQL returns BIGINT/COUNT as strings by default; our counts fit in a JS number.
 pg.types.setTypeParser(20, (v: string) => Number(v));
 
+type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
+
+/** The schema's defaults, for the few callers that open a database of their own (backup, restore). */
+export const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
+
 /**
  * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and
  * foreign keys on, so the CLI and a running daemon can share one file.
+ *
+ * Every wait has a deadline (docs/deployment.md, "Deadlines"): on PostgreSQL a connection attempt
+ * gives up after connectTimeout, a query after queryTimeout (client side, which is what ends a
+ * wait on a silent link, and server side as statement_timeout), every connection has TCP
+ * keepalive on, and waiting for a pooled connection gives up after acquireTimeout. A connection
+ * whose query timed out is not ready for another query, so the pool discards it on its next
+ * acquire (knex validates `readyForQuery`).
  */
-export function openDb(database: Config['database']): Db {
+export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
+  const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
   if (database.client === 'pg') {
     return knexFactory({
       client: 'pg',
-      connection: database.url,
-      pool: { min: 0, max: database.poolMax },
+      connection: pgConnection(database.url ?? '', d) as Knex.PgConnectionConfig,
+      pool: {
+        min: 0,
+        max: database.poolMax,
+        afterCreate(conn: pg.Client, done: (err: Error | null, c: unknown) => void) {
+          dropOnQueryTimeout(conn);
+          done(null, conn);
+        },
+      },
+      acquireConnectionTimeout: d.acquireTimeout,
       log: QUIET,
       compileSqlOnError: false,
     });
@@ -36,11 +57,12 @@ export function openDb(database: Config['database']): Db {
     compileSqlOnError: false,
     connection: { filename: database.filename },
     useNullAsDefault: true,
+    acquireConnectionTimeout: d.acquireTimeout,
     pool: {
       min: 1,
       max: database.poolMax,
       afterCreate(conn: { run: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-        const pragmas = ['PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 5000', 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
         const next = (i: number): void => {
           if (i === pragmas.length) return done(null, conn);
           conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
@@ -50,6 +72,48 @@ export function openDb(database: Config['database']): Db {
     },
   });
 }
+
+/** pg.Client settings for `url` with the deadlines: also what a connection of svc's own outside the pool uses. */
+export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: d.connectTimeout,
+    query_timeout: d.queryTimeout || undefined,
+    statement_timeout: d.queryTimeout || undefined,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: d.keepAlive,
+  };
+}
+
+/**
+ * pg answers a query that outlived query_timeout with an error but keeps the connection, whose
+ * query is still pending: every later query on it would queue behind that one and time out too,
+ * until TCP keepalive gives up (minutes). So a timed-out query ends its connection: the pool
+ * (and anyone holding it) then sees it gone and opens another.
+ */
+export function dropOnQueryTimeout(client: pg.Client): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const check = (err: unknown) => {
+    if ((err as Error | null)?.message !== 'Query read timeout') return;
+    (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = err; // knex then destroys it instead of reusing it
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (err: unknown, res: unknown) => {
+        check(err);
+        return (callback as (e: unknown, r: unknown) => unknown)(err, res);
+      };
+    }
+    const result = query(...args);
+    if (result instanceof Promise) result.catch(check);
+    return result;
+  };
+}
+
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 

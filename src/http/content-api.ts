@@ -14,7 +14,8 @@ import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 
 const PREFIX = '/api/v1/content';
-const CACHE_CONTROL = 'private, max-age=60';
+// stale-if-error (RFC 5861): a client cache may keep showing its copy while svc answers 503 (docs/content-api.md).
+const CACHE_CONTROL = 'private, max-age=60, stale-if-error=86400';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' };

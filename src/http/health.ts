@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { App } from '../app.js';
+import { within } from '../lib/deadline.js';
 import { VERSION } from '../version.js';
 
 /** Where the daemon is in its life; /healthz is 200 only when `ready` (issue 10 §1). */
@@ -10,10 +11,16 @@ export type Phase = 'starting' | 'ready' | 'draining';
  * GET /healthz is a readiness check a load balancer can use: 200 `ok` once the database is
  * migrated and every surface serves; 503 while starting (`starting`), once a shutdown began
  * (`draining`, so a balancer stops sending before the port closes) and when the database does not
- * answer (`degraded`).
+ * answer within server.readinessTimeout (`degraded`, `failing: ["database"]`): the check itself
+ * never hangs. GET /livez is liveness for a process manager: 200 whenever the process answers at
+ * all, whatever its dependencies do (restarting svc does not bring a database back).
  */
 export function createHealthRouter(app: App, phase: () => Phase): Router {
   const router = new Router();
+  router.get('/livez', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'alive', version: VERSION };
+  });
   router.get('/healthz', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     if (phase() === 'draining') {
@@ -23,13 +30,14 @@ export function createHealthRouter(app: App, phase: () => Phase): Router {
     }
     const database = { client: app.config.database.client, state: 'ok' as 'ok' | 'unavailable' };
     try {
-      await app.db.raw('select 1');
+      await within(app.db.raw('select 1'), app.config.server.readinessTimeout, () => new Error(`no answer within ${app.config.server.readinessTimeout} ms`));
     } catch (err) {
       app.log.error({ err }, 'health check: database unavailable');
       database.state = 'unavailable';
     }
-    ctx.status = database.state === 'ok' ? 200 : 503;
-    ctx.body = { status: database.state === 'ok' ? 'ok' : 'degraded', version: VERSION, database };
+    const ok = database.state === 'ok';
+    ctx.status = ok ? 200 : 503;
+    ctx.body = ok ? { status: 'ok', version: VERSION, database } : { status: 'degraded', version: VERSION, database, failing: ['database'] };
   });
   return router;
 }
@@ -40,7 +48,13 @@ export function createHealthRouter(app: App, phase: () => Phase): Router {
  * Plain node:http, since the app does not exist yet.
  */
 export function answerWhileStarting(req: IncomingMessage, res: ServerResponse): void {
-  const health = (req.url ?? '').split('?')[0] === '/healthz';
+  const path = (req.url ?? '').split('?')[0];
+  if (path === '/livez') {
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify({ status: 'alive', version: VERSION }));
+    return;
+  }
+  const health = path === '/healthz';
   const body = health
     ? { status: 'starting', version: VERSION }
     : { error: { code: 'starting', message: 'svc is starting; try again in a moment' } };

@@ -35,3 +35,16 @@ export function settleWithin<T>(work: Promise<T>, signal: AbortSignal, graceMs: 
     });
   });
 }
+
+/**
+ * `work`'s outcome, or `late()` thrown once `ms` passed without one: the caller stops waiting
+ * (the work itself ends on its own deadline, e.g. the database's query timeout).
+ */
+export function within<T>(work: PromiseLike<T>, ms: number, late: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), ms);
+    Promise.resolve(work)
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
+}

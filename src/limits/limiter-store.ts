@@ -76,8 +76,8 @@ function connectRedis(ctx: Ctx): Redis {
   const redis = new Redis(ctx.config.redis.url!, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: 1000,
+    connectTimeout: ctx.config.redis.connectTimeout,
+    commandTimeout: ctx.config.redis.commandTimeout,
     retryStrategy: (n) => Math.min(n * 200, 2000),
   });
   let lastWarned = 0;

@@ -61,7 +61,8 @@ export function createMcpEndpoint(app: App): Middleware {
       const err = toAppError(caught);
       // A refusal of a batch as a whole (its shape, its version) answers once, with id null.
       const to = Array.isArray(body.value) && err.status === 400 ? null : replyIds(body.value);
-      if (err.status >= 500) {
+      // A dependency that is down (503 unavailable, exposed) is answered as itself, with Retry-After.
+      if (err.status >= 500 && !err.expose) {
         app.log.error({ err: caught, principal: principal?.id }, 'MCP request failed');
         return rpcError(ctx, 500, 'Internal error', { rpcCode: RPC_CODES.internal_error, to });
       }

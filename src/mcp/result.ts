@@ -40,7 +40,7 @@ export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope; role:
       return counted(result.isError ? 'error' : 'ok', result);
     } catch (err) {
       const e = toAppError(err);
-      if (e.status < 500 && e.code !== 'internal_error') return counted('error', toolError(e.message));
+      if (e.expose && e.code !== 'internal_error') return counted('error', toolError(e.message));
       env.app.log.error({ err, tool: gate.tool, principal: env.principal.id }, 'MCP tool failed');
       return counted('internal_error', toolError('Internal error'));
     }

@@ -102,7 +102,14 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
 /** Resolve the host now and refuse it when it points at a non-public address. Unresolvable hosts pass (checked again at delivery). */
 export async function checkTargetResolves(url: URL, config: WebhookConfig): Promise<{ resolved: boolean }> {
   if (privateAllowed(config, url.hostname) || net.isIP(stripBrackets(url.hostname))) return { resolved: true };
-  const addresses = await new Promise<LookupAddress[] | null>((resolve) => dnsLookup(url.hostname, { all: true }, (err, list) => resolve(err ? null : list)));
+  // A resolver that does not answer counts as unresolvable after webhooks.dnsTimeout.
+  const addresses = await new Promise<LookupAddress[] | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), config.dnsTimeout);
+    dnsLookup(url.hostname, { all: true }, (err, list) => {
+      clearTimeout(timer);
+      resolve(err ? null : list);
+    });
+  });
   if (!addresses) return { resolved: false };
   const bad = addresses.find((a) => isNonPublicAddress(a.address));
   if (bad) throw refusedTarget(url.hostname, bad.address);

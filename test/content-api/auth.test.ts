@@ -105,7 +105,7 @@ describe('CORS', () => {
 });
 
 describe('wrong keys', () => {
-  it('does not query the database again for a key already found wrong while nothing changed (SQLite change signal, PostgreSQL notifications), and a key made by another process works at once', async () => {
+  it('does not query the database again for a key already found wrong while nothing changed (SQLite change signal, PostgreSQL digest of every workspace version), and a key made by another process works at once', async () => {
     const f = await contentFixture({ jobs: false });
     const lookups: string[] = [];
     f.d.app.db.on('query', (q: { sql: string }) => {

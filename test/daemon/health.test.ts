@@ -34,6 +34,10 @@ describe('daemon', () => {
     await d.app.db.destroy();
     const res = await fetch(`${d.url}/healthz`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ status: 'degraded', version: expect.any(String), database: { client: d.config.database.client, state: 'unavailable' } });
+    expect(await res.json()).toEqual({ status: 'degraded', version: expect.any(String), database: { client: d.config.database.client, state: 'unavailable' }, failing: ['database'] });
+    // Liveness does not depend on the database.
+    const live = await fetch(`${d.url}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'alive', version: expect.any(String) });
   });
 });

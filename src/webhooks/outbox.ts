@@ -25,6 +25,8 @@ export interface ArticleEventArgs {
   connector: Connector;
   article: Article;
   publication: Publication;
+  /** The body as the publish rendered it (shared with the content snapshot): no attempt renders it again. */
+  rendered?: { html: string; words: number };
 }
 
 /**
@@ -41,7 +43,7 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
     connectorId: args.connector.id,
     articleId: args.article.id,
     event: args.event,
-    snapshot: snapshotOf(args.workspace, args.article, args.publication),
+    snapshot: snapshotOf(args.workspace, args.article, args.publication, args.rendered),
     now: ctx.clock.now().toISOString(),
     lease,
   });

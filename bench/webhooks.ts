@@ -1,9 +1,12 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { createApp, type App } from '../src/app.js';
+import { generateBlogKey } from '../src/auth/blog-keys.js';
 import { createArticle } from '../src/publishing/create.js';
 import { loadConfig } from '../src/config/load.js';
 import { publishArticle } from '../src/publishing/publish.js';
@@ -14,79 +17,134 @@ import { createWorkspace } from '../src/workspaces/service.js';
 import type { Workspace } from '../src/workspaces/types.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 const log = (s: string) => process.stderr.write(`[bench webhooks] ${s}\n`);
 const BODY = `# Bench\n\n${'## Section\n\nSome words about gardens, soil and seeds. '.repeat(40)}`;
 
 /**
- * Webhook bench on one machine (SQLite, default concurrency 4, a receiver answering 200 at once):
- * (1) outbox throughput: N queued events drained by the worker, against bare node:http POSTs of
- * the same bytes at the same concurrency; (2) publish-to-delivery latency: one publish at a time,
- * timed until the receiver has the request, against one bare POST round trip.
+ * Webhook bench, on SQLite and (with SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL) on
+ * PostgreSQL. Receivers run in a process of their own (bench/receiver-server.ts), answering 200
+ * at once unless told otherwise. Lines:
+ * (1) outbox drain: N queued events delivered by the worker, against a bare node:http POST loop
+ *     of the same bytes, same concurrency, same fresh connection per request (run before and after);
+ * (2) publish-to-delivery latency, one publish at a time, and (3) under a burst of publishes:
+ *     from publishArticle() returning to the receiver having answered;
+ * (4) 100 workspaces, each with its own receiver (one slow, one failing, one answering 410):
+ *     the healthy ones' deliveries/s against the single-receiver drain.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
-  const n = opts.quick ? 200 : 1000;
-  const latencyRuns = opts.quick ? 30 : 100;
-  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-wh-'));
-  const receiver = await startReceiver();
+  const results = await runOn('SQLite', null, opts);
+  const server = process.env.SVC_BENCH_DATABASE_URL ?? process.env.SVC_TEST_DATABASE_URL;
+  if (!server) {
+    log('PostgreSQL lines skipped: set SVC_BENCH_DATABASE_URL (or SVC_TEST_DATABASE_URL)');
+    return results;
+  }
+  const name = `svc_bench_wh_${Date.now().toString(36)}`;
+  await admin(server, `CREATE DATABASE ${name}`);
   try {
-    const config = loadConfig({ env: { SVC_DATA_DIR: dir, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' }, cwd: dir, overrides: { 'webhooks.pollInterval': 100 } });
-    const app = await createApp({ config, log: createLogger('warn') });
-    const ws = await createWorkspace(app, { name: 'bench-webhooks.example', websiteUrl: 'https://bench-webhooks.example' });
-    await setWebhook(app, ws, { url: receiver.url });
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    results.push(...(await runOn('PostgreSQL', url.toString(), opts)));
+  } finally {
+    await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => log(`could not drop ${name}: ${err}`));
+  }
+  return results;
+}
 
-    await barePosts(receiver, 50, 1); // warm up
-    const bare = await barePosts(receiver, n, config.webhooks.concurrency);
-    const drained = await drain(app, ws, receiver, n);
-    const bareOne = await barePosts(receiver, latencyRuns, 1);
-    const latency = await publishLatency(app, ws, receiver, latencyRuns);
+async function runOn(label: string, databaseUrl: string | null, opts: BenchOptions): Promise<BenchResult[]> {
+  const n = opts.quick ? 300 : 1000;
+  const latencyRuns = opts.quick ? 30 : 100;
+  const burst = opts.quick ? 50 : 200;
+  const perReceiver = opts.quick ? 4 : 10;
+  const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-wh-'));
+  const behaviours = ['ok', 'slow:2000', 'status:500', 'status:410', ...Array.from({ length: 96 }, () => 'ok')];
+  const receivers = await startReceivers(behaviours);
+  try {
+    const env: Record<string, string> = { SVC_DATA_DIR: dir, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' };
+    if (databaseUrl) env.SVC_DATABASE_URL = databaseUrl;
+    const config = loadConfig({ env, cwd: dir });
+    const c = config.webhooks.concurrencyPerReceiver;
+    const app = await createApp({ config, log: createLogger('warn') });
+    const ws = await workspace(app, 'bench-webhooks.example', receivers.urls[0]);
+
+    const warm = await drain(app, ws, receivers, 20);
+    const bytes = receivers.lastBytes;
+    const bare1 = await barePosts(receivers.urls[0], bytes, n, c);
+    const drained = await drain(app, ws, receivers, n);
+    const bare2 = await barePosts(receivers.urls[0], bytes, n, c);
+    const bare = (bare1.reqPerSec + bare2.reqPerSec) / 2;
+    void warm;
+    const bareOne = await barePosts(receivers.urls[0], bytes, latencyRuns, 1);
+    const single = await publishLatency(app, ws, receivers, latencyRuns, 1);
+    const burstLat = await publishLatency(app, ws, receivers, burst, burst);
+    const many = await manyReceivers(app, receivers, perReceiver);
     await app.close();
-    log(`${n} deliveries in ${(drained.ms / 1000).toFixed(2)} s; bare ${bare.reqPerSec.toFixed(0)} POST/s`);
+    log(`${label}: ${n} deliveries (${bytes} bytes) in ${(drained.ms / 1000).toFixed(2)} s = ${drained.reqPerSec.toFixed(0)}/s; bare ${bare1.reqPerSec.toFixed(0)} and ${bare2.reqPerSec.toFixed(0)} POST/s (c=${c})`);
+    log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
+    log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
-      { name: 'webhook deliveries (outbox drain, c=4)', reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare.reqPerSec, ratio: drained.reqPerSec / bare.reqPerSec },
-      { name: 'webhook publish-to-delivery latency', reqPerSec: latency.reqPerSec, p50Ms: latency.p50, p99Ms: latency.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: latency.reqPerSec / bareOne.reqPerSec },
+      { name: `webhook drain, ${n} events (${label}, c=${c})`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare },
+      { name: `webhook publish-to-delivery, one at a time (${label})`, reqPerSec: single.reqPerSec, p50Ms: single.p50, p99Ms: single.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: single.reqPerSec / bareOne.reqPerSec },
+      { name: `webhook publish-to-delivery, burst of ${burst} (${label})`, reqPerSec: burstLat.reqPerSec, p50Ms: burstLat.p50, p99Ms: burstLat.p99, baselineReqPerSec: bare, ratio: burstLat.reqPerSec / bare },
+      { name: `webhook 100 receivers, healthy ones (${label}; vs 1 receiver)`, reqPerSec: many.reqPerSec, p50Ms: many.p50, p99Ms: many.p99, baselineReqPerSec: drained.reqPerSec, ratio: many.reqPerSec / drained.reqPerSec },
     ];
   } finally {
-    await receiver.close();
+    receivers.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-interface Receiver {
-  url: string;
-  count: number;
-  onRequest: (() => void) | null;
-  close(): Promise<void>;
+async function workspace(app: App, name: string, url: string): Promise<Workspace> {
+  const ws = await createWorkspace(app, { name, websiteUrl: `https://${name}` });
+  await generateBlogKey(app, ws); // a headless connector too: the publish renders the body once for both
+  await setWebhook(app, ws, { url });
+  return ws;
 }
 
-async function startReceiver(): Promise<Receiver> {
-  const r: Receiver = { url: '', count: 0, onRequest: null, close: async () => {} };
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      r.count++;
-      r.onRequest?.();
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"received":true}');
+interface Receivers {
+  urls: string[];
+  /** Size of the last request body the receivers reported. */
+  lastBytes: number;
+  onAnswer: ((m: { i: number; article: string }) => void) | null;
+  close(): void;
+}
+
+async function startReceivers(behaviours: string[]): Promise<Receivers> {
+  const child: ChildProcess = fork(path.join(HERE, 'receiver-server.js'), [JSON.stringify(behaviours)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const ports = await new Promise<number[]>((ok, fail) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes('\n')) ok(JSON.parse(buf.split('\n')[0]) as number[]);
     });
+    child.once('exit', (code) => fail(new Error(`receiver process exited (${code})`)));
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  r.close = () => new Promise((ok) => server.close(() => ok()));
+  const r: Receivers = {
+    urls: ports.map((p) => `http://127.0.0.1:${p}/hook`),
+    lastBytes: 0,
+    onAnswer: null,
+    close: () => child.kill('SIGTERM'),
+  };
+  child.on('message', (m: { i: number; article: string; bytes: number }) => {
+    r.lastBytes = m.bytes;
+    r.onAnswer?.(m);
+  });
+  child.send('notify');
   return r;
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-/** The baseline: POSTs of a payload-sized body with a fresh connection each, as the worker makes them. */
-async function barePosts(receiver: Receiver, n: number, concurrency: number) {
-  const body = Buffer.alloc(6000, 'x');
+/** The baseline: POSTs of svc's payload size with a fresh connection each, as the worker makes them. */
+async function barePosts(url: string, bytes: number, n: number, concurrency: number) {
+  const body = Buffer.alloc(bytes, 'x');
   const times: number[] = [];
   let next = 0;
   const started = performance.now();
   const one = () =>
     new Promise<void>((ok, fail) => {
       const t = performance.now();
-      const req = http.request(receiver.url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
+      const req = http.request(url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
         res.resume();
         res.on('end', () => {
           times.push(performance.now() - t);
@@ -96,9 +154,11 @@ async function barePosts(receiver: Receiver, n: number, concurrency: number) {
       req.on('error', fail);
       req.end(body);
     });
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < n) await one();
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) await one();
+    }),
+  );
   const ms = performance.now() - started;
   times.sort((a, b) => a - b);
   return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99) };
@@ -110,37 +170,120 @@ async function makeArticles(app: App, ws: Workspace, n: number): Promise<string[
   return ids;
 }
 
-/** Queue n events with no worker running, then time the worker draining them. */
-async function drain(app: App, ws: Workspace, receiver: Receiver, n: number) {
+/** Wait until `n` attempts were recorded (settled in the database) in this process. */
+function recorded(app: App, n: number): Promise<void> {
+  let seen = 0;
+  return new Promise<void>((ok) => {
+    const on = (e: { recorded: boolean }) => {
+      if (e.recorded && ++seen >= n) {
+        app.events.off('webhooks.attempted', on);
+        ok();
+      }
+    };
+    app.events.on('webhooks.attempted', on);
+  });
+}
+
+/** Queue n events with no worker running, then time the worker draining them (until every attempt is recorded). */
+async function drain(app: App, ws: Workspace, receivers: Receivers, n: number) {
   for (const id of await makeArticles(app, ws, n)) await publishArticle(app, ws, id);
-  const target = receiver.count + n;
+  const done = recorded(app, n);
   const started = performance.now();
-  const done = new Promise<void>((ok) => (receiver.onRequest = () => receiver.count >= target && ok()));
   const worker = startWebhookWorker(app);
   await done;
   const ms = performance.now() - started;
   await worker.stop();
-  receiver.onRequest = null;
   const durations = (await app.db('webhook_deliveries').orderBy('created_at', 'desc').limit(n).pluck('duration_ms')).map(Number).sort((a, b) => a - b);
   return { ms, reqPerSec: (n * 1000) / ms, p50: pct(durations, 50), p99: pct(durations, 99) };
 }
 
-/** One publish at a time with the worker running: time from publishArticle() to the request at the receiver. */
-async function publishLatency(app: App, ws: Workspace, receiver: Receiver, runs: number) {
+/**
+ * With the worker running, `runs` publishes in waves of `wave` (1: one at a time, waiting for
+ * each delivery; more: a burst, publishes back to back): time from publishArticle() returning
+ * to the receiver having answered that article's event.
+ */
+async function publishLatency(app: App, ws: Workspace, receivers: Receivers, runs: number, wave: number) {
   const ids = await makeArticles(app, ws, runs);
   const worker = startWebhookWorker(app);
   const times: number[] = [];
-  for (const id of ids) {
-    const target = receiver.count + 1;
-    const arrived = new Promise<void>((ok) => (receiver.onRequest = () => receiver.count >= target && ok()));
-    const t = performance.now();
-    await publishArticle(app, ws, id);
-    await arrived;
-    times.push(performance.now() - t);
+  const returned = new Map<string, number>();
+  const answered = new Map<string, number>();
+  let waiting: (() => void) | null = null;
+  receivers.onAnswer = (m) => {
+    answered.set(m.article, performance.now());
+    if (answered.size >= returned.size) waiting?.();
+  };
+  const started = performance.now();
+  for (let i = 0; i < ids.length; i += wave) {
+    const batch = ids.slice(i, i + wave);
+    const all = new Promise<void>((ok) => (waiting = () => batch.every((id) => answered.has(id)) && ok()));
+    for (const id of batch) {
+      await publishArticle(app, ws, id);
+      returned.set(id, performance.now());
+    }
+    waiting!();
+    await all;
   }
-  receiver.onRequest = null;
+  const ms = performance.now() - started;
+  receivers.onAnswer = null;
   await worker.stop();
-  const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  for (const id of ids) times.push(answered.get(id)! - returned.get(id)!);
   times.sort((a, b) => a - b);
-  return { reqPerSec: 1000 / mean, p50: pct(times, 50), p99: pct(times, 99) };
+  return { reqPerSec: (runs * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99) };
+}
+
+/**
+ * 100 workspaces, each with its own receiver: #1 answers after 2 s, #2 with 500, #3 with 410,
+ * the rest at once. `k` events each are queued, then the worker runs until the healthy ones
+ * have all answered: their deliveries/s, and how many the slow one had answered by then.
+ */
+async function manyReceivers(app: App, receivers: Receivers, k: number) {
+  const spaces: Workspace[] = [];
+  for (let i = 0; i < receivers.urls.length; i++) spaces.push(await workspace(app, `r${i}-${Date.now().toString(36)}.example`, receivers.urls[i]));
+  for (const ws of spaces) for (const id of await makeArticles(app, ws, k)) await publishArticle(app, ws, id);
+  const healthy = new Set(receivers.urls.map((_, i) => i).filter((i) => i === 0 || i >= 4));
+  const target = healthy.size * k;
+  let got = 0;
+  let slowAnswered = 0;
+  const times: number[] = [];
+  const started = performance.now();
+  const done = new Promise<void>((ok) => {
+    receivers.onAnswer = (m) => {
+      if (m.i === 1) slowAnswered++;
+      if (!healthy.has(m.i)) return;
+      times.push(performance.now() - started);
+      if (++got >= target) ok();
+    };
+  });
+  const worker = startWebhookWorker(app);
+  await done;
+  const ms = performance.now() - started;
+  const slowAtEnd = slowAnswered;
+  receivers.onAnswer = null;
+  await worker.stop(AbortSignal.timeout(50));
+  times.sort((a, b) => a - b);
+  return { ms, healthy: target, reqPerSec: (target * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), slowAnswered: slowAtEnd };
+}
+
+async function admin(connectionString: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+// `node dist/bench/webhooks.js [--quick]`: this bench alone.
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  runBench({ quick: process.argv.includes('--quick') })
+    .then((rs) => {
+      for (const r of rs) process.stdout.write(`${r.name}: ${r.reqPerSec.toFixed(0)}/s p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms; baseline ${r.baselineReqPerSec.toFixed(0)}/s; ratio ${r.ratio.toFixed(2)}\n`);
+      process.exit(0);
+    })
+    .catch((err) => {
+      process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+      process.exit(1);
+    });
 }

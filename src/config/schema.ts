@@ -77,7 +77,10 @@ export const configSchema = z
     webhooks: z
       .object({
         timeout: duration().default('15s'),
-        concurrency: z.coerce.number().int().min(1).max(64).default(4),
+        /** Attempts in flight at once in one daemon, across every receiver. */
+        concurrency: z.coerce.number().int().min(1).max(256).default(16),
+        /** Attempts in flight at once to one receiver (one workspace's webhook): a slow receiver holds at most this many. */
+        concurrencyPerReceiver: z.coerce.number().int().min(1).max(64).default(4),
         retrySchedule: z.array(duration()).default(['30s', '2m', '10m', '1h', '3h', '6h', '12h', '24h']),
         /** Disable a webhook whose every delivery failed for this long. */
         disableAfter: duration().default('5d'),

@@ -8,7 +8,7 @@ import { indexRow, insertRun, termsOf, touchState } from './bulk-store.js';
 import { type RankGroup, catGroup, closeSlot, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { blockFor, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { indexForSearch, removeFromSearch } from './search-store.js';
-import { type Snapshot, buildSnapshot } from './snapshot.js';
+import { type RenderedBody, type Snapshot, buildSnapshot } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
 type Row = Record<string, any>;
@@ -23,13 +23,13 @@ const byRank = (a: Snapshot, b: Snapshot) =>
  * stay put when publishedAt and category did not change. New posts newer than everything served
  * are appended in bulk; older ones (an imported archive under newer posts) are slotted in.
  */
-export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication }>): Promise<void> {
+export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication; rendered?: RenderedBody }>): Promise<void> {
   if (entries.length === 0) return;
   const now = nowIso(ctx.clock);
   // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks
   // read below cannot move under us.
   await touchState(trx, ws.id, now);
-  const snaps = entries.map((e) => buildSnapshot(ws, e.article, e.publication)).sort(byRank);
+  const snaps = entries.map((e) => buildSnapshot(ws, e.article, e.publication, e.rendered)).sort(byRank);
   const indexed = new Set<string>();
   for (let i = 0; i < snaps.length; i += 500) {
     const rows = await trx('content_index').whereIn('article_id', snaps.slice(i, i + 500).map((x) => x.index.id)).select('article_id');

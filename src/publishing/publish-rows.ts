@@ -11,6 +11,7 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { writeSnapshots } from '../content/snapshot-store.js';
+import { type RenderedBody, renderBody } from '../content/snapshot.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
 export interface PublishResult {
@@ -59,10 +60,13 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const firsts: Publication[] = [];
   const republished: Array<{ articleId: string; connectorId: string }> = [];
   const events: Array<Parameters<typeof enqueueArticleEvent>[2]> = [];
-  const snapshots: Array<{ article: Article; publication: Publication }> = [];
+  const snapshots: Array<{ article: Article; publication: Publication; rendered: RenderedBody }> = [];
   const results: PublishResult[] = [];
   for (const article of order) {
     const targets: PublishResult['targets'] = [];
+    // Rendered once for the content snapshot and the webhook event alike (issue 25).
+    let body: RenderedBody | undefined;
+    const rendered = () => (body ??= renderBody(article.bodyMarkdown));
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;
@@ -75,8 +79,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
         firsts.push(publication);
       }
       const event = prev ? 'article.updated' : 'article.published';
-      if (connector.kind === 'headless') snapshots.push({ article, publication });
-      else events.push({ event, workspace: ws, connector, article, publication });
+      if (connector.kind === 'headless') snapshots.push({ article, publication, rendered: rendered() });
+      else events.push({ event, workspace: ws, connector, article, publication, rendered: rendered() });
       targets.push({ kind: connector.kind, event });
     }
     results.push({ article, targets });

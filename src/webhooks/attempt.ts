@@ -6,12 +6,12 @@ import { withTransaction } from '../db/tx.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settleDelivered, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
-import { type EventRow, insertDelivery } from './store.js';
+import { type EventRow, insertDeliveries } from './store.js';
 
 export interface AttemptOutcome {
   deliveryId: string;
@@ -38,6 +38,18 @@ export interface AttemptOptions {
   onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
 }
 
+/** An attempt made (the receiver answered, or not) and not yet recorded. */
+export interface SentAttempt {
+  event: EventRow;
+  connector: Connector;
+  lease: LeaseRef;
+  outcome: AttemptOutcome;
+  next: ReturnType<typeof nextState>;
+  /** The publishedUrl the receiver answered, to store (publish and update only). */
+  url: string | null;
+  finishedAt: Date;
+}
+
 /**
  * One delivery attempt of an event leased to `lease`: build the payload anew, sign the exact
  * bytes, POST, then, only while the lease is still ours, log the attempt and settle the event
@@ -45,16 +57,27 @@ export interface AttemptOptions {
  * (410 disables it; failing for webhooks.disableAfter disables it).
  */
 export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, opts: AttemptOptions = {}): Promise<AttemptOutcome> {
+  const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
+  const sent = await sendAttempt(ctx, event, connector, lease, publication ? (publication.publishedUrl ?? null) : undefined, opts.signal);
+  await recordAttempts(ctx, [sent], opts.onRecorded);
+  return sent.outcome;
+}
+
+/**
+ * The sending half of an attempt: payload (the event's stored HTML, a new deliveryId and
+ * deliveredAt), signature over the exact bytes sent, one POST. `publishedUrl`: the
+ * publication's now, or undefined when there is none (test, deleted article).
+ */
+export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, publishedUrl: string | null | undefined, signal?: AbortSignal): Promise<SentAttempt> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
-  const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
   const payload = buildPayload({
     event: event.event,
     eventId: event.id,
     deliveryId,
     deliveredAt: now.toISOString(),
     snapshot: event.snapshot,
-    publishedUrl: publication ? (publication.publishedUrl ?? event.snapshot.publication.publishedUrl) : undefined,
+    publishedUrl: publishedUrl === undefined ? undefined : (publishedUrl ?? event.snapshot.publication.publishedUrl),
   });
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
   const headers = {
@@ -64,45 +87,81 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
     'X-Service-Delivery': deliveryId,
     'X-Service-Event-Id': event.id,
   };
-  const res = await postOnce(new URL(connector.url!), body, headers, ctx.config.webhooks, opts.signal);
+  const res = await postOnce(new URL(connector.url!), body, headers, ctx.config.webhooks, signal);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const error = ok ? null : (res.error ?? describeStatus(res.status!));
   const finishedAt = ctx.clock.now();
   const next = nextState(ctx, event, { ok, status: res.status, retryAfter: res.headers['retry-after'], at: finishedAt });
   const outcome: AttemptOutcome = { deliveryId, ok, status: res.status, error, durationMs: res.durationMs, response: res.body, eventStatus: next.status, nextAttemptAt: next.nextAttemptAt ?? null, recorded: false };
-  const url = ok && publication && (event.event === 'article.published' || event.event === 'article.updated') ? publishedUrlFrom(res.body) : null;
+  const url = ok && publishedUrl !== undefined && (event.event === 'article.published' || event.event === 'article.updated') ? publishedUrlFrom(res.body) : null;
+  return { event, connector, lease, outcome, next, url, finishedAt };
+}
 
-  outcome.recorded = await withTransaction(ctx.db, async (trx) => {
-    const at = leaseTime(ctx, finishedAt);
-    if (!(await settleLeased(trx, event.id, lease, at, { ...next, lastStatus: res.status, lastError: error }))) return false;
-    await insertDelivery(trx, {
-      id: deliveryId,
-      eventId: event.id,
-      workspaceId: event.workspaceId,
-      articleId: event.articleId,
-      event: event.event,
-      attempt: event.attempts + 1,
-      url: connector.url!,
-      ok,
-      statusCode: res.status,
-      durationMs: res.durationMs,
-      error,
-      responseExcerpt: res.body || null,
-      createdAt: at.now,
-    });
-    if (url) await publications.setPublishedUrl(trx, event.articleId, event.connectorId, url);
-    await opts.onRecorded?.(trx, outcome);
-    return true;
+/**
+ * The recording half, for one attempt or a batch (the worker's group commit): in one
+ * transaction, each attempt whose lease is still ours settles its event and is logged; the
+ * others record nothing (`outcome.recorded` stays false). Successes under one lease settle in
+ * one statement and the log lines go in one insert. Then connector health, metrics, and
+ * `webhooks.attempted` for each.
+ */
+export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
+  if (list.length === 0) return;
+  await withTransaction(ctx.db, async (trx) => {
+    // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
+    const recorded = new Set<string>();
+    const delivered = new Map<string, SentAttempt[]>();
+    for (const s of list) {
+      if (s.next.status === 'delivered') {
+        const key = `${s.lease.holderId} ${s.lease.token} ${s.outcome.status}`;
+        delivered.set(key, [...(delivered.get(key) ?? []), s]);
+      } else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) {
+        recorded.add(s.event.id);
+      }
+    }
+    for (const group of delivered.values()) {
+      const { lease, outcome } = group[0];
+      const last = new Date(Math.max(...group.map((s) => s.finishedAt.getTime())));
+      for (const id of await settleDelivered(trx, group.map((s) => s.event.id), lease, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
+    }
+    const done = list.filter((s) => recorded.has(s.event.id));
+    await insertDeliveries(
+      trx,
+      done.map(({ event, connector, outcome, finishedAt }) => ({
+        id: outcome.deliveryId,
+        eventId: event.id,
+        workspaceId: event.workspaceId,
+        articleId: event.articleId,
+        event: event.event,
+        attempt: event.attempts + 1,
+        url: connector.url!,
+        ok: outcome.ok,
+        statusCode: outcome.status,
+        durationMs: outcome.durationMs,
+        error: outcome.error,
+        responseExcerpt: outcome.response || null,
+        createdAt: finishedAt.toISOString(),
+      })),
+    );
+    for (const s of done) {
+      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
+      s.outcome.recorded = true;
+      await onRecorded?.(trx, s.outcome);
+    }
+  }).catch((err: unknown) => {
+    for (const s of list) s.outcome.recorded = false;
+    throw err;
   });
-  if (!outcome.recorded) {
-    ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
-  } else {
-    await updateHealth(ctx, connector, { ok, status: res.status, event: event.event, at: finishedAt });
-    if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status: res.status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+  for (const { event, connector, outcome, finishedAt } of list) {
+    const { deliveryId, ok, status, error } = outcome;
+    if (!outcome.recorded) {
+      ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
+    } else {
+      await updateHealth(ctx, connector, { ok, status, event: event.event, at: finishedAt });
+      if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+    }
+    ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
+    ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   }
-  ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
-  ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
-  return outcome;
 }
 
 /**

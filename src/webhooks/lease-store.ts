@@ -41,21 +41,31 @@ const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) =
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
+/** A due event, as much as deciding whether to claim it needs. */
+export interface DueRef {
+  id: string;
+  connectorId: string;
+}
+
 /**
- * Pending events that are due, not validly leased, on an enabled connector, and first in line
- * for their article (decisions.md, Webhook order: a later event waits for the earlier one to settle).
+ * Pending events that are due, not validly leased, on an enabled connector (not one of
+ * `skipConnectors`: those at their concurrency bound), and first in line for their article
+ * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first.
+ * Only ids: the rows come with the claim (claimEvents), for the events actually taken.
  */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[]): Promise<EventRow[]> {
-  const rows = await db('webhook_events as e')
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = []): Promise<DueRef[]> {
+  const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.*')
+    .select('e.id', 'e.connector_id')
     .where('e.status', 'pending')
     .where('e.next_attempt_at', '<=', at.now)
     .where(leaseVoid(db, at, 'e'))
-    .where('c.enabled', true)
-    .whereNotIn('e.id', exclude)
-    .whereNotExists((q) =>
-      q
+    .where('c.enabled', true);
+  if (exclude.length > 0) q.whereNotIn('e.id', exclude);
+  if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
+  const rows = await q
+    .whereNotExists((w) =>
+      w
         .select(db.raw('1'))
         .from('webhook_events as p')
         .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
@@ -65,13 +75,14 @@ export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exc
     )
     .orderBy('e.seq')
     .limit(limit);
-  return rows.map(toEvent);
+  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
 }
 
-/** Take the lease on a due event; false when someone else validly holds it (or it is no longer pending and due). */
-export async function claimEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
-  const n = await db('webhook_events').where({ id, status: 'pending' }).where('next_attempt_at', '<=', at.now).where(leaseVoid(db, at)).update(leaseFields(lease));
-  return Number(n) === 1;
+/** Take the lease on these due events in one statement; returns the rows taken (those nobody else validly holds, still pending and due), in seq order. */
+export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<EventRow[]> {
+  if (ids.length === 0) return [];
+  const rows: Array<Record<string, unknown>> = await db('webhook_events').whereIn('id', ids).where('status', 'pending').where('next_attempt_at', '<=', at.now).where(leaseVoid(db, at)).update(leaseFields(lease), '*');
+  return rows.map(toEvent).sort((a, b) => a.seq - b.seq);
 }
 
 type ArticleScope = { connectorId: string; articleId: string };
@@ -138,6 +149,23 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
       ...LEASE_CLEARED,
     });
   return Number(n) === 1;
+}
+
+/**
+ * Settle as delivered, in one statement, those of these events (all leased under `lease`, each
+ * attempted once more, answered with `lastStatus`) whose lease is still ours; returns their ids.
+ * What settleLeased does for one event, for a batch of successes.
+ */
+export async function settleDelivered(db: Queryable, ids: string[], lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime, lastStatus: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows: Array<{ id: string }> = await db('webhook_events')
+    .whereIn('id', ids)
+    .where(leaseOurs(lease, at))
+    .update(
+      { status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED },
+      ['id'],
+    );
+  return rows.map((r) => r.id);
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

@@ -26,6 +26,8 @@ export interface ArticleEventArgs {
   article: Article;
   /** Null for an unpublish sent to a receiver that shows an article svc has no publication of (forceNotify). */
   publication: Publication | null;
+  /** The body as the publish rendered it (shared with the content snapshot): no attempt renders it again. */
+  rendered?: { html: string; words: number };
 }
 
 /**
@@ -42,7 +44,7 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
     connectorId: args.connector.id,
     articleId: args.article.id,
     event: args.event,
-    snapshot: snapshotOf(args.workspace, args.article, args.publication),
+    snapshot: snapshotOf(args.workspace, args.article, args.publication, args.rendered),
     now: ctx.clock.now().toISOString(),
     lease,
   });

@@ -23,6 +23,13 @@ export interface EventSnapshot {
     targetLength: number;
     seoScore: number | null;
     bodyMarkdown: string | null;
+    /**
+     * The body rendered once when the event was written (shared with the content snapshot of the
+     * same publish), and its word count; absent on events written without them (an unpublish, a
+     * delete, rows of earlier versions), which are rendered per attempt.
+     */
+    bodyHtml?: string | null;
+    wordCount?: number;
   };
   publication: { publishedAt: string | null; publishedUrl: string | null };
 }
@@ -41,7 +48,8 @@ export interface WebhookPayload {
   };
 }
 
-export function snapshotOf(ws: Workspace, article: Article, publication: Publication | null): EventSnapshot {
+/** `rendered`: the body as the publish rendered it (renderBody of content/snapshot.ts), so no attempt renders it again. */
+export function snapshotOf(ws: Workspace, article: Article, publication: Publication | null, rendered?: { html: string; words: number }): EventSnapshot {
   return {
     workspace: { id: ws.id, name: ws.name, websiteUrl: ws.websiteUrl },
     article: {
@@ -57,14 +65,15 @@ export function snapshotOf(ws: Workspace, article: Article, publication: Publica
       seoScore: article.seoScore,
       // The H1 is the title (decisions.md), so the body starts after it, as in the content API.
       bodyMarkdown: withoutFirstH1(article.bodyMarkdown),
+      ...(rendered ? { bodyHtml: rendered.html, wordCount: rendered.words } : {}),
     },
     publication: { publishedAt: publication?.firstPublishedAt ?? null, publishedUrl: publication?.publishedUrl ?? null },
   };
 }
 
-/** The payload of one attempt: new deliveryId and deliveredAt, html rendered now. */
+/** The payload of one attempt: new deliveryId and deliveredAt; the html of the event (rendered now only when the event does not carry it). */
 export function buildPayload(args: { event: WebhookEventName; eventId: string; deliveryId: string; deliveredAt: string; snapshot: EventSnapshot; publishedUrl?: string | null }): WebhookPayload {
-  const { bodyMarkdown, ...article } = args.snapshot.article;
+  const { bodyMarkdown, bodyHtml, wordCount: words, ...article } = args.snapshot.article;
   return {
     event: args.event,
     eventId: args.eventId,
@@ -73,10 +82,10 @@ export function buildPayload(args: { event: WebhookEventName; eventId: string; d
     workspace: args.snapshot.workspace,
     article: {
       ...article,
-      wordCount: bodyMarkdown ? wordCount(bodyMarkdown) : 0,
+      wordCount: words ?? (bodyMarkdown ? wordCount(bodyMarkdown) : 0),
       publishedAt: args.snapshot.publication.publishedAt,
       publishedUrl: args.publishedUrl !== undefined ? args.publishedUrl : args.snapshot.publication.publishedUrl,
-      body: { markdown: bodyMarkdown, html: bodyMarkdown === null ? null : renderHtml(bodyMarkdown) },
+      body: { markdown: bodyMarkdown, html: bodyMarkdown === null ? null : (bodyHtml ?? renderHtml(bodyMarkdown)) },
     },
   };
 }

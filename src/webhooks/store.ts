@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/connect.js';
+import { type Connector, toConnector } from '../connectors/store.js';
 import type { EventSnapshot, WebhookEventName } from './payload.js';
 
 // Knex access to webhook_events rows and the webhook_deliveries log. Leases: lease-store.ts.
@@ -129,22 +130,49 @@ const toDelivery = (r: Row): DeliveryRow => ({
   createdAt: r.created_at,
 });
 
-export async function insertDelivery(db: Queryable, d: DeliveryRow): Promise<void> {
-  await db('webhook_deliveries').insert({
-    id: d.id,
-    event_id: d.eventId,
-    workspace_id: d.workspaceId,
-    article_id: d.articleId,
-    event: d.event,
-    attempt: d.attempt,
-    url: d.url,
-    ok: d.ok,
-    status_code: d.statusCode,
-    duration_ms: d.durationMs,
-    error: d.error,
-    response_excerpt: d.responseExcerpt,
-    created_at: d.createdAt,
-  });
+const deliveryRow = (d: DeliveryRow) => ({
+  id: d.id,
+  event_id: d.eventId,
+  workspace_id: d.workspaceId,
+  article_id: d.articleId,
+  event: d.event,
+  attempt: d.attempt,
+  url: d.url,
+  ok: d.ok,
+  status_code: d.statusCode,
+  duration_ms: d.durationMs,
+  error: d.error,
+  response_excerpt: d.responseExcerpt,
+  created_at: d.createdAt,
+});
+
+/** Log attempts (one statement per 500). */
+export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {
+  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
+}
+
+/**
+ * The publishedUrl of each event's publication now (a receiver's answer to an earlier event may
+ * have set it), by event id; events whose publication is gone (a deleted article) are absent.
+ */
+export async function currentPublishedUrls(db: Queryable, events: Array<Pick<EventRow, 'id' | 'articleId' | 'connectorId'>>): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (let i = 0; i < events.length; i += 500) {
+    const part = events.slice(i, i + 500);
+    const rows = await db('publications').whereIn('article_id', [...new Set(part.map((e) => e.articleId))]).select('article_id', 'connector_id', 'published_url');
+    const byKey = new Map(rows.map((r: Row) => [`${r.article_id} ${r.connector_id}`, (r.published_url as string | null) ?? null]));
+    for (const e of part) {
+      const key = `${e.articleId} ${e.connectorId}`;
+      if (byKey.has(key)) out.set(e.id, byKey.get(key)!);
+    }
+  }
+  return out;
+}
+
+/** The connectors with these ids (the worker's claims). */
+export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
+  if (ids.length === 0) return new Map();
+  return new Map((await db('connectors').whereIn('id', ids)).map((r) => [r.id as string, toConnector(r)]));
 }
 
 export async function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {

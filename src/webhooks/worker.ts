@@ -1,33 +1,52 @@
-import PQueue from 'p-queue';
 import type { Ctx } from '../context.js';
+import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
 import type { Job } from '../jobs/job.js';
-import { ANSWERED_AT_ONCE, attemptEvent } from './attempt.js';
+import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
+import { groupCommit } from './group-commit.js';
 import { HEARTBEAT_KEPT_MS, pruneHeartbeats } from './heartbeat-store.js';
 import { type LeaseHolder, holderAlive, leaseTime, maySend, newLease, startHolder } from './lease.js';
-import { type LeaseRef, claimEvent, dueEvents, releaseLeases } from './lease-store.js';
+import { type LeaseRef, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
-import type { EventRow } from './store.js';
+import { type EventRow, connectorsByIds, currentPublishedUrls } from './store.js';
 
 interface Claim {
   event: EventRow;
+  /** The publication's publishedUrl at the claim, undefined without a publication (deleted article). */
+  publishedUrl: string | null | undefined;
   lease: LeaseRef;
+  connector: Connector;
+  claimedAt: number;
   abort: AbortController;
-  /** Set once the attempt starts; claims still waiting in the queue are given back on stop. */
+  /** Set once the attempt starts; claims still waiting for a slot are given back on stop. */
   running?: Promise<void>;
 }
 
+/** A claim that waited longer than this reads its connector again before sending (disabled or changed meanwhile?). */
+const CONNECTOR_FRESH_MS = 1_000;
+
 /**
- * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed with a lease
- * (several daemons and the CLI may share the database), delivered by a p-queue of
- * webhooks.concurrency, and looked for every webhooks.pollInterval (rows written by other
- * processes) and at once on `webhooks.enqueued` or when an attempt finishes (the next event of
- * that article may be due). The worker's heartbeat keeps its leases alive.
+ * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
+ * with one lease (several daemons and the CLI may share the database) and sent with at most
+ * webhooks.concurrency attempts in flight, at most webhooks.concurrencyPerReceiver of them to one
+ * receiver (one workspace's webhook), taking receivers in turn: a slow receiver holds its own
+ * slots, never the others'. Results are recorded by group commit (one transaction for the
+ * attempts that ended meanwhile). The worker looks for due rows at once on `webhooks.enqueued`
+ * and after each commit (the next event of an article may be due), and every
+ * webhooks.pollInterval (rows written by other processes). Its heartbeat keeps its leases alive.
  */
 export function startWebhookWorker(ctx: Ctx): Job {
-  const queue = new PQueue({ concurrency: ctx.config.webhooks.concurrency });
+  const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
   const claims = new Map<string, Claim>();
+  /** Claims waiting for a slot, per connector, in claim order; the Map's order is the turn order. */
+  const waiting = new Map<string, Claim[]>();
+  const queued = new Map<string, number>(); // connector id -> claims waiting for a slot
+  const sending = new Map<string, number>(); // connector id -> requests in flight
+  let inFlight = 0;
+  let recording = 0; // attempts answered, waiting for their group commit
+  /** When an attempt to the connector last failed: claims made before re-read the connector (410 disables it). */
+  const failedAt = new Map<string, number>();
   let holder: LeaseHolder | null = null;
   let stopped = false;
   let ticking: Promise<void> | null = null;
@@ -35,10 +54,47 @@ export function startWebhookWorker(ctx: Ctx): Job {
   let timer: NodeJS.Timeout | undefined;
   let pruneAt = 0;
 
+  // The worker's own writes (claims, group commits) take turns: on SQLite two of them at once on
+  // two pooled connections would only wait for each other's write lock (busy waits and retries).
+  let writing: Promise<unknown> = Promise.resolve();
+  const serially = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = writing.then(fn, fn);
+    writing = p.catch(() => undefined);
+    return p;
+  };
+
+  const record = groupCommit<SentAttempt>(async (list) => {
+    try {
+      await serially(() => recordAttempts(ctx, list));
+    } catch (err) {
+      // The leases run out and the events are tried again; nothing is lost.
+      ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
+    }
+    wake();
+  });
+
+  const count = (m: Map<string, number>, id: string, by: number) => {
+    const n = (m.get(id) ?? 0) + by;
+    if (n > 0) m.set(id, n);
+    else m.delete(id);
+  };
+
+
   const run = async (c: Claim, h: LeaseHolder) => {
     const { event, lease } = c;
+    let slot = true;
+    const freeSlot = () => {
+      if (!slot) return;
+      slot = false;
+      inFlight--;
+      count(sending, event.connectorId, -1);
+      pump();
+    };
     try {
-      const connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
+      let connector: Connector | undefined = c.connector;
+      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.claimedAt) {
+        connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
+      }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
         // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
         await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
@@ -46,14 +102,41 @@ export function startWebhookWorker(ctx: Ctx): Job {
         // Only ever sent by the process waiting for it; here because that process is gone.
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
       } else {
-        await attemptEvent(ctx, event, connector, lease, { signal: c.abort.signal });
+        const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, c.abort.signal);
+        if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
+        recording++;
+        freeSlot(); // the receiver has answered: its slot goes to the next attempt while this one is recorded
+        await record(sent).finally(() => recording--);
       }
     } catch (err) {
       // The lease runs out and the event is tried again; nothing is lost.
       ctx.log.error({ err, eventId: event.id }, 'webhook attempt could not be recorded');
     } finally {
+      freeSlot();
       claims.delete(event.id);
       wake();
+    }
+  };
+
+  /** Start waiting claims while slots are free, receivers in turn. */
+  const pump = () => {
+    if (stopped || !holder) return;
+    const h = holder;
+    let started = true;
+    while (started && inFlight < concurrency) {
+      started = false;
+      for (const [connectorId, list] of waiting) {
+        if (inFlight >= concurrency) break;
+        if ((sending.get(connectorId) ?? 0) >= concurrencyPerReceiver) continue;
+        const c = list.shift()!;
+        count(queued, connectorId, -1);
+        waiting.delete(connectorId);
+        if (list.length > 0) waiting.set(connectorId, list); // to the back of the turn order
+        inFlight++;
+        count(sending, connectorId, 1);
+        c.running = run(c, h);
+        started = true;
+      }
     }
   };
 
@@ -65,26 +148,44 @@ export function startWebhookWorker(ctx: Ctx): Job {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
+    // Keep up to twice the slots claimed and waiting (per receiver and in all), so a slot never
+    // waits on a database round trip; attempts being recorded do not count.
+    const perReceiver = 2 * concurrencyPerReceiver;
     for (;;) {
-      // Claim up to twice the concurrency so the queue never waits on a database round trip.
-      const capacity = 2 * ctx.config.webhooks.concurrency - claims.size;
+      const capacity = 2 * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
       const at = leaseTime(ctx, now);
-      const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()]);
-      if (due.length === 0) return;
-      let claimed = 0;
-      for (const event of due) {
-        if (stopped) return;
-        const lease = newLease(ctx, h, now);
-        if (!(await claimEvent(ctx.db, event.id, lease, at))) continue;
-        claimed++;
-        const c: Claim = { event: { ...event, leaseToken: lease.token }, lease, abort: new AbortController() };
+      const room = (id: string) => perReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
+      const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => room(id) <= 0);
+      const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full);
+      const taking = new Map<string, number>();
+      const pick = due.filter((e) => {
+        const n = taking.get(e.connectorId) ?? 0;
+        if (n >= room(e.connectorId)) return false;
+        taking.set(e.connectorId, n + 1);
+        return true;
+      });
+      if (pick.length === 0 || stopped) return;
+      const lease = newLease(ctx, h, now);
+      const taken = await serially(() => claimEvents(ctx.db, pick.map((e) => e.id), lease, at));
+      if (taken.length === 0) return;
+      const [connectors, urls] = await Promise.all([connectorsByIds(ctx.db, [...taking.keys()]), currentPublishedUrls(ctx.db, taken)]);
+      const claimedAt = Date.now();
+      for (const event of taken) {
+        const connector = connectors.get(event.connectorId);
+        if (!connector) {
+          await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
+          continue;
+        }
+        const c: Claim = { event, publishedUrl: urls.get(event.id), lease, connector, claimedAt, abort: new AbortController() };
         claims.set(event.id, c);
-        void queue.add(() => (c.running = run(c, h)));
+        count(queued, event.connectorId, 1);
+        waiting.set(event.connectorId, [...(waiting.get(event.connectorId) ?? []), c]);
       }
-      if (claimed === 0) return;
+      pump();
+      if (stopped) return;
     }
   };
 
@@ -110,8 +211,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
     return ticking;
   };
 
+  let woken = false;
   const wake = () => {
-    if (!stopped) setImmediate(tick);
+    if (stopped || woken) return;
+    woken = true; // one tick for every wake of one event-loop turn
+    setImmediate(() => {
+      woken = false;
+      void tick();
+    });
   };
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(tick, 0);
@@ -130,14 +237,15 @@ export function startWebhookWorker(ctx: Ctx): Job {
       clearTimeout(timer);
       ctx.events.off('webhooks.enqueued', wake);
       if (ticking) await ticking;
-      queue.clear();
-      const waiting = [...claims.values()].filter((c) => !c.running);
-      for (const c of waiting) claims.delete(c.event.id);
-      await release(waiting);
-      const inFlight = [...claims.values()];
-      const all = Promise.all(inFlight.map((c) => c.running));
+      const notStarted = [...waiting.values()].flat();
+      waiting.clear();
+      queued.clear();
+      for (const c of notStarted) claims.delete(c.event.id);
+      await release(notStarted);
+      const started = [...claims.values()];
+      const all = Promise.all(started.map((c) => c.running));
       let finished = true;
-      if (inFlight.length > 0 && deadline) {
+      if (started.length > 0 && deadline) {
         finished = await new Promise<boolean>((resolve) => {
           const onAbort = () => resolve(false);
           if (deadline.aborted) return resolve(false);
@@ -149,9 +257,9 @@ export function startWebhookWorker(ctx: Ctx): Job {
         });
         if (!finished) {
           // Release before aborting, so an attempt that ends now finds its lease gone and records nothing.
-          await release(inFlight);
-          for (const c of inFlight) c.abort.abort();
-          ctx.log.warn({ events: inFlight.map((c) => c.event.id) }, 'shutdown deadline: webhook attempts in flight given up; their events go to the next daemon');
+          await release(started);
+          for (const c of started) c.abort.abort();
+          ctx.log.warn({ events: started.map((c) => c.event.id) }, 'shutdown deadline: webhook attempts in flight given up; their events go to the next daemon');
         }
       }
       await all;

@@ -49,15 +49,12 @@ export function checkMessages(body: unknown, protocolHeader: string | undefined)
 type Id = string | number;
 
 /**
- * Who a refusal of the whole POST answers (JSON-RPC 2.0 §5): the request's id; for a batch, an
- * error for each request in it (an array); null when no id can be read.
+ * Who a refusal of the whole POST answers (JSON-RPC 2.0 §5): a single request's id; null when
+ * no id can be read, and for a batch (one error for all of it, never one per element: a
+ * refusal must not cost more to write than the request cost to send).
  */
-export function replyIds(body: unknown): Id | null | Id[] {
-  const idOf = (m: unknown): Id | undefined => {
-    const o = m as { id?: unknown; method?: unknown } | null;
-    return o && typeof o === 'object' && typeof o.method === 'string' && (typeof o.id === 'string' || typeof o.id === 'number') ? o.id : undefined;
-  };
-  if (!Array.isArray(body)) return idOf(body) ?? null;
-  const ids = body.map(idOf).filter((id): id is Id => id !== undefined);
-  return ids.length ? ids : null;
+export function replyIds(body: unknown): Id | null {
+  const o = body as { id?: unknown; method?: unknown } | null | undefined;
+  if (!o || typeof o !== 'object' || Array.isArray(o) || typeof o.method !== 'string') return null;
+  return typeof o.id === 'string' || typeof o.id === 'number' ? o.id : null;
 }

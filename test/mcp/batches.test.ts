@@ -23,8 +23,8 @@ describe('JSON-RPC batches and the call budget', () => {
     const second = await send(batchOf(3, 4));
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // A refusal of a batch answers each of its requests.
-    expect(await second.json()).toEqual([4, 5, 6].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } })));
+    // A refusal of a batch as a whole answers once, id null (issue 22: never one error per element).
+    expect(await second.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
     // The refused batch spent nothing: two single calls still fit, the third does not.
     expect((await send(ping(7))).status).toBe(200);
     expect((await send(ping(8))).status).toBe(200);

@@ -22,7 +22,7 @@ const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request
  * POST /api/mcp: the agent endpoint (stateless Streamable HTTP). In order: Origin (403), bearer
  * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), both before the body is
  * read; the body (415, 413, parse error), its JSON-RPC shape and batch rules (400), the call
- * budget charged one call per request in the body (429), membership and subscription (403),
+ * budget charged one call per message in the body (429), membership and subscription (403),
  * then a fresh McpServer and transport for this request. Every refusal is one JSON-RPC error:
  * with the request's id once the body was read and holds a single request, else id null.
  * GET and DELETE answer 405 (no server-initiated streams, no sessions) and cost nothing.
@@ -57,8 +57,8 @@ export function createMcpEndpoint(app: App): Middleware {
       principal = await authenticate(app, ctx, resourceMetadata);
       body = await readJsonBody(ctx, BODY_LIMIT);
       if (body.problem) throw body.problem;
-      const requests = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
-      if (requests > 0) await app.limits.mcpCalls(principal.id, requests);
+      const calls = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
+      await app.limits.mcpCalls(principal.id, calls);
       const access = await checkCallAccess(app, principal);
       await handle(app, ctx, { principal, ...access }, body.value);
     } catch (caught) {

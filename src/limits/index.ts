@@ -68,15 +68,17 @@ export function createLimits(ctx: Ctx): Limits {
     },
 
     async signInAttempt(email, address) {
-      // Per account and address pair (a stranger elsewhere cannot lock the account), and per
-      // address across accounts. The key is hashed: it bounds the length and keeps emails out of the store.
-      const pair = limit('sign-in-pair', signIn.perAccountAddress, signIn.window, true);
+      // Per address across accounts first, so an address over its limit is refused without a
+      // write (from memory once refused); then per account and address pair (a stranger elsewhere
+      // cannot lock the account). An attempt the pair refuses still counts for the address. The
+      // pair's key is hashed: it bounds the length and keeps emails out of the store.
       const byAddress = limit('sign-in-address', signIn.perAddress, signIn.window, true);
+      const pair = limit('sign-in-pair', signIn.perAccountAddress, signIn.window, true);
+      const addressTaken = await byAddress.take(address);
+      if (!addressTaken.taken) throw tooManyAttempts(addressTaken.resetAt - now());
       const pairKey = sha256Hex(`${email}\n${address}`);
       const pairTaken = await pair.take(pairKey);
       if (!pairTaken.taken) throw tooManyAttempts(pairTaken.resetAt - now());
-      const addressTaken = await byAddress.take(address);
-      if (!addressTaken.taken) throw tooManyAttempts(addressTaken.resetAt - now());
       return {
         // A good password: the pair starts over, and the address counts failures only (the
         // point goes back to the window it was taken from, if that window still runs).

@@ -148,3 +148,14 @@ describe('the MCP limit at the window boundary: at most the limit per window, on
     expect(await boundaryAttack(ds, clock)).toBeLessThanOrEqual(120);
   }, 90_000);
 });
+
+describe.skipIf(!PG_URL)('sign-in: the per-address limit is checked first', () => {
+  it('an address over its limit is refused without writing a counter per attempt', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'limits.signIn.perAddress': 3 } });
+    const rows = async () => Number((await d.app.db('rate_limits').where('key', 'like', 'sign-in-%').count({ n: '*' }))[0].n);
+    for (let i = 0; i < 3; i++) await d.app.limits.signInAttempt(`user${i}@example.com`, '203.0.113.9');
+    const before = await rows();
+    for (let i = 3; i < 20; i++) await expect(d.app.limits.signInAttempt(`user${i}@example.com`, '203.0.113.9')).rejects.toMatchObject({ code: 'too_many_attempts' });
+    expect(await rows()).toBe(before);
+  });
+});

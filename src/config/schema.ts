@@ -122,7 +122,7 @@ export const configSchema = z
       .default({}),
     mcp: z
       .object({
-        /** Calls per minute per connection or API key, every request of a JSON-RPC batch counted. */
+        /** Calls per minute per connection or API key, every JSON-RPC message counted (requests and notifications, inside a batch too). */
         rateLimitPerMinute: z.coerce.number().int().min(1).default(120),
       })
       .strict()

@@ -1,9 +1,9 @@
-import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { LeasedLimiter, LimitExceeded } from './leased-limiter.js';
-import { type LimiterStore, type StoreKind, chooseStoreKind, openLimiterStore } from './limiter-store.js';
+import { type StoreKind, chooseStoreKind, openLimiterStore } from './limiter-store.js';
+import type { Window, WindowStore } from './window-store.js';
 
 export const TOO_MANY_CALLS = 'Too many MCP calls';
 
@@ -31,21 +31,21 @@ const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 export function createLimits(ctx: Ctx): Limits {
   const { config } = ctx;
   const storeKind = chooseStoreKind(ctx);
-  let store: LimiterStore | undefined;
-  const made = new Map<string, RateLimiterAbstract>();
-  const limiter = (name: string, points: number, durationMs: number, blockInMemory: boolean) => {
+  const now = () => ctx.clock.now().getTime();
+  let opened: WindowStore | undefined;
+  const store = () => (opened ??= openLimiterStore(ctx));
+  const made = new Map<string, Limit>();
+  const limit = (name: string, points: number, windowMs: number, blockInMemory: boolean) => {
     let l = made.get(name);
-    if (!l) {
-      store ??= openLimiterStore(ctx);
-      l = store.limiter({ name, points, durationMs, blockInMemory });
-      made.set(name, l);
-    }
+    if (!l) made.set(name, (l = new Limit(store, name, points, windowMs, blockInMemory, now)));
     return l;
   };
 
   let content: LeasedLimiter | undefined;
-  const contentLimiter = () =>
-    (content ??= new LeasedLimiter(limiter('content', config.content.rateLimitPerMinute, MINUTE, true), config.content.rateLimitPerMinute, config.limits.contentLeaseSize));
+  const contentLimiter = () => {
+    const l = limit('content', config.content.rateLimitPerMinute, MINUTE, false);
+    return (content ??= new LeasedLimiter((key, n) => l.add(key, n), config.content.rateLimitPerMinute, config.limits.contentLeaseSize, now));
+  };
   const { signIn, registration } = config.limits;
 
   return {
@@ -60,51 +60,99 @@ export function createLimits(ctx: Ctx): Limits {
     },
 
     async mcpCalls(principalId, count) {
-      // No in-memory block here: a refused batch is given back, so the key may fit smaller calls.
-      const l = limiter('mcp', config.mcp.rateLimitPerMinute, MINUTE, false);
-      const refused = await over(l.consume(principalId, count));
-      if (!refused) return;
-      await l.reward(principalId, count).catch(() => undefined);
-      throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds: retrySeconds(refused.msBeforeNext) } });
+      // A batch is taken whole or not at all, in one step of the store: a refused batch changes
+      // no count, so a smaller call may still fit (hence no in-memory block either).
+      const taken = await limit('mcp', config.mcp.rateLimitPerMinute, MINUTE, false).take(principalId, count);
+      if (taken.taken) return;
+      throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds: retrySeconds(taken.resetAt - now()) } });
     },
 
     async signInAttempt(email, address) {
-      // Per account and address pair (a stranger elsewhere cannot lock the account), and per
-      // address across accounts. The key is hashed: it bounds the length and keeps emails out of the store.
-      const pair = limiter('sign-in-pair', signIn.perAccountAddress, signIn.window, true);
-      const byAddress = limiter('sign-in-address', signIn.perAddress, signIn.window, true);
+      // Per address across accounts first, so an address over its limit is refused without a
+      // write (from memory once refused); then per account and address pair (a stranger elsewhere
+      // cannot lock the account). An attempt the pair refuses still counts for the address. The
+      // pair's key is hashed: it bounds the length and keeps emails out of the store.
+      const byAddress = limit('sign-in-address', signIn.perAddress, signIn.window, true);
+      const pair = limit('sign-in-pair', signIn.perAccountAddress, signIn.window, true);
+      const addressTaken = await byAddress.take(address);
+      if (!addressTaken.taken) throw tooManyAttempts(addressTaken.resetAt - now());
       const pairKey = sha256Hex(`${email}\n${address}`);
-      const refused = (await over(pair.consume(pairKey))) ?? (await over(byAddress.consume(address)));
-      if (refused) throw tooManyAttempts(refused.msBeforeNext);
+      const pairTaken = await pair.take(pairKey);
+      if (!pairTaken.taken) throw tooManyAttempts(pairTaken.resetAt - now());
       return {
-        // A good password: the pair starts over, and the address counts failures only.
+        // A good password: the pair starts over, and the address counts failures only (the
+        // point goes back to the window it was taken from, if that window still runs).
         succeeded: async () => {
-          await Promise.all([pair.delete(pairKey), byAddress.reward(address, 1)]).catch(() => undefined);
+          await Promise.all([pair.delete(pairKey), byAddress.giveBack(address, 1, addressTaken.resetAt)]).catch(() => undefined);
         },
       };
     },
 
     async registration(address) {
-      const refused = await over(limiter('registration', registration.perAddress, registration.window, true).consume(address));
-      if (!refused) return;
-      const s = retrySeconds(refused.msBeforeNext);
+      const taken = await limit('registration', registration.perAddress, registration.window, true).take(address);
+      if (taken.taken) return;
+      const s = retrySeconds(taken.resetAt - now());
       throw new AppError('rate_limited', 429, `Too many client registrations from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
     },
 
     async close() {
-      await store?.close();
+      await opened?.close();
     },
   };
 }
 
-/** The refusal of a consume, or undefined when it was allowed (store failures go to the insurance). */
-async function over(consumed: Promise<RateLimiterRes>): Promise<RateLimiterRes | undefined> {
-  try {
-    await consumed;
-    return undefined;
-  } catch (err) {
-    if (err instanceof RateLimiterRes) return err;
-    throw err;
+/**
+ * One limit over the store: its keys carry its name. With blockInMemory, a key refused once is
+ * refused from memory until its window ends (no store round trip while a client hammers).
+ */
+class Limit {
+  private readonly blocked = new Map<string, number>();
+
+  constructor(
+    private readonly store: () => WindowStore,
+    private readonly name: string,
+    private readonly points: number,
+    private readonly windowMs: number,
+    private readonly blockInMemory: boolean,
+    private readonly now: () => number,
+  ) {}
+
+  /** n points only if they fit (one atomic step of the store). */
+  async take(key: string, n = 1): Promise<Window> {
+    const until = this.blocked.get(key);
+    if (until !== undefined) {
+      if (until > this.now()) return { taken: false, count: this.points, resetAt: until };
+      this.blocked.delete(key);
+    }
+    const w = await this.store().take(this.key(key), n, this.windowMs, this.points);
+    if (!w.taken && this.blockInMemory) {
+      if (this.blocked.size > 10_000) this.sweep();
+      this.blocked.set(key, w.resetAt);
+    }
+    return w;
+  }
+
+  /** n points whatever the limit (the content leases). */
+  add(key: string, n: number): Promise<Window> {
+    return this.store().take(this.key(key), n, this.windowMs);
+  }
+
+  giveBack(key: string, n: number, resetAt: number): Promise<void> {
+    return this.store().giveBack(this.key(key), n, resetAt);
+  }
+
+  delete(key: string): Promise<void> {
+    this.blocked.delete(key);
+    return this.store().delete(this.key(key));
+  }
+
+  private key(key: string): string {
+    return `${this.name}:${key}`;
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [key, until] of this.blocked) if (until <= t) this.blocked.delete(key);
   }
 }
 

@@ -1,9 +1,9 @@
-import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Window } from './window-store.js';
 
 interface Lease {
   /** Requests this daemon may still let through in the store's current window. */
   tokens: number;
-  /** End of the store window the tokens belong to (Date.now() ms, the clock the store uses). */
+  /** End of the store window the tokens belong to (epoch ms of the clock the store uses). */
   until: number;
   /** The key is over its limit until then: refuse from memory. */
   refusedUntil: number;
@@ -37,9 +37,11 @@ export class LeasedLimiter {
   private readonly maxSize: number;
 
   constructor(
-    private readonly store: RateLimiterAbstract,
+    /** Counts n points of the key in the store, whatever the limit (the batch), and tells the count. */
+    private readonly add: (key: string, n: number) => Promise<Window>,
     private readonly points: number,
     private readonly leaseSize: number,
+    private readonly now: () => number,
   ) {
     this.maxSize = Math.min(points, Math.max(leaseSize, Math.floor(points / 20)));
   }
@@ -47,10 +49,10 @@ export class LeasedLimiter {
   /** Undefined when a local token was spent; otherwise a promise that resolves or rejects with LimitExceeded. */
   take(key: string): Promise<void> | undefined {
     const lease = this.leases.get(key);
-    if (lease && lease.tokens > 0 && lease.until > Date.now()) {
+    if (lease && lease.tokens > 0 && lease.until > this.now()) {
       lease.tokens--;
       lease.spent++;
-      if (lease.tokens * 2 < lease.size && !lease.pending && lease.refusedUntil <= Date.now()) this.renewInBackground(key, lease);
+      if (lease.tokens * 2 < lease.size && !lease.pending && lease.refusedUntil <= this.now()) this.renewInBackground(key, lease);
       return undefined;
     }
     return this.takeSlow(key);
@@ -60,11 +62,11 @@ export class LeasedLimiter {
     let lease = this.leases.get(key);
     if (!lease) {
       if (this.leases.size > 50_000) this.sweep();
-      lease = { tokens: 0, until: 0, refusedUntil: 0, size: Math.min(this.leaseSize, this.points), spent: 0, since: Date.now() };
+      lease = { tokens: 0, until: 0, refusedUntil: 0, size: Math.min(this.leaseSize, this.points), spent: 0, since: this.now() };
       this.leases.set(key, lease);
     }
     for (;;) {
-      const now = Date.now();
+      const now = this.now();
       if (lease.tokens > 0 && lease.until > now) {
         lease.tokens--;
         lease.spent++;
@@ -86,20 +88,11 @@ export class LeasedLimiter {
 
   private async renew(key: string, lease: Lease): Promise<void> {
     const size = this.nextSize(lease);
-    let res: RateLimiterRes;
-    let granted: number;
-    try {
-      res = await this.store.consume(key, size);
-      granted = size;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      res = err;
-      // Refused from the in-memory block (consumedPoints 0), or the batch crossed the limit:
-      // keep the part of it that was still under.
-      granted = res.consumedPoints > 0 ? Math.max(0, Math.min(size, this.points - (res.consumedPoints - size))) : 0;
-    }
-    const now = Date.now();
-    const until = now + Math.max(res.msBeforeNext, 0);
+    const res = await this.add(key, size);
+    // Keep the part of the batch that was still under the limit (the store counted it all).
+    const granted = Math.max(0, Math.min(size, this.points - (res.count - size)));
+    const now = this.now();
+    const until = Math.max(res.resetAt, now);
     // Tokens left from an earlier batch stay good while their window lasts: a background
     // renewal that comes back refused or in a new window does not take them away.
     const sameWindow = lease.until > now && Math.abs(until - lease.until) < 1000;
@@ -113,7 +106,7 @@ export class LeasedLimiter {
 
   /** leaseSize, or about BATCH_MS of this key's recent traffic when that is more (up to maxSize). */
   private nextSize(lease: Lease): number {
-    const now = Date.now();
+    const now = this.now();
     const elapsed = Math.max(1, now - lease.since);
     const wanted = Math.ceil((lease.spent * BATCH_MS) / elapsed);
     lease.spent = 0;
@@ -124,7 +117,7 @@ export class LeasedLimiter {
 
   /** Forget keys whose lease and refusal both ended: they hold no information. */
   private sweep(): void {
-    const now = Date.now();
+    const now = this.now();
     for (const [key, l] of this.leases) if (!l.pending && l.until <= now && l.refusedUntil <= now) this.leases.delete(key);
   }
 }

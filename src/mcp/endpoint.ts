@@ -20,10 +20,11 @@ const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request
 
 /**
  * POST /api/mcp: the agent endpoint (stateless Streamable HTTP). In order: Origin (403), bearer
- * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), the body (415, 413,
- * parse error), its JSON-RPC shape and batch rules (400), the call budget charged one call per
- * request in the body (429), membership and subscription (403), then a fresh McpServer and
- * transport for this request. Every refusal is a JSON-RPC error answering the request's id(s).
+ * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), both before the body is
+ * read; the body (415, 413, parse error), its JSON-RPC shape and batch rules (400), the call
+ * budget charged one call per message in the body (429), membership and subscription (403),
+ * then a fresh McpServer and transport for this request. Every refusal is one JSON-RPC error:
+ * with the request's id once the body was read and holds a single request, else id null.
  * GET and DELETE answer 405 (no server-initiated streams, no sessions) and cost nothing.
  */
 export function createMcpEndpoint(app: App): Middleware {
@@ -34,10 +35,12 @@ export function createMcpEndpoint(app: App): Middleware {
     if (ctx.path !== MCP_PATH && ctx.path !== `${MCP_PATH}/`) return next();
     ctx.state.route = MCP_PATH;
     const origin = ctx.get('Origin');
-    let body: PostBody = {};
+    let body: PostBody | undefined;
     let principal: Principal | undefined;
     try {
-      if (ctx.method === 'POST') body = await readJsonBody(ctx, BODY_LIMIT);
+      // What the headers decide comes before the body is read: nobody unauthenticated gets a
+      // byte of it parsed (issue 22: a 5 MB batch without a token used to be parsed, and answered
+      // with one error per element).
       if (origin) {
         if (!originAllowed(origin)) throw new AppError('origin_not_allowed', 403, `Origin ${origin} is not allowed to call this server`);
         setCors(ctx, origin);
@@ -52,15 +55,18 @@ export function createMcpEndpoint(app: App): Middleware {
         throw new AppError('method_not_allowed', 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
       }
       principal = await authenticate(app, ctx, resourceMetadata);
+      body = await readJsonBody(ctx, BODY_LIMIT);
       if (body.problem) throw body.problem;
-      const requests = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
-      if (requests > 0) await app.limits.mcpCalls(principal.id, requests);
+      const calls = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
+      await app.limits.mcpCalls(principal.id, calls);
       const access = await checkCallAccess(app, principal);
       await handle(app, ctx, { principal, ...access }, body.value);
     } catch (caught) {
       const err = toAppError(caught);
-      // A refusal of a batch as a whole (its shape, its version) answers once, with id null.
-      const to = Array.isArray(body.value) && err.status === 400 ? null : replyIds(body.value);
+      // Refused before the body was read: it is not read at all, and the connection not reused.
+      if (!body && ctx.method === 'POST') ctx.set('Connection', 'close');
+      // A single request's refusal answers its id; a batch refused as a whole gets one error (id null).
+      const to = replyIds(body?.value);
       // A dependency that is down (503 unavailable, exposed) is answered as itself, with Retry-After.
       if (err.status >= 500 && !err.expose) {
         app.log.error({ err: caught, principal: principal?.id }, 'MCP request failed');

@@ -49,16 +49,14 @@ export function setPreflight(ctx: HttpContext): void {
 }
 
 /**
- * A JSON-RPC error answer with an HTTP status (refusals of the whole POST, decisions.md), to
- * `to` as replyIds (messages.ts) reads it: one error with the request's id or null, or, for a
- * batch, one per request.
+ * A JSON-RPC error answer with an HTTP status (refusals of the whole POST, decisions.md): one
+ * error, to `to` as replyIds (messages.ts) reads it (the request's id, or null).
  */
 export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; to?: ReturnType<typeof replyIds>; code?: string } = {}): void {
   const error = { code: opts.rpcCode ?? REFUSED, message, ...(opts.code ? { data: { code: opts.code } } : {}) };
-  const to = opts.to ?? null;
   ctx.status = status;
   ctx.type = 'application/json';
-  ctx.body = Array.isArray(to) ? to.map((id) => ({ jsonrpc: '2.0', error, id })) : { jsonrpc: '2.0', error, id: to };
+  ctx.body = { jsonrpc: '2.0', error, id: opts.to ?? null };
 }
 
 /** The body, read up to a limit, and what is wrong with it (a 415, 413 or parse error) if anything. */
@@ -69,9 +67,9 @@ export interface PostBody {
 }
 
 /**
- * Read and parse the body with a size limit. A bad body is returned, not thrown: the refusals
- * of the request (origin, token) come first, and every refusal echoes the request id when it can
- * be read. Throws only when the client goes away mid-body (400 request_aborted).
+ * Read and parse the body with a size limit (only once the caller is known). A bad body is
+ * returned, not thrown, with the value when it parsed, so a 415 can still echo the request id.
+ * Throws only when the client goes away mid-body (400 request_aborted).
  */
 export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<PostBody> {
   const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);

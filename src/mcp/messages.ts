@@ -9,8 +9,9 @@ const invalidRequest = (message: string) => new AppError('invalid_request', 400,
 
 /**
  * The JSON-RPC rules of one POST body, checked before anything is charged or run; returns the
- * number of requests in it (what the call budget is charged: notifications and responses are
- * free). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
+ * number of messages in it, what the call budget is charged: requests, notifications and
+ * responses alike (each costs authentication and a server; issue 22: posts of notifications
+ * alone used to go uncounted). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
  * longer than the SDK's limit, an unsupported MCP-Protocol-Version header (except on
  * initialize, which negotiates), any batch in a protocol version that removed them, and in
  * the others a batch holding initialize or one request id twice.
@@ -43,21 +44,18 @@ export function checkMessages(body: unknown, protocolHeader: string | undefined)
     const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
     if (repeated !== undefined) throw invalidRequest(`request id ${JSON.stringify(repeated)} appears more than once in the batch`);
   }
-  return messages.filter((m) => isJSONRPCRequest(m as never)).length;
+  return messages.length;
 }
 
 type Id = string | number;
 
 /**
- * Who a refusal of the whole POST answers (JSON-RPC 2.0 §5): the request's id; for a batch, an
- * error for each request in it (an array); null when no id can be read.
+ * Who a refusal of the whole POST answers (JSON-RPC 2.0 §5): a single request's id; null when
+ * no id can be read, and for a batch (one error for all of it, never one per element: a
+ * refusal must not cost more to write than the request cost to send).
  */
-export function replyIds(body: unknown): Id | null | Id[] {
-  const idOf = (m: unknown): Id | undefined => {
-    const o = m as { id?: unknown; method?: unknown } | null;
-    return o && typeof o === 'object' && typeof o.method === 'string' && (typeof o.id === 'string' || typeof o.id === 'number') ? o.id : undefined;
-  };
-  if (!Array.isArray(body)) return idOf(body) ?? null;
-  const ids = body.map(idOf).filter((id): id is Id => id !== undefined);
-  return ids.length ? ids : null;
+export function replyIds(body: unknown): Id | null {
+  const o = body as { id?: unknown; method?: unknown } | null | undefined;
+  if (!o || typeof o !== 'object' || Array.isArray(o) || typeof o.method !== 'string') return null;
+  return typeof o.id === 'string' || typeof o.id === 'number' ? o.id : null;
 }

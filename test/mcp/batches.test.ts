@@ -23,21 +23,26 @@ describe('JSON-RPC batches and the call budget', () => {
     const second = await send(batchOf(3, 4));
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    // A refusal of a batch answers each of its requests.
-    expect(await second.json()).toEqual([4, 5, 6].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } })));
+    // A refusal of a batch as a whole answers once, id null (issue 22: never one error per element).
+    expect(await second.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
     // The refused batch spent nothing: two single calls still fit, the third does not.
     expect((await send(ping(7))).status).toBe(200);
     expect((await send(ping(8))).status).toBe(200);
     expect((await send(ping(9))).status).toBe(429);
   });
 
-  it('notifications in a batch are free; a batch larger than the whole budget is refused', async () => {
-    const { send } = await budgetDaemon(3);
-    const mixed = await send([{ jsonrpc: '2.0', method: 'notifications/initialized' }, ping(1)]);
+  it('notifications count like requests (issue 22: posts of notifications alone skipped the budget); a batch larger than the whole budget is refused', async () => {
+    const { send } = await budgetDaemon(5);
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const mixed = await send([initialized, ping(1)]);
     expect(mixed.status).toBe(200);
     expect(await mixed.json()).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
-    expect((await send(batchOf(4, 10))).status).toBe(429);
-    expect((await send(batchOf(2, 20))).status).toBe(200); // 1 + 2 = 3
+    expect((await send(batchOf(4, 10))).status).toBe(429); // 2 + 4 > 5
+    expect((await send(initialized)).status).toBe(202); // 3
+    expect((await send([initialized, initialized])).status).toBe(202); // 5
+    const refused = await send(initialized);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ id: null, error: { data: { code: 'rate_limited' } } });
     expect((await send(ping(30))).status).toBe(429);
   });
 

@@ -25,7 +25,7 @@ describe('/api/mcp authentication', () => {
       expect(res.headers.get('www-authenticate')).toBe(metadataUrl(d.url));
       expect(await res.json()).toEqual({
         jsonrpc: '2.0',
-        id: 'no-token',
+        id: null, // refused on its headers: the body (and its id) is never read
         error: { code: -32000, message: 'Unauthorized: send a valid API key or OAuth access token as Authorization: Bearer <token>', data: { code: 'unauthorized' } },
       });
     }
@@ -35,7 +35,7 @@ describe('/api/mcp authentication', () => {
       expect(res.headers.get('www-authenticate')).toBe(invalidToken(d.url));
       expect(await res.json()).toEqual({
         jsonrpc: '2.0',
-        id: 9,
+        id: null,
         error: { code: -32000, message: 'Unauthorized: the API key or access token is unknown, expired or revoked', data: { code: 'invalid_token' } },
       });
     }

@@ -25,7 +25,7 @@ async function oauthDaemon() {
 }
 
 describe('/api/mcp: expired and revoked tokens', () => {
-  it('an expired access token is a 401 with error="invalid_token" answering the request id; the refreshed one works', async () => {
+  it('an expired access token is a 401 with error="invalid_token" (id null: the body is not read); the refreshed one works', async () => {
     const { d, clock, client, tokens, call } = await oauthDaemon();
     expect((await call(tokens.access_token)).status).toBe(200);
     clock.advance(61 * 60_000); // access tokens last one hour
@@ -34,7 +34,7 @@ describe('/api/mcp: expired and revoked tokens', () => {
     expect(expired.headers.get('www-authenticate')).toBe(challenge(d.url));
     expect(await expired.json()).toEqual({
       jsonrpc: '2.0',
-      id: 'after-an-hour',
+      id: null,
       error: { code: -32000, message: 'Unauthorized: the API key or access token is unknown, expired or revoked', data: { code: 'invalid_token' } },
     });
     const refreshed = await token(d, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
@@ -82,8 +82,8 @@ describe('/api/mcp: "last used" of keys and connections', () => {
   });
 });
 
-describe('/api/mcp: every refusal of a POST answers the request ids', () => {
-  it('403 origin, 401, 415, 413, 429 and 403 membership echo the id; a batch gets one error per request', async () => {
+describe('/api/mcp: every refusal of a POST answers the request id once the body is read', () => {
+  it('415, 429 and 403 membership echo the id; 403 origin and 401 come before the body is read (id null); a batch gets one error (id null)', async () => {
     const { d, key } = await workspaceWithAdmin({ overrides: { 'mcp.rateLimitPerMinute': 1 } });
     const auth = { Authorization: `Bearer ${await key(['read'])}` };
     const idsOf = async (res: Response) => {
@@ -91,9 +91,9 @@ describe('/api/mcp: every refusal of a POST answers the request ids', () => {
       return Array.isArray(body) ? body.map((a: { id: unknown }) => a.id) : body.id;
     };
     const origin = await rpc(d, toolCall('get_site_profile', {}, 'o'), { ...auth, Origin: 'https://evil.example' });
-    expect([origin.status, await idsOf(origin)]).toEqual([403, 'o']);
+    expect([origin.status, await idsOf(origin)]).toEqual([403, null]);
     const unauth = await rpc(d, [toolCall('get_site_profile', {}, 'a'), toolCall('list_articles', {}, 'b')], {});
-    expect([unauth.status, await idsOf(unauth)]).toEqual([401, ['a', 'b']]);
+    expect([unauth.status, await idsOf(unauth)]).toEqual([401, null]);
     const media = await rpc(d, JSON.stringify(toolCall('get_site_profile', {}, 'm')), { ...auth, 'Content-Type': 'text/plain' });
     expect([media.status, await idsOf(media)]).toEqual([415, 'm']);
     const huge = await rpc(d, toolCall('create_article', { title: 't', bodyMarkdown: 'x'.repeat(6 * 1024 * 1024) }, 'h'), auth);
@@ -107,6 +107,8 @@ describe('/api/mcp: every refusal of a POST answers the request ids', () => {
     const otherAuth = { Authorization: `Bearer ${await other.key(['read'])}` };
     await removeMember(other.d.app, other.ws.id, other.admin.email);
     const gone = await rpc(other.d, [toolCall('get_site_profile', {}, 7), { jsonrpc: '2.0', method: 'notifications/initialized' }], otherAuth);
-    expect([gone.status, await idsOf(gone)]).toEqual([403, [7]]);
+    expect([gone.status, await idsOf(gone)]).toEqual([403, null]);
+    const goneOne = await rpc(other.d, toolCall('get_site_profile', {}, 8), otherAuth);
+    expect([goneOne.status, await idsOf(goneOne)]).toEqual([403, 8]);
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { processAlive } from '../lib/process-alive.js';
 import { ensurePrivateDir } from './files.js';
 import { refuseMovedDatabase, withoutPassword } from './moved.js';
 import { type HeldLock, trySqliteLock } from './sqlite-lock.js';
@@ -77,7 +78,7 @@ export function daemonElsewhere(config: Pick<Config, 'dataDir' | 'database'>): D
 /** The record of the daemon serving from this data directory, while its process lives. */
 export function liveDaemon(dataDir: string): DaemonRecord | null {
   const record = readDaemonRecord(daemonRecordFile(dataDir));
-  return record && isAlive(record.pid) ? record : null;
+  return record && processAlive(record.pid) ? record : null;
 }
 
 function readDaemonRecord(file: string): DaemonRecord | null {
@@ -86,14 +87,5 @@ function readDaemonRecord(file: string): DaemonRecord | null {
     return typeof r.pid === 'number' && typeof r.database === 'string' ? r : null;
   } catch {
     return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

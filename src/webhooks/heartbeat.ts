@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
 import { HEARTBEAT_KEPT_MS, type HeartbeatRow, type HeldEvent, heartbeatsSince, heldEvents } from './heartbeat-store.js';
+import { processAlive } from '../lib/process-alive.js';
 
 /** A lease holder as operators see it. */
 export interface HolderView {
@@ -48,15 +49,6 @@ function viewOf(ctx: Ctx, h: HeartbeatRow, now: number): HolderView {
   const fresh = now - Date.parse(h.seenAt) <= ctx.config.webhooks.heartbeatStaleAfter;
   // A holder on this host whose process is gone (killed) is not alive, even if its beat is recent.
   return { ...h, alive: fresh && (h.host !== hostname() || processAlive(h.pid)) };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** `daemon_… (pid 123 on host, seen …)`, or why it is not alive. One line, for show and doctor. */

@@ -5,7 +5,7 @@ import type { Io } from './io.js';
  * Redrawn at most once per whole percent, so 5,000 items cost 100 writes, not 5,000.
  */
 export function progressBar(io: Io, total: number, label: string) {
-  const enabled = io.interactive && total > 1;
+  const enabled = io.interactive && !io.json && total > 1;
   let count = 0;
   let drawn = -1;
   const draw = () => {

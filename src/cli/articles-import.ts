@@ -33,7 +33,7 @@ export function registerImport(articles: Command, io: Io): void {
           keepGoing: opts.keepGoing,
           strict: opts.strict,
           baseUrl: opts.baseUrl,
-          progress: (label, total) => progressBar(io, total, label),
+          progress: (label, total) => progressBar(io, total, label, { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' }),
         });
         for (const line of report.notes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, notes: report.notes };

@@ -32,7 +32,7 @@ export function registerPublish(articles: Command, io: Io): void {
           return;
         }
         const list = opts.allDrafts ? await listDrafts(app, ws) : await findArticles(app, ws, args);
-        const bar = progressBar(io, list.length, 'Publishing');
+        const bar = progressBar(io, list.length, 'Publishing', { rerun: opts.allDrafts ? 'what is published is no longer a draft' : 'the articles published already are published again (an update)' });
         const result = await publishMany(app, ws, list, { to, onlyIf: opts.allDrafts ? 'draft' : undefined, keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) }).finally(() => bar.done());
         if (result.published.some((r) => r.targets.some((t) => t.kind === 'webhook'))) out.note(await webhookQueueNote(app));
         if (result.skipped.length > 0) out.note(`note: ${result.skipped.length} draft${result.skipped.length === 1 ? ' was' : 's were'} published meanwhile by another process`);

@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
 import { toAppError } from './errors.js';
 import { type Io, processIo } from './cli/io.js';
-import { buildProgram, unknownCommand } from './cli/program.js';
-import { escapeControl, escapeJson } from './cli/terminal-text.js';
+import { buildProgram, suggestCommand, unknownCommand } from './cli/program.js';
+import { escapeControl, escapeJson, labelled } from './cli/terminal-text.js';
 
 /**
  * Exit codes other than 1 that an AppError code asks for: 2 bad usage; 3 the daemon stopped,
@@ -17,15 +17,22 @@ const LINGER_MS = 3000;
  * Run the CLI and return its exit code: 0 ok, 1 failed, 2 bad usage, 3 stopped with work cut.
  * The only top-level catch; tests call run() in-process with their own Io.
  */
-export async function run(argv: string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+export async function run(argv: string[], given: Io): Promise<number> {
+  // One convention everywhere: `error: ...` (and `hint: ...`) on stderr, exit 2 for a usage
+  // mistake, 1 for a failure; with --json the error is JSON on stdout and stderr stays empty.
   const json = argv.includes('--json');
+  const io: Io = { ...given, json };
+  const program = buildProgram(io);
+  const tell = (text: string) => {
+    if (!json) io.stderr.write(labelled(text, Boolean(io.colour)));
+  };
   try {
     // `svc` alone serves, so commander would read a mistyped command as an argument of serve.
     const unknown = unknownCommand(program, argv);
     if (unknown) {
-      if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: `unknown command '${unknown}'` } }, null, 2) + '\n');
-      io.stderr.write(`error: unknown command '${unknown}'\n(run svc --help for the list of commands)\n`);
+      const similar = suggestCommand(program, unknown);
+      if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: `unknown command '${unknown}'`, ...(similar ? { suggestion: similar } : {}) } }, null, 2) + '\n');
+      tell(`error: unknown command '${escapeControl(unknown)}'\n${similar ? `(Did you mean ${similar}?)\n` : ''}(run svc --help for the list of commands)\n`);
       return 2;
     }
     await program.parseAsync(argv, { from: 'user' });
@@ -44,11 +51,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       if (json) io.stdout.write(escapeJson(JSON.stringify({ error: { code: e.code, message: e.message, ...e.details } }, null, 2)) + '\n');
       // Messages may quote text from elsewhere (a receiver's answer): each line is printed inert.
       const lines = (text: string) => text.split('\n').map(escapeControl).join('\n');
-      io.stderr.write(`error: ${lines(e.message)}\n${e.hint ? `hint: ${lines(e.hint)}\n` : ''}`);
+      tell(`error: ${lines(e.message)}\n${e.hint ? `hint: ${lines(e.hint)}\n` : ''}`);
       return EXIT_CODES[e.code] ?? 1;
     }
-    if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }) + '\n');
-    io.stderr.write(`${(err as Error)?.stack ?? String(err)}\nThis is a bug in svc; please report it with the lines above.\n`);
+    if (json) io.stdout.write(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error: a bug in svc; run the command again without --json for the details to report' } }) + '\n');
+    tell(`error: internal error, a bug in svc; please report it with the lines below.\n${(err as Error)?.stack ?? String(err)}\n`);
     return 1;
   }
 }

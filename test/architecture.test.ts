@@ -165,6 +165,7 @@ describe('architecture: what may import what', () => {
       ['p-queue', (file) => file === 'webhooks/worker.ts', 'webhooks/worker.ts'],
       ['prompts', (file) => file === 'cli/ask.ts', 'cli/ask.ts'],
       ['string-width', (file) => file === 'cli/io.ts', 'cli/io.ts'],
+      ['pino-pretty', (file) => file === 'lib/log.ts', 'lib/log.ts'],
       ['commander', (file) => file === 'cli/program.ts' || file === 'main.ts', 'cli/program.ts (others may import its types)'],
       ['csv-parse', (file) => file === 'keywords/csv.ts', 'keywords/csv.ts'],
       ['turndown', (file) => file === 'imports/html.ts', 'imports/html.ts'],

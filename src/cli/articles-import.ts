@@ -36,7 +36,7 @@ export function registerImport(articles: Command, io: Io): void {
           strict: opts.strict,
           baseUrl: opts.baseUrl,
           lang: opts.lang,
-          progress: (label, total) => progressBar(io, total, label),
+          progress: (label, total) => progressBar(io, total, label, { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' }),
         });
         for (const line of report.notes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, notes: report.notes };

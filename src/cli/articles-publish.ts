@@ -32,11 +32,11 @@ export function registerPublish(articles: Command, io: Io): void {
           return;
         }
         const list = opts.allDrafts ? await listDrafts(app, ws) : await findArticles(app, ws, args);
-        const bar = progressBar(io, list.length, 'Publishing');
+        const bar = progressBar(io, list.length, 'Publishing', { rerun: opts.allDrafts ? 'what is published is no longer a draft' : 'the articles published already are published again (an update)' });
         const result = await publishMany(app, ws, list, { to, onlyIf: opts.allDrafts ? 'draft' : undefined, keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) }).finally(() => bar.done());
         if (result.published.some((r) => r.targets.some((t) => t.kind === 'webhook'))) out.note(await webhookQueueNote(app));
         if (result.skipped.length > 0) out.note(`note: ${result.skipped.length} draft${result.skipped.length === 1 ? ' was' : 's were'} published meanwhile by another process`);
-        const rows = result.published.map((r) => ({ slug: r.article.slug, id: r.article.id, to: r.targets.map((t) => `${t.kind} (${t.event})`).join(', ') }));
+        const rows = result.published.map((r) => ({ slug: r.article.slug, id: r.article.id, to: targetsText(r.targets) }));
         const json = {
           published: result.published.map((r) => ({ id: r.article.id, slug: r.article.slug, targets: r.targets })),
           skipped: result.skipped.map((a) => ({ id: a.id, slug: a.slug })),
@@ -63,4 +63,16 @@ export function registerPublish(articles: Command, io: Io): void {
         out.result(a, () => `Scheduled ${a.slug} for ${a.scheduledAt}`);
       }),
     );
+}
+
+/**
+ * Where an article went, short enough for its table column (issue 24: "headless
+ * (article.published), webhook (…" hid the webhook): "headless, webhook: published", or per
+ * destination when the events differ.
+ */
+export function targetsText(targets: Array<{ kind: string; event: string }>): string {
+  const event = (t: { event: string }) => t.event.replace(/^article\./, '');
+  const events = new Set(targets.map(event));
+  if (events.size === 1) return `${targets.map((t) => t.kind).join(', ')}: ${[...events][0]}`;
+  return targets.map((t) => `${t.kind} (${event(t)})`).join(', ');
 }

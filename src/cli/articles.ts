@@ -103,7 +103,11 @@ export function registerArticles(program: Command, io: Io): void {
         const shown = rows.map((r) => (r.publishError ? { ...r, status: `${r.status} (publish failed)` } : r));
         const failed = rows.filter((r) => r.publishError).map((r) => r.slug);
         const why = failed.length ? `\n${failed.length} scheduled publish${failed.length === 1 ? '' : 'es'} failed; svc articles show ${failed[0]} says why` : '';
-        out.result({ ...page, articles: rows }, () => `${table(shown, ['id', 'slug', 'status', 'contentType', 'title', 'updatedAt'])}\n${page.total} article${page.total === 1 ? '' : 's'}${why}`);
+        // Scheduled articles show when they go out (UTC, to the minute).
+        const scheduled = opts.status === 'scheduled' || rows.some((r) => r.status === 'scheduled');
+        const columns = scheduled ? ['id', 'slug', 'status', 'scheduledAt', 'contentType', 'title', 'updatedAt'] : ['id', 'slug', 'status', 'contentType', 'title', 'updatedAt'];
+        const view = shown.map((r) => ({ ...r, scheduledAt: r.scheduledAt ? r.scheduledAt.slice(0, 16).replace('T', ' ') : null }));
+        out.result({ ...page, articles: rows }, () => `${table(view, columns)}\n${pageLine(rows.length, page.total, page.offset ?? 0)}${why}`);
       }),
     );
 
@@ -228,4 +232,14 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return decodeUtf8(Buffer.concat(chunks), 'stdin');
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** "3 articles", or for part of the list "1-50 of 4,005 articles; --limit/--offset show others". */
+export function pageLine(shown: number, total: number, offset: number): string {
+  const noun = `article${total === 1 ? '' : 's'}`;
+  if (shown === total) return `${count(total)} ${noun}`;
+  if (shown === 0) return `none from --offset ${count(offset)}: there ${total === 1 ? 'is' : 'are'} ${count(total)} ${noun}`;
+  return `${count(offset + 1)}-${count(offset + shown)} of ${count(total)} ${noun}; --limit/--offset show others`;
 }

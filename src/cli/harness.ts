@@ -32,7 +32,7 @@ export function configFor(io: Io, opts: GlobalOptions, overrides?: Record<string
  * variable asks for a level (the config file's level is the daemon's; loadConfig validated it).
  */
 export function commandLogger(io: Io, config: Config): Logger {
-  return createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr);
+  return createLogger(io.env.SVC_LOG_LEVEL || io.env.SVC_LOGGING_LEVEL ? config.logging.level : 'warn', io.stderr, { colour: io.colour });
 }
 
 /** The `-w, --workspace` option every workspace command takes (`workspace()` of the action resolves it). */

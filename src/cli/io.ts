@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import stringWidth from 'string-width';
-import { escapeControl, escapeJson } from './terminal-text.js';
+import { colourFor } from '../lib/log.js';
+import { escapeControl, escapeJson, labelled } from './terminal-text.js';
 
 /** Everything a command may touch of the outside world; injected so tests run in-process. */
 export interface Io {
@@ -11,6 +12,10 @@ export interface Io {
   interactive: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** `error:` and `warning:` in colour on stderr (a terminal that supports it, no NO_COLOR). */
+  colour?: boolean;
+  /** --json was given: nothing for people on stderr (no notes, no progress bar). */
+  json?: boolean;
 }
 
 export function processIo(): Io {
@@ -22,6 +27,7 @@ export function processIo(): Io {
     interactive: Boolean(process.stdin.isTTY) && !env.CI,
     env,
     cwd: process.cwd(),
+    colour: colourFor(Boolean(process.stderr.isTTY), env),
   };
 }
 
@@ -44,7 +50,9 @@ export function output(io: Io, json: boolean): Output {
       io.stdout.write(json ? escapeJson(JSON.stringify(value, null, 2)) + '\n' : escapeControl(human()).replace(/\n?$/, '\n'));
     },
     note(text) {
-      io.stderr.write(escapeControl(text).replace(/\n?$/, '\n'));
+      // With --json the result carries what matters; stderr stays empty for the script.
+      if (json) return;
+      io.stderr.write(labelled(escapeControl(text).replace(/\n?$/, '\n'), Boolean(io.colour)));
     },
   };
 }
@@ -61,23 +69,29 @@ export function table<T extends object>(items: T[], columns: string[]): string {
   const rows = items as unknown as Array<Record<string, unknown>>;
   if (rows.length === 0) return '(none)';
   const cell = (v: unknown) => fit(v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v));
-  const cells = [columns.map((c) => c.toUpperCase()), ...rows.map((r) => columns.map((c) => cell(r[c])))];
+  const cells = [columns.map(header), ...rows.map((r) => columns.map((c) => cell(r[c])))];
   const widths = columns.map((_, i) => Math.max(...cells.map((line) => stringWidth(line[i]))));
   const line = (vals: string[]) => vals.map((v, i) => v + ' '.repeat(widths[i] - stringWidth(v))).join('  ').trimEnd();
   return cells.map(line).join('\n');
 }
 
+/** Column names as words: `contentType` is CONTENT TYPE, `lastUsedAt` LAST USED. */
+const HEADERS: Record<string, string> = { lastUsedAt: 'last used', scheduledAt: 'scheduled for (utc)', when: 'when (utc)' };
+export function header(column: string): string {
+  return (HEADERS[column] ?? column.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).toUpperCase();
+}
+
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** One line of at most MAX_CELL_WIDTH columns: controls escaped, line breaks as spaces, "…" where cut. */
-function fit(value: string): string {
+/** One line of at most `max` columns: controls escaped, line breaks as spaces, "…" where cut. */
+export function fit(value: string, max = MAX_CELL_WIDTH): string {
   const text = escapeControl(value.replace(/[\t\n]+/g, ' '));
-  if (stringWidth(text) <= MAX_CELL_WIDTH) return text;
+  if (stringWidth(text) <= max) return text;
   let out = '';
   let width = 0;
   for (const { segment } of graphemes.segment(text)) {
     const w = stringWidth(segment);
-    if (width + w > MAX_CELL_WIDTH - 1) break;
+    if (width + w > max - 1) break;
     out += segment;
     width += w;
   }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
 import type { Io } from './io.js';
+import { labelled } from './terminal-text.js';
 import { registerApiKeys } from './api-keys.js';
 import { registerArticles } from './articles.js';
 import { registerBackup } from './backup.js';
@@ -28,8 +29,10 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('-c, --config <path>', 'config file (default: $SVC_CONFIG, else ./config.yaml if present)'))
     .option('--json', 'print results (and errors) as JSON on stdout')
     .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    // With --json a usage mistake is JSON on stdout (main.ts): nothing for people on stderr.
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => (io.json ? undefined : io.stderr.write(labelled(s, Boolean(io.colour)))) });
   // Subcommands created after this point inherit exitOverride and the output streams.
 
   for (const register of [
@@ -78,4 +81,36 @@ export function unknownCommand(program: Command, argv: string[]): string | undef
     return names.has(arg) ? undefined : arg;
   }
   return undefined;
+}
+
+/**
+ * The command a mistyped one most likely meant (`artcles`: articles), as commander suggests for
+ * subcommands: the closest name within an edit distance of about a third of its length.
+ */
+export function suggestCommand(program: Command, typed: string): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of program.commands) {
+    for (const name of [c.name(), ...c.aliases()]) {
+      const d = editDistance(typed, name);
+      if (d < bestDistance && d <= Math.max(1, Math.floor(name.length * 0.4))) {
+        best = c.name();
+        bestDistance = d;
+      }
+    }
+  }
+  return best;
+}
+
+/** Damerau-Levenshtein distance (adjacent swaps count one). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }

@@ -1,11 +1,29 @@
 import type { Io } from './io.js';
 
+/** What a bulk command says when it is interrupted: per phase, how much is written for good. */
+export interface Resumable {
+  /** How a rerun finishes the job, e.g. "articles already imported are skipped". */
+  rerun: string;
+}
+
+interface Phase {
+  label: string;
+  count: number;
+  total: number;
+  rerun: string;
+}
+
 /**
- * A one-line progress bar on stderr, drawn only on a terminal and for more than one item.
- * Redrawn at most once per whole percent, so 5,000 items cost 100 writes, not 5,000.
+ * A one-line progress bar on stderr, drawn only on a terminal and for more than one item (never
+ * with --json). Redrawn at most once per whole percent, so 5,000 items cost 100 writes, not 5,000.
+ *
+ * `resumable`: the work is committed in batches and `update(n)` is called once n items are
+ * written for good. Then Ctrl-C (SIGINT) while it runs says what was written and that rerunning
+ * the command finishes the job, and the process still ends as interrupted (exit 130); the batch
+ * in flight is rolled back by the database. Without it SIGINT keeps its default.
  */
-export function progressBar(io: Io, total: number, label: string) {
-  const enabled = io.interactive && total > 1;
+export function progressBar(io: Io, total: number, label: string, resumable?: Resumable) {
+  const enabled = io.interactive && !io.json && total > 1;
   let count = 0;
   let drawn = -1;
   const draw = () => {
@@ -17,16 +35,60 @@ export function progressBar(io: Io, total: number, label: string) {
     io.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${count}/${total}`);
   };
   if (enabled) draw();
+  const phase: Phase | undefined = resumable ? { label, count: 0, total, rerun: resumable.rerun } : undefined;
+  if (phase) interruptible(io, phase, enabled);
   return {
     tick() {
       this.update(count + 1);
     },
     update(done: number) {
       count = Math.min(done, total);
+      if (phase) phase.count = count;
       if (enabled) draw();
     },
     done() {
+      if (phase) finished(phase);
       if (enabled) io.stderr.write('\n');
     },
   };
+}
+
+const active = new Set<Phase>();
+let onSigint: (() => void) | undefined;
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** The report printed on SIGINT: what each running phase wrote, and how to finish. */
+export function interruptedText(phases: Iterable<Phase>): string {
+  const lines = [...phases].map((p) => `${p.label}: ${n(p.count)} of ${n(p.total)} written before the interruption (each batch is written whole or not at all).`);
+  const rerun = [...new Set([...phases].map((p) => p.rerun))].join('; ');
+  return `interrupted: ${lines.join('\n')}\nRun the same command again to finish the job: ${rerun}.\n`;
+}
+
+function interruptible(io: Io, phase: Phase, barShown: boolean): void {
+  active.add(phase);
+  if (onSigint) return;
+  onSigint = () => {
+    const phases = [...active];
+    active.clear();
+    process.removeListener('SIGINT', onSigint!);
+    onSigint = undefined;
+    if (io.json) {
+      const done = phases.map((p) => ({ phase: p.label, written: p.count, total: p.total }));
+      io.stdout.write(JSON.stringify({ error: { code: 'interrupted', message: interruptedText(phases).trim(), done } }, null, 2) + '\n');
+    } else {
+      io.stderr.write(`${barShown ? '\n' : ''}${interruptedText(phases)}`);
+    }
+    // With no listener left, the signal's default action ends the process as interrupted (130).
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGINT', onSigint);
+}
+
+function finished(phase: Phase): void {
+  active.delete(phase);
+  if (active.size === 0 && onSigint) {
+    process.removeListener('SIGINT', onSigint);
+    onSigint = undefined;
+  }
 }

@@ -41,7 +41,7 @@ export function registerServe(program: Command, io: Io): void {
         const address = server.address() as AddressInfo;
         // With port 0 the default base URL names the port actually bound.
         if (config.server.port === 0) config = configFor(io, global, { ...flags, 'server.port': address.port });
-        const log = createLogger(config.logging.level, io.stderr);
+        const log = createLogger(config.logging.level, io.stderr, { colour: io.colour });
 
         // 3. Migrate (waiting for any other process migrating the same database) and build the app.
         //    A signal before step 4 ends the process at once: migrations run in transactions and

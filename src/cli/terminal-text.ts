@@ -40,3 +40,18 @@ const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 export function escapeJson(json: string): string {
   return json.replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+const SGR = { red: ['\x1b[31m', '\x1b[39m'], yellow: ['\x1b[33m', '\x1b[39m'], bold: ['\x1b[1m', '\x1b[22m'] } as const;
+
+/**
+ * The `error:` / `warning:` prefix of a line for people, in red / yellow when `colour` (a
+ * terminal that supports it, no NO_COLOR: lib/log.ts colourFor). Only svc's own prefix is
+ * coloured; the text after it is printed as it is (already escaped by the caller).
+ */
+export function labelled(text: string, colour: boolean): string {
+  if (!colour) return text;
+  return text.replace(/^(error|warning|note):/gm, (label, word: string) => {
+    const [on, off] = word === 'error' ? SGR.red : SGR.yellow;
+    return `${SGR.bold[0]}${on}${label}${off}${SGR.bold[1]}`;
+  });
+}

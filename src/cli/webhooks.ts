@@ -7,7 +7,7 @@ import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, 
 import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';
 import { act, intOption, runningDaemon } from './harness.js';
-import { type Io, table } from './io.js';
+import { type Io, fit, header, table } from './io.js';
 import { escapeLine } from './terminal-text.js';
 import { registerWebhookListen } from './webhook-listen.js';
 
@@ -113,7 +113,7 @@ export function registerWebhooks(program: Command, io: Io): void {
     .option(...WS)
     .action(
       act<WsOpts>(io, async ({ app, out, workspace }) => {
-        const r = await sendTest(app, await workspace());
+        const r = await sendTest(forTheCommand(app), await workspace());
         const summary = { url: r.url, ok: r.ok, status: r.status, durationMs: r.durationMs, response: r.response, deliveryId: r.deliveryId, eventId: r.eventId };
         // The receiver's words are escaped: it must not drive the operator's terminal (issue 11).
         if (!r.ok) throw new AppError('webhook_test_failed', 424, `Test delivery to ${r.url} failed: ${escapeLine(r.error ?? '')} after ${r.durationMs} ms${r.response ? `\nreceiver answered: ${escapeLine(r.response)}` : ''}`, { details: summary });
@@ -133,8 +133,8 @@ export function registerWebhooks(program: Command, io: Io): void {
         const ws = await workspace();
         const articleId = opts.article ? await articleIdOf(app, ws, opts.article) : undefined;
         const rows = await listWebhookDeliveries(app, ws, { articleId, failed: opts.failed, limit: intOption(opts.limit, '--limit', 1, 500) });
-        const view = rows.map((d) => ({ ...d, attempt: `#${d.attempt}`, status: d.statusCode ?? '-', result: d.ok ? 'ok' : escapeLine(d.error ?? 'failed'), duration: `${d.durationMs}ms` }));
-        out.result(rows, () => table(view, ['createdAt', 'event', 'articleId', 'attempt', 'status', 'duration', 'result', 'id', 'eventId']));
+        const columns = (io.stdout as { columns?: number }).columns ?? 80;
+        out.result(rows, () => deliveriesTable(rows, opts.article || columns < 100 ? 80 : columns));
       }),
     );
 
@@ -145,7 +145,7 @@ export function registerWebhooks(program: Command, io: Io): void {
     .option(...WS)
     .action(
       act<WsOpts>(io, async ({ app, args, out, workspace }) => {
-        const r = await redeliver(app, await workspace(), args[0]);
+        const r = await redeliver(forTheCommand(app), await workspace(), args[0]);
         const summary = { eventId: r.eventId, event: r.event, attempt: r.attempt, ok: r.ok, status: r.status, durationMs: r.durationMs, deliveryId: r.deliveryId, response: r.response, nextAttemptAt: r.nextAttemptAt };
         if (!r.ok) {
           const next = r.nextAttemptAt ? ` (the daemon retries at ${r.nextAttemptAt})` : '';
@@ -156,6 +156,37 @@ export function registerWebhooks(program: Command, io: Io): void {
     );
 
   registerWebhookListen(webhook, io);
+}
+
+/**
+ * The delivery's outcome is this command's own output: the "webhook delivery failed" warning the
+ * delivery code logs is for the daemon's log, not for the operator's terminal (issue 24).
+ */
+function forTheCommand(app: App): App {
+  return { ...app, log: app.log.child({}, { level: app.log.levelVal > 40 ? app.log.level : 'error' }) };
+}
+
+/**
+ * The attempt log in 80 columns (issue 24): time to the minute (UTC), the event without its
+ * `article.` prefix, attempt, HTTP status, the result cut to what is left, and the delivery id
+ * that `svc webhook redeliver` takes. A terminal of 100 columns or more also shows the article
+ * (else --article picks one); --json has every field.
+ */
+function deliveriesTable(rows: Awaited<ReturnType<typeof listWebhookDeliveries>>, width: number): string {
+  const view = rows.map((d) => ({
+    when: d.createdAt.slice(5, 16).replace('T', ' '),
+    event: d.event.replace(/^article\./, ''),
+    article: d.articleId,
+    try: `#${d.attempt}`,
+    http: d.statusCode ?? '-',
+    result: d.ok ? `ok ${d.durationMs}ms` : escapeLine(d.error ?? 'failed'),
+    id: d.id,
+  }));
+  const columns = width < 100 ? ['when', 'event', 'try', 'http', 'result', 'id'] : ['when', 'event', 'article', 'try', 'http', 'result', 'id'];
+  // Every column but RESULT has a known width: RESULT gets what is left.
+  const fixed = columns.filter((c) => c !== 'result').reduce((n, c) => n + Math.max(header(c).length, ...view.map((v) => String(v[c as keyof typeof v]).length)) + 2, 0);
+  const room = Math.max(10, width - fixed);
+  return table(view.map((v) => ({ ...v, result: fit(v.result, room) })), columns);
 }
 
 async function articleIdOf(app: App, ws: Parameters<typeof getArticle>[1], ref: string): Promise<string> {

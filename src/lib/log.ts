@@ -1,21 +1,36 @@
+import { isatty } from 'node:tty';
 import pino from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
-/** JSON lines on stderr (stdout belongs to command output). Keys and tokens are redacted. */
-export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2): Logger {
+/**
+ * Log lines on stderr (stdout belongs to command output). Keys and tokens are redacted. On a
+ * terminal, one human line per entry (local time, level, message, then the fields); anywhere
+ * else (journald, a pipe, a file) one JSON object per line with epoch-millisecond times, for
+ * machines. `colour`: the caller's colourFor (Io.colour), so NO_COLOR is respected (no-color.org).
+ */
+export function createLogger(level: string, destination: NodeJS.WritableStream | number = 2, opts: { colour?: boolean } = {}): Logger {
   const stream = typeof destination === 'number' ? pino.destination({ fd: destination, sync: true }) : destination;
-  return pino(
-    {
-      level,
-      base: undefined,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.key', '*.token'],
-        censor: '[redacted]',
-      },
+  const options: pino.LoggerOptions = {
+    level,
+    base: undefined,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.key', '*.token'],
+      censor: '[redacted]',
     },
-    stream,
-  );
+  };
+  const terminal = typeof destination === 'number' ? isatty(destination) : Boolean((destination as { isTTY?: boolean }).isTTY);
+  if (!terminal) return pino(options, stream);
+  const pretty = prettyFactory({ colorize: Boolean(opts.colour), translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname', singleLine: false });
+  return pino(options, { write: (line: string) => stream.write(pretty(line)) });
+}
+
+/** Colour on a terminal unless NO_COLOR (any value) or TERM=dumb; FORCE_COLOR (not 0) asks for it anywhere. */
+export function colourFor(terminal: boolean, env: Record<string, string | undefined>): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return terminal && env.TERM !== 'dumb';
 }
 
 // Query parameters that carry credentials, compared after decoding (`%6Bey` is `key`).

@@ -66,7 +66,7 @@ describe('svc articles add, list, show, edit, delete', () => {
     expect((await box.json(['articles', 'list', '--limit', '1', '--offset', '1'])).articles).toHaveLength(1);
     expect((await box.json(['articles', 'list', '--status', 'published'])).total).toBe(0);
     const human = await box.cli(['articles', 'list']);
-    expect(human.stdout).toMatch(/^ID\s+SLUG\s+STATUS\s+CONTENTTYPE\s+TITLE\s+UPDATEDAT\n/);
+    expect(human.stdout).toMatch(/^ID\s+SLUG\s+STATUS\s+CONTENT TYPE\s+TITLE\s+UPDATED AT\n/);
     expect(human.stdout).toMatch(/\n2 articles\n$/);
 
     expect(await box.json(['articles', 'show', 'first'])).toMatchObject({ id: first.id, title: 'First' });

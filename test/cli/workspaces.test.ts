@@ -19,7 +19,7 @@ describe('svc workspaces', () => {
     });
     expect(await box.json(['workspaces', 'list'])).toEqual([ws]);
     const list = await box.cli(['workspaces', 'list']);
-    expect(list.stdout).toMatch(/^ID\s+NAME\s+WEBSITEURL\s+PLAN\s+BILLINGSTATUS\s+AUTOPUBLISH\nws_\w+\s+acme\.example\s+https:\/\/acme\.example\s+pro\s+active\s+off\n$/);
+    expect(list.stdout).toMatch(/^ID\s+NAME\s+WEBSITE URL\s+PLAN\s+BILLING STATUS\s+AUTO PUBLISH\nws_\w+\s+acme\.example\s+https:\/\/acme\.example\s+pro\s+active\s+off\n$/);
 
     const shown = await box.json(['workspaces', 'show', 'acme.example']);
     expect(shown).toMatchObject({ ...ws, subscriptionLapsed: false, connectors: [], members: [] });

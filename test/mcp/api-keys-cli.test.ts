@@ -19,7 +19,7 @@ describe('svc api-keys', () => {
     expect(created.stdout).toContain('it is not stored and cannot be shown again');
 
     const listed = await cli('api-keys', 'list', '--workspace', ws.name);
-    expect(listed.stdout).toMatch(/NAME\s+SCOPES\s+USER\s+CREATEDAT\s+LASTUSEDAT/);
+    expect(listed.stdout).toMatch(/NAME\s+SCOPES\s+USER\s+CREATED AT\s+LAST USED/);
     expect(listed.stdout).toContain('never');
     expect(listed.stdout).not.toContain(key!);
 

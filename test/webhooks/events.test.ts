@@ -109,7 +109,8 @@ describe('webhook events', () => {
     const bad = await runCli(['webhook', 'test', '--workspace', w.ws.name, '--json'], { env: w.d.env, cwd: w.d.dir });
     expect(bad.code).toBe(1);
     expect(bad.json().error).toMatchObject({ code: 'webhook_test_failed', status: 500, response: '{"error":"nope"}' });
-    expect(bad.stderr).toContain('HTTP 500');
+    expect(bad.json().error.message).toContain('HTTP 500');
+    expect(bad.stderr).toBe(''); // --json: nothing for people on stderr, no daemon log line (issue 24)
     // A test is never retried.
     await new Promise((res) => setTimeout(res, 300));
     expect(w.receiver.received).toHaveLength(3);

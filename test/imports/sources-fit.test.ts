@@ -49,6 +49,17 @@ describe('what each platform meant is honoured', () => {
     );
   });
 
+  it('a title taken from the # H1 of a markdown file is shown once (issue 24): the served body leaves that H1 out, keeps later ones', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'h1.md', '# The Title\n\nIntro.\n\n# Part two\n\nMore.\n');
+    const r = await w.cli(['articles', 'import', '--publish', 'h1.md']);
+    expect(r.code, r.stderr).toBe(0);
+    const a = (await w.api('/articles/h1')).body.data;
+    expect(a.title).toBe('The Title');
+    expect(a.markdown).toBe('Intro.\n\n# Part two\n\nMore.\n');
+    expect(a.html).not.toContain('The Title');
+  });
+
   it('Ghost 0.x: the `image` field is the feature image and /content/images paths in bodies point at --base-url', async () => {
     const w = await importWorld();
     // Ghost 0.x exports: { db: [{ meta, data }] } with `image`, `markdown` and `html`, dates as epoch milliseconds.

@@ -44,7 +44,7 @@ describe('what each platform meant is honoured', () => {
       expect.arrayContaining([
         `Posts past their expiryDate (no longer shown on the old site) were imported as drafts: ${path.join('posts', 'expired.md')}`,
         `An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then: ${path.join('posts', 'expires-later.md')}`,
-        `Posts dated in the future (publishDate) wait for that date: scheduled with --publish: ${path.join('posts', 'future.md')}`,
+        `Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish: ${path.join('posts', 'future.md')}`,
       ]),
     );
   });

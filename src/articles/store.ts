@@ -112,7 +112,8 @@ export async function findArticleById(db: Queryable, id: string): Promise<Articl
 
 /** Slugs in the workspace that start with `base` (in either stored normalisation), as NFC. */
 export async function slugsStartingWith(db: Queryable, workspaceId: string, base: string): Promise<Set<string>> {
-  // Slugs hold no LIKE wildcards (letters, marks, digits and dashes only).
+  // `base` comes from slugify, which never yields a LIKE wildcard (`_`, `%`); stored slugs may hold `_`
+  // (issue 23), which a pattern without wildcards matches as itself.
   const rows = await db('articles')
     .where({ workspace_id: workspaceId })
     .andWhere((q) => {

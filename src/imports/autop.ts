@@ -53,14 +53,15 @@ export function autop(text: string): string {
  * indexOf, so an opening tag that is never closed costs one search, not one per character.
  */
 function holdElements(text: string, names: string[], hold: (element: string) => string): string {
-  const lower = text.toLowerCase();
-  const open = new RegExp(`<(${names.join('|')})[\\s>]`, 'g');
+  const open = new RegExp(`<(${names.join('|')})[\\s>]`, 'gi');
   let out = '';
   let at = 0;
   const unclosed = new Set<string>();
-  for (let m = open.exec(lower); m; m = open.exec(lower)) {
-    const close = `</${m[1]}>`;
-    const end = unclosed.has(close) ? -1 : lower.indexOf(close, m.index);
+  for (let m = open.exec(text); m; m = open.exec(text)) {
+    const close = `</${m[1].toLowerCase()}>`;
+    const closing = new RegExp(close, 'gi');
+    closing.lastIndex = m.index;
+    const end = unclosed.has(close) ? -1 : (closing.exec(text)?.index ?? -1);
     if (end === -1) {
       unclosed.add(close);
       continue;

@@ -57,6 +57,7 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
       continue;
     }
     try {
+      if (typeof post.title !== 'string' || post.title.trim() === '') throw invalidInput('the post has no title: give it one in Ghost and export again');
       const m: Row = meta.get(post.id) ?? {};
       const html = site(post.html) ?? site(documentHtml(post, unknownCards)) ?? '';
       const postTagNames = (postTags.get(post.id) ?? []).map((id) => tags.get(id)).filter((t): t is Row => !!t && t.visibility !== 'internal' && !String(t.name).startsWith('#')).map((t) => String(t.name));

@@ -66,6 +66,7 @@ export function chooseLanguage(sources: Source[], lang: string | undefined, note
       notes.problem(x.s.label, `a translation (${names.join(', ')}) of one post: import one language with --lang (e.g. --lang ${[...versions].find(Boolean)})`);
       continue;
     }
+    notes.warn(`Posts read in ${x.lang}${wanted ? ` (--lang ${wanted})` : ''}, their language suffix left out of the slug`, x.s.label);
     out.push({ ...x.s, lang: x.lang });
   }
   return out;

@@ -116,7 +116,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       post.draft = true;
       notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
     } else if (expiry !== undefined) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
-    if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate) wait for that date: scheduled with --publish', file);
+    if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
     return toItem(post, opts, notes);
   } catch (err) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wxr, write } from './samples.js';
+import { ghostExport, wxr, write } from './samples.js';
 import { importWorld } from './world.js';
 
 describe('every post of an export is accounted for', () => {
@@ -40,6 +40,15 @@ describe('every post of an export is accounted for', () => {
     const r = await w.cli(['articles', 'import', 'untitled.xml']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('untitled.xml: post "untitled": the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
+    expect(r.stderr).not.toContain('front matter');
+  });
+
+  it('a Ghost post without a title gets advice for Ghost', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'untitled.json', ghostExport([{ slug: 'no-title', title: '', html: '<p>x</p>' }]));
+    const r = await w.cli(['articles', 'import', 'untitled.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('untitled.json: post "no-title": the post has no title: give it one in Ghost and export again');
     expect(r.stderr).not.toContain('front matter');
   });
 });

@@ -44,9 +44,20 @@ describe('what each platform meant is honoured', () => {
       expect.arrayContaining([
         `Posts past their expiryDate (no longer shown on the old site) were imported as drafts: ${path.join('posts', 'expired.md')}`,
         `An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then: ${path.join('posts', 'expires-later.md')}`,
-        `Posts dated in the future (publishDate) wait for that date: scheduled with --publish: ${path.join('posts', 'future.md')}`,
+        `Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish: ${path.join('posts', 'future.md')}`,
       ]),
     );
+  });
+
+  it('a title taken from the # H1 of a markdown file is shown once (issue 24): the served body leaves that H1 out, keeps later ones', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'h1.md', '# The Title\n\nIntro.\n\n# Part two\n\nMore.\n');
+    const r = await w.cli(['articles', 'import', '--publish', 'h1.md']);
+    expect(r.code, r.stderr).toBe(0);
+    const a = (await w.api('/articles/h1')).body.data;
+    expect(a.title).toBe('The Title');
+    expect(a.markdown).toBe('Intro.\n\n# Part two\n\nMore.\n');
+    expect(a.html).not.toContain('The Title');
   });
 
   it('Ghost 0.x: the `image` field is the feature image and /content/images paths in bodies point at --base-url', async () => {

@@ -79,6 +79,9 @@ describe('URLs are kept as the old site served them', () => {
     expect(report.notes).toContain(
       `Skipped 2: translations into other languages than en (--lang en): ${path.join('content', 'posts', 'emoji-support', 'index.zh-cn.md')}, ${path.join('content', 'posts', 'markdown-syntax.fr.md')}`,
     );
+    expect(report.notes).toContain(
+      `Posts read in en (--lang en), their language suffix left out of the slug: ${path.join('content', 'posts', 'emoji-support', 'index.en.md')}, ${path.join('content', 'posts', 'markdown-syntax.en.md')}`,
+    );
     expect((await w.api('/articles/emoji-support')).body.data.title).toBe('Emoji Support');
     expect((await w.cli(['articles', 'import', '--lang', 'english!', 'content'])).code).toBe(2);
   });

@@ -9,6 +9,7 @@ import { bearerToken } from '../lib/bearer.js';
 import { normaliseSlug } from '../lib/slug.js';
 import { parseSearchQuery } from '../content/search-terms.js';
 import { previewArticle } from '../publishing/previews.js';
+import { contentApiDocumentBytes } from './openapi.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { answerPreflight, setCorsHeaders } from './middleware/cors.js';
 
@@ -16,7 +17,7 @@ const PREFIX = '/api/v1/content';
 const CACHE_CONTROL = 'private, max-age=60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' };
+type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' } | { kind: 'openapi' };
 
 /** Route patterns for the metrics labels: never the slug itself. */
 const PATTERNS: Record<Path['kind'], string> = {
@@ -25,6 +26,7 @@ const PATTERNS: Record<Path['kind'], string> = {
   categories: `${PREFIX}/categories`,
   tags: `${PREFIX}/tags`,
   sitemap: `${PREFIX}/sitemap`,
+  openapi: `${PREFIX}/openapi.json`,
 };
 
 /**
@@ -49,6 +51,7 @@ export function createContentApi(app: App): Middleware {
         ctx.set('Allow', 'GET, HEAD, OPTIONS');
         throw new AppError('method_not_allowed', 405, `Method ${ctx.method} is not allowed: the content API is read-only (GET)`);
       }
+      if (path.kind === 'openapi') return sendDocument(ctx);
       const query = new URLSearchParams(ctx.querystring);
       const reader = await delivery.authenticate(presentedKey(ctx, query));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
@@ -83,6 +86,14 @@ export function createContentApi(app: App): Middleware {
   };
 }
 
+/** The OpenAPI document (http/openapi.ts): public, no key, the same for every daemon of a version. */
+function sendDocument(ctx: Context): void {
+  ctx.set('Cache-Control', 'public, max-age=3600');
+  ctx.status = 200;
+  ctx.type = JSON_TYPE;
+  ctx.body = contentApiDocumentBytes();
+}
+
 /** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
 async function sendPreview(ctx: Context, app: App, workspaceId: string, slug: string, query: URLSearchParams): Promise<void> {
   ctx.set('X-Robots-Tag', 'noindex');
@@ -100,6 +111,7 @@ function matchPath(rest: string): Path {
   if (parts.length === 1 && (parts[0] === 'articles' || parts[0] === 'categories' || parts[0] === 'tags' || parts[0] === 'sitemap')) {
     return parts[0] === 'articles' ? { kind: 'articles' } : { kind: parts[0] };
   }
+  if (parts.length === 1 && parts[0] === 'openapi.json') return { kind: 'openapi' };
   if (parts.length === 2 && parts[0] === 'articles') {
     let slug: string;
     try {
@@ -109,7 +121,7 @@ function matchPath(rest: string): Path {
     }
     return { kind: 'article', slug: normaliseSlug(slug) };
   }
-  throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
+  throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags, /sitemap or /openapi.json`);
 }
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
@@ -121,7 +133,7 @@ function presentedKey(ctx: Context, query: URLSearchParams): string {
   return query.get('key')?.trim() ?? '';
 }
 
-function toRoute(path: Path, query: URLSearchParams): ContentRoute {
+function toRoute(path: Exclude<Path, { kind: 'openapi' }>, query: URLSearchParams): ContentRoute {
   if (path.kind !== 'articles') return path;
   return {
     kind: 'page',

@@ -1,6 +1,6 @@
 import { categoryOf } from '../articles/categories.js';
 import type { Article as DomainArticle } from '../articles/types.js';
-import type { Article, ArticleIndex, Tag } from '../client/types.js';
+import type { Article, ArticleIndex, Term as Tag } from './schemas.js'; // the wire shapes (zod), which the OpenAPI document is generated from
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';

@@ -10,6 +10,7 @@ import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
 import { charLength } from '../lib/validate.js';
 import { parseSearchQuery } from '../content/search-terms.js';
 import { previewArticle } from '../publishing/previews.js';
+import { contentApiDocumentBytes } from './openapi.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 
@@ -18,7 +19,7 @@ const PREFIX = '/api/v1/content';
 const CACHE_CONTROL = 'private, max-age=60, stale-if-error=86400';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' };
+type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' } | { kind: 'openapi' };
 
 /** Route patterns for the metrics labels: never the slug itself. */
 const PATTERNS: Record<Path['kind'], string> = {
@@ -27,6 +28,7 @@ const PATTERNS: Record<Path['kind'], string> = {
   categories: `${PREFIX}/categories`,
   tags: `${PREFIX}/tags`,
   sitemap: `${PREFIX}/sitemap`,
+  openapi: `${PREFIX}/openapi.json`,
 };
 
 /** A content API request, as the Koa route and the server's direct path (content-direct.ts) both see it. */
@@ -85,6 +87,7 @@ export function createContentApi(app: App): ContentApi {
         headers.Allow = 'GET, HEAD, OPTIONS';
         throw new AppError('method_not_allowed', 405, `Method ${req.method} is not allowed: the content API is read-only (GET)`);
       }
+      if (path.kind === 'openapi') return documentAnswer(headers, route);
       const query = new URLSearchParams(req.querystring);
       const reader = await delivery.authenticate(presentedKey(req.header, query));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
@@ -130,6 +133,11 @@ export function createContentApi(app: App): ContentApi {
   return { owns, answer, middleware };
 }
 
+/** The OpenAPI document (http/openapi.ts): public, no key, the same for every daemon of a version. */
+function documentAnswer(headers: Record<string, string>, route: string): ContentAnswer {
+  return { status: 200, headers: { ...headers, 'Cache-Control': 'public, max-age=3600', 'Content-Type': JSON_TYPE }, body: contentApiDocumentBytes(), route };
+}
+
 /** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
 async function previewAnswer(app: App, workspaceId: string, slug: string, query: URLSearchParams, headers: Record<string, string>, route: string): Promise<ContentAnswer> {
   const tokens = query.getAll('preview');
@@ -143,6 +151,7 @@ function matchPath(rest: string): Path {
   if (parts.length === 1 && (parts[0] === 'articles' || parts[0] === 'categories' || parts[0] === 'tags' || parts[0] === 'sitemap')) {
     return parts[0] === 'articles' ? { kind: 'articles' } : { kind: parts[0] };
   }
+  if (parts.length === 1 && parts[0] === 'openapi.json') return { kind: 'openapi' };
   if (parts.length === 2 && parts[0] === 'articles') {
     let slug: string;
     try {
@@ -155,7 +164,7 @@ function matchPath(rest: string): Path {
     if (slug.length > SLUG_MAX && charLength(slug) > SLUG_MAX) throw notFound('article', slug);
     return { kind: 'article', slug };
   }
-  throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
+  throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags, /sitemap or /openapi.json`);
 }
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
@@ -167,7 +176,7 @@ function presentedKey(header: ContentRequest['header'], query: URLSearchParams):
   return query.get('key')?.trim() ?? '';
 }
 
-function toRoute(path: Path, query: URLSearchParams): ContentRoute {
+function toRoute(path: Exclude<Path, { kind: 'openapi' }>, query: URLSearchParams): ContentRoute {
   if (path.kind !== 'articles') return path;
   return {
     kind: 'page',

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ContentApiError, createContentClient } from '../../src/client/index.js';
 import { createContentClient as fromPackageEntry } from '../../src/index.js';
 import { contentFixture } from './fixture.js';
+import { checkedFetch } from '../helpers/openapi-contract.js'; // every response checked against the OpenAPI document
 
 describe('typed content client against the real daemon', () => {
   it('implements the template client methods and the extra lists', async () => {
     const f = await contentFixture();
     const a = await f.publish({ title: 'Client one', contentType: 'GUIDE', focusKeyword: 'shared' });
     const b = await f.publish({ title: 'Client two', slug: 'кофе-мир', focusKeyword: 'shared' });
-    const client = createContentClient({ baseUrl: `${f.d.url}/`, key: f.key });
+    const client = createContentClient({ baseUrl: `${f.d.url}/`, key: f.key, fetch: checkedFetch });
     expect(fromPackageEntry).toBe(createContentClient);
 
     const all = await client.getArticles(0, 10);
@@ -33,9 +34,9 @@ describe('typed content client against the real daemon', () => {
 
   it('throws ContentApiError with the code for a bad key or bad parameters', async () => {
     const f = await contentFixture();
-    const bad = createContentClient({ baseUrl: f.d.url, key: 'svc_blog_nope' });
+    const bad = createContentClient({ baseUrl: f.d.url, key: 'svc_blog_nope', fetch: checkedFetch });
     await expect(bad.getArticles()).rejects.toMatchObject({ name: 'ContentApiError', status: 401, code: 'invalid_key', message: 'Invalid blog key' });
-    const good = createContentClient({ baseUrl: f.d.url, key: f.key });
+    const good = createContentClient({ baseUrl: f.d.url, key: f.key, fetch: checkedFetch });
     const err = await good.getArticles(0, 500).catch((e) => e);
     expect(err).toBeInstanceOf(ContentApiError);
     expect(err).toMatchObject({ status: 400, code: 'invalid_parameter' });
@@ -44,7 +45,7 @@ describe('typed content client against the real daemon', () => {
   it('uses the fetch it is given', async () => {
     const f = await contentFixture();
     const seen: string[] = [];
-    const client = createContentClient({ baseUrl: f.d.url, key: f.key, fetch: (input, init) => (seen.push(String(input)), fetch(input, init)) });
+    const client = createContentClient({ baseUrl: f.d.url, key: f.key, fetch: (input, init) => (seen.push(String(input)), checkedFetch(input, init)) });
     await client.getTags();
     expect(seen).toEqual([`${f.d.url}/api/v1/content/tags`]);
   });

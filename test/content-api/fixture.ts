@@ -4,6 +4,7 @@ import { publishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { checkedFetch } from '../helpers/openapi-contract.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 
 /** A daemon, a workspace with a blog key, and helpers to publish and to call the content API. */
@@ -16,7 +17,7 @@ export async function contentFixture(options: { overrides?: Record<string, unkno
     const headers = new Headers(init.headers);
     const k = init.key === undefined ? key : init.key;
     if (k !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${k}`);
-    return fetch(`${base}${path}`, { ...init, headers });
+    return checkedFetch(`${base}${path}`, { ...init, headers });
   };
   const json = async (path: string) => {
     const res = await api(path);

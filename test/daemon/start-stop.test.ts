@@ -89,6 +89,10 @@ describe('svc serve: start (the real binary)', () => {
       expect(await api.json()).toEqual({ error: { code: 'starting', message: 'svc is starting; try again in a moment' } });
       const mcp = await fetch(`${base}/api/mcp`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
       expect(mcp.status).toBe(503);
+      // Liveness is not readiness: the process is alive while it starts.
+      const live = await fetch(`${base}/livez`, { signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'alive', version: VERSION });
 
       await lock.release();
       expect(await svc.ready).toBe(port);

@@ -112,7 +112,7 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
     const delivered = new Map<string, SentAttempt[]>();
     for (const s of list) {
       if (s.next.status === 'delivered') {
-        const key = `${s.lease.holderId} ${s.lease.token} ${s.outcome.status}`;
+        const key = `${s.lease.holderId} ${s.outcome.status}`;
         delivered.set(key, [...(delivered.get(key) ?? []), s]);
       } else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) {
         recorded.add(s.event.id);
@@ -121,7 +121,8 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
     for (const group of delivered.values()) {
       const { lease, outcome } = group[0];
       const last = new Date(Math.max(...group.map((s) => s.finishedAt.getTime())));
-      for (const id of await settleDelivered(trx, group.map((s) => s.event.id), lease, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
+      const held = group.map((s) => ({ id: s.event.id, token: s.lease.token }));
+      for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
     }
     const done = list.filter((s) => recorded.has(s.event.id));
     await insertDeliveries(

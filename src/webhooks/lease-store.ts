@@ -78,11 +78,28 @@ export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exc
   return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
 }
 
-/** Take the lease on these due events in one statement; returns the rows taken (those nobody else validly holds, still pending and due), in seq order. */
-export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<EventRow[]> {
+/** A claimed event, with its publication's publishedUrl now (a receiver's answer to an earlier event may have set it; undefined when the publication is gone). */
+export interface ClaimedEvent extends EventRow {
+  currentPublishedUrl: string | null | undefined;
+}
+
+/**
+ * Take the lease on these due events in one statement; returns the rows taken (those nobody
+ * else validly holds, still pending and due), in seq order, each with its publication's URL.
+ */
+export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
   if (ids.length === 0) return [];
-  const rows: Array<Record<string, unknown>> = await db('webhook_events').whereIn('id', ids).where('status', 'pending').where('next_attempt_at', '<=', at.now).where(leaseVoid(db, at)).update(leaseFields(lease), '*');
-  return rows.map(toEvent).sort((a, b) => a.seq - b.seq);
+  const pub = (what: string) =>
+    db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
+  const rows: Array<Record<string, unknown>> = await db('webhook_events')
+    .whereIn('id', ids)
+    .where('status', 'pending')
+    .where('next_attempt_at', '<=', at.now)
+    .where(leaseVoid(db, at))
+    .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
+  return rows
+    .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
+    .sort((a, b) => a.seq - b.seq);
 }
 
 type ArticleScope = { connectorId: string; articleId: string };
@@ -152,15 +169,16 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
 }
 
 /**
- * Settle as delivered, in one statement, those of these events (all leased under `lease`, each
- * attempted once more, answered with `lastStatus`) whose lease is still ours; returns their ids.
- * What settleLeased does for one event, for a batch of successes.
+ * Settle as delivered, in one statement, those of these events (each with the token of its own
+ * lease, all held by `holderId`, attempted once more, answered with `lastStatus`) whose lease is
+ * still theirs; returns their ids. What settleLeased does for one event, for a batch of successes.
  */
-export async function settleDelivered(db: Queryable, ids: string[], lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime, lastStatus: number): Promise<string[]> {
-  if (ids.length === 0) return [];
+export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
+  if (held.length === 0) return [];
   const rows: Array<{ id: string }> = await db('webhook_events')
-    .whereIn('id', ids)
-    .where(leaseOurs(lease, at))
+    .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
+    .where({ locked_by: holderId })
+    .where('locked_until', '>=', at.now)
     .update(
       { status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED },
       ['id'],

@@ -151,24 +151,6 @@ export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Prom
   for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
 }
 
-/**
- * The publishedUrl of each event's publication now (a receiver's answer to an earlier event may
- * have set it), by event id; events whose publication is gone (a deleted article) are absent.
- */
-export async function currentPublishedUrls(db: Queryable, events: Array<Pick<EventRow, 'id' | 'articleId' | 'connectorId'>>): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>();
-  for (let i = 0; i < events.length; i += 500) {
-    const part = events.slice(i, i + 500);
-    const rows = await db('publications').whereIn('article_id', [...new Set(part.map((e) => e.articleId))]).select('article_id', 'connector_id', 'published_url');
-    const byKey = new Map(rows.map((r: Row) => [`${r.article_id} ${r.connector_id}`, (r.published_url as string | null) ?? null]));
-    for (const e of part) {
-      const key = `${e.articleId} ${e.connectorId}`;
-      if (byKey.has(key)) out.set(e.id, byKey.get(key)!);
-    }
-  }
-  return out;
-}
-
 /** The connectors with these ids (the worker's claims). */
 export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
   if (ids.length === 0) return new Map();

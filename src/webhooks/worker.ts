@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
+import { isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import type { Job } from '../jobs/job.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
@@ -9,7 +10,7 @@ import { HEARTBEAT_KEPT_MS, pruneHeartbeats } from './heartbeat-store.js';
 import { type LeaseHolder, holderAlive, leaseTime, maySend, newLease, startHolder } from './lease.js';
 import { type LeaseRef, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
-import { type EventRow, connectorsByIds, currentPublishedUrls } from './store.js';
+import { type EventRow, connectorsByIds } from './store.js';
 
 interface Claim {
   event: EventRow;
@@ -17,6 +18,8 @@ interface Claim {
   publishedUrl: string | null | undefined;
   lease: LeaseRef;
   connector: Connector;
+  /** When `connector` was read (at most CONNECTOR_FRESH_MS before the claim). */
+  connectorAt: number;
   claimedAt: number;
   abort: AbortController;
   /** Set once the attempt starts; claims still waiting for a slot are given back on stop. */
@@ -25,6 +28,9 @@ interface Claim {
 
 /** A claim that waited longer than this reads its connector again before sending (disabled or changed meanwhile?). */
 const CONNECTOR_FRESH_MS = 1_000;
+/** A receiver whose last answer was a 2xx within QUICK_MS gets CLAIM_AHEAD times its slots claimed ahead. */
+const QUICK_MS = 250;
+const CLAIM_AHEAD = 4;
 
 /**
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
@@ -45,6 +51,16 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const sending = new Map<string, number>(); // connector id -> requests in flight
   let inFlight = 0;
   let recording = 0; // attempts answered, waiting for their group commit
+  const quick = new Set<string>(); // connectors whose last answer came quickly
+  const connectorCache = new Map<string, { connector: Connector; at: number }>();
+  /** The claims' connectors: read at most every CONNECTOR_FRESH_MS (run() reads again what waited longer or failed since). */
+  const connectorsOf = async (ids: string[]): Promise<Map<string, { connector: Connector; at: number }>> => {
+    const now = Date.now();
+    const stale = ids.filter((id) => (connectorCache.get(id)?.at ?? -Infinity) < now - CONNECTOR_FRESH_MS || (failedAt.get(id) ?? -1) >= connectorCache.get(id)!.at);
+    for (const [id, connector] of await connectorsByIds(ctx.db, stale)) connectorCache.set(id, { connector, at: now });
+    for (const id of stale) if (connectorCache.get(id)?.at !== now) connectorCache.delete(id);
+    return new Map(ids.filter((id) => connectorCache.has(id)).map((id) => [id, connectorCache.get(id)!]));
+  };
   /** When an attempt to the connector last failed: claims made before re-read the connector (410 disables it). */
   const failedAt = new Map<string, number>();
   let holder: LeaseHolder | null = null;
@@ -57,7 +73,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
   // The worker's own writes (claims, group commits) take turns: on SQLite two of them at once on
   // two pooled connections would only wait for each other's write lock (busy waits and retries).
   let writing: Promise<unknown> = Promise.resolve();
+  // (PostgreSQL runs them side by side.)
+  const sqlite = !isPostgres(ctx.db);
   const serially = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (!sqlite) return fn();
     const p = writing.then(fn, fn);
     writing = p.catch(() => undefined);
     return p;
@@ -92,7 +111,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     };
     try {
       let connector: Connector | undefined = c.connector;
-      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.claimedAt) {
+      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.connectorAt) {
         connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
       }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
@@ -104,6 +123,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
       } else {
         const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, c.abort.signal);
         if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
+        if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
+        else quick.delete(event.connectorId);
         recording++;
         freeSlot(); // the receiver has answered: its slot goes to the next attempt while this one is recorded
         await record(sent).finally(() => recording--);
@@ -114,7 +135,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
     } finally {
       freeSlot();
       claims.delete(event.id);
-      wake();
+      // Look for more once this receiver's claims run low (the group commit wakes the worker too).
+      if ((queued.get(event.connectorId) ?? 0) <= concurrencyPerReceiver) wake();
     }
   };
 
@@ -148,16 +170,17 @@ export function startWebhookWorker(ctx: Ctx): Job {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
-    // Keep up to twice the slots claimed and waiting (per receiver and in all), so a slot never
-    // waits on a database round trip; attempts being recorded do not count.
-    const perReceiver = 2 * concurrencyPerReceiver;
+    // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
+    // receiver, as many as its slots (each then waits at most one timeout, well within its
+    // lease), or CLAIM_AHEAD times that while its answers come quickly; attempts being recorded
+    // do not count. (A claim that waited too long is given back by maySend, never sent late.)
     for (;;) {
-      const capacity = 2 * concurrency - (claims.size - recording);
+      const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
       const at = leaseTime(ctx, now);
-      const room = (id: string) => perReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
+      const room = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * concurrencyPerReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
       const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => room(id) <= 0);
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full);
       const taking = new Map<string, number>();
@@ -171,15 +194,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const lease = newLease(ctx, h, now);
       const taken = await serially(() => claimEvents(ctx.db, pick.map((e) => e.id), lease, at));
       if (taken.length === 0) return;
-      const [connectors, urls] = await Promise.all([connectorsByIds(ctx.db, [...taking.keys()]), currentPublishedUrls(ctx.db, taken)]);
-      const claimedAt = Date.now();
+      const connectors = await connectorsOf([...taking.keys()]);
       for (const event of taken) {
-        const connector = connectors.get(event.connectorId);
-        if (!connector) {
+        const known = connectors.get(event.connectorId);
+        if (!known) {
           await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
           continue;
         }
-        const c: Claim = { event, publishedUrl: urls.get(event.id), lease, connector, claimedAt, abort: new AbortController() };
+        const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now(), abort: new AbortController() };
         claims.set(event.id, c);
         count(queued, event.connectorId, 1);
         waiting.set(event.connectorId, [...(waiting.get(event.connectorId) ?? []), c]);

@@ -48,7 +48,7 @@ export function createContentApi(app: App): Middleware {
         throw new AppError('method_not_allowed', 405, `Method ${ctx.method} is not allowed: the content API is read-only (GET)`);
       }
       const query = new URLSearchParams(ctx.querystring);
-      const reader = await delivery.authenticate(presentedKey(ctx, query));
+      const reader = await app.limits.blogKey(ctx.ip, () => delivery.authenticate(presentedKey(ctx, query)));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;

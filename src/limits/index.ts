@@ -20,6 +20,12 @@ export interface Limits {
   mcpCalls(principalId: string, count: number): Promise<void>;
   /** Counts one sign-in attempt before the password is checked; 429 too_many_attempts. Call succeeded() after a good password. */
   signInAttempt(email: string, address: string): Promise<{ succeeded(): Promise<void> }>;
+  /**
+   * A content API request's blog key, checked by `authenticate` unless the address sent too many
+   * refused keys this window (then 429 rate_limited without looking at the key); a refused key
+   * (null) counts for the address.
+   */
+  blogKey<R>(address: string, authenticate: () => Promise<R | null>): Promise<R | null>;
   /** One OAuth dynamic client registration from an address; 429 rate_limited. */
   registration(address: string): Promise<void>;
   close(): Promise<void>;
@@ -46,7 +52,11 @@ export function createLimits(ctx: Ctx): Limits {
     const l = limit('content', config.content.rateLimitPerMinute, MINUTE, false);
     return (content ??= new LeasedLimiter((key, n) => l.add(key, n), config.content.rateLimitPerMinute, config.limits.contentLeaseSize, now));
   };
-  const { signIn, registration } = config.limits;
+  const { signIn, registration, wrongBlogKey } = config.limits;
+  const wrongKeysRefused = (resetAt: number) => {
+    const s = retrySeconds(resetAt - now());
+    return new AppError('rate_limited', 429, `Too many requests with a wrong blog key from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
+  };
 
   return {
     storeKind,
@@ -88,6 +98,17 @@ export function createLimits(ctx: Ctx): Limits {
       };
     },
 
+    async blogKey(address, authenticate) {
+      const wrongKeys = limit('wrong-blog-key', wrongBlogKey.perAddress, wrongBlogKey.window, true);
+      const blockedUntil = wrongKeys.blockedUntil(address);
+      if (blockedUntil !== undefined) throw wrongKeysRefused(blockedUntil);
+      const reader = await authenticate();
+      if (reader !== null) return reader;
+      const taken = await wrongKeys.take(address);
+      if (!taken.taken) throw wrongKeysRefused(taken.resetAt);
+      return null;
+    },
+
     async registration(address) {
       const taken = await limit('registration', registration.perAddress, registration.window, true).take(address);
       if (taken.taken) return;
@@ -117,13 +138,19 @@ class Limit {
     private readonly now: () => number,
   ) {}
 
+  /** When the key's in-memory block ends, if it is blocked now. */
+  blockedUntil(key: string): number | undefined {
+    const until = this.blocked.get(key);
+    if (until === undefined) return undefined;
+    if (until > this.now()) return until;
+    this.blocked.delete(key);
+    return undefined;
+  }
+
   /** n points only if they fit (one atomic step of the store). */
   async take(key: string, n = 1): Promise<Window> {
-    const until = this.blocked.get(key);
-    if (until !== undefined) {
-      if (until > this.now()) return { taken: false, count: this.points, resetAt: until };
-      this.blocked.delete(key);
-    }
+    const until = this.blockedUntil(key);
+    if (until !== undefined) return { taken: false, count: this.points, resetAt: until };
     const w = await this.store().take(this.key(key), n, this.windowMs, this.points);
     if (!w.taken && this.blockInMemory) {
       if (this.blocked.size > 10_000) this.sweep();

@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { addressKey } from './address.js';
 import { LeasedLimiter, LimitExceeded } from './leased-limiter.js';
 import { type StoreKind, chooseStoreKind, openLimiterStore } from './limiter-store.js';
 import type { Window, WindowStore } from './window-store.js';
@@ -8,7 +9,8 @@ import type { Window, WindowStore } from './window-store.js';
 export const TOO_MANY_CALLS = 'Too many MCP calls';
 
 /**
- * Every rate limit and throttle of the service, one function each, counted in one store shared
+ * Every rate limit and throttle of the service, one function each (a per-address limit keys on
+ * addressKey: an IPv6 client by its /64), counted in one store shared
  * by all daemons (limiter-store.ts; docs/deployment.md "Limits across daemons"). Built once per
  * App; the store is opened on first use, so a CLI command that limits nothing connects nothing.
  */
@@ -77,7 +79,8 @@ export function createLimits(ctx: Ctx): Limits {
       throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds: retrySeconds(taken.resetAt - now()) } });
     },
 
-    async signInAttempt(email, address) {
+    async signInAttempt(email, clientAddress) {
+      const address = addressKey(clientAddress);
       // Per address across accounts first, so an address over its limit is refused without a
       // write (from memory once refused); then per account and address pair (a stranger elsewhere
       // cannot lock the account). An attempt the pair refuses still counts for the address. The
@@ -98,7 +101,8 @@ export function createLimits(ctx: Ctx): Limits {
       };
     },
 
-    async blogKey(address, authenticate) {
+    async blogKey(clientAddress, authenticate) {
+      const address = addressKey(clientAddress);
       const wrongKeys = limit('wrong-blog-key', wrongBlogKey.perAddress, wrongBlogKey.window, true);
       const blockedUntil = wrongKeys.blockedUntil(address);
       if (blockedUntil !== undefined) throw wrongKeysRefused(blockedUntil);
@@ -110,7 +114,7 @@ export function createLimits(ctx: Ctx): Limits {
     },
 
     async registration(address) {
-      const taken = await limit('registration', registration.perAddress, registration.window, true).take(address);
+      const taken = await limit('registration', registration.perAddress, registration.window, true).take(addressKey(address));
       if (taken.taken) return;
       const s = retrySeconds(taken.resetAt - now());
       throw new AppError('rate_limited', 429, `Too many client registrations from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });

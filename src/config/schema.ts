@@ -152,6 +152,14 @@ export const configSchema = z
           })
           .strict()
           .default({}),
+        wrongBlogKey: z
+          .object({
+            /** Content API requests refused for their blog key (missing or wrong) per address per window; beyond, 429 whatever the key. */
+            perAddress: z.coerce.number().int().min(1).default(60),
+            window: duration().default('1m'),
+          })
+          .strict()
+          .default({}),
       })
       .strict()
       .default({}),

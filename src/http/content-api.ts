@@ -40,6 +40,8 @@ export interface ContentRequest {
   /** A request header by lower-case name; '' when absent. */
   header(name: string): string;
   requestId: string;
+  /** The client's address, proxy settings applied (Koa's ctx.ip). */
+  address(): string;
 }
 
 /** What to send, whichever way the request came in. */
@@ -89,7 +91,7 @@ export function createContentApi(app: App): ContentApi {
       }
       if (path.kind === 'openapi') return documentAnswer(headers, route);
       const query = new URLSearchParams(req.querystring);
-      const reader = await delivery.authenticate(presentedKey(req.header, query));
+      const reader = await app.limits.blogKey(req.address(), () => delivery.authenticate(presentedKey(req.header, query)));
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
@@ -123,7 +125,7 @@ export function createContentApi(app: App): ContentApi {
 
   const middleware: Middleware = async (ctx, next) => {
     if (!owns(ctx.path)) return next();
-    const a = await answer({ method: ctx.method, path: ctx.path, querystring: ctx.querystring, header: (name) => ctx.get(name), requestId: ctx.state.requestId });
+    const a = await answer({ method: ctx.method, path: ctx.path, querystring: ctx.querystring, header: (name) => ctx.get(name), requestId: ctx.state.requestId, address: () => ctx.ip });
     ctx.state.route = a.route;
     ctx.set(a.headers);
     ctx.status = a.status;

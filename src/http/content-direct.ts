@@ -14,6 +14,7 @@ import { logRequest, requestIdFor } from './middleware/request-log.js';
  * Returns false, leaving the request to Koa, for any other path and for URLs not in origin form.
  */
 export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+  const trustProxy = app.config.server.trustProxy;
   return (req, res) => {
     const url = req.url ?? '';
     if (url[0] !== '/') return false;
@@ -27,6 +28,8 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
       return typeof value === 'string' ? value : '';
     };
     const requestId = requestIdFor(header('x-request-id'));
+    // Koa's ctx.ip; without a trusted proxy that is the socket's address, read without a Koa context.
+    const address = trustProxy ? () => koa.createContext(req, res).ip : () => req.socket.remoteAddress ?? '';
     const send = (status: number, headers: Record<string, string>, body: Buffer | null, route: string) => {
       headers['X-Request-Id'] = requestId;
       if (body && status !== 204 && status !== 304) headers['Content-Length'] = String(body.length);
@@ -34,10 +37,10 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
       res.writeHead(status, headers);
       res.end(body ?? undefined);
       countRequest(app.metrics, method, route, status, started);
-      logRequest(app, { requestId, method, url, status, started, address: () => koa.createContext(req, res).ip });
+      logRequest(app, { requestId, method, url, status, started, address });
     };
     api
-      .answer({ method, path, querystring: q === -1 ? '' : url.slice(q + 1), header, requestId })
+      .answer({ method, path, querystring: q === -1 ? '' : url.slice(q + 1), header, requestId, address })
       .then((a) => send(a.status, a.headers, a.body, a.route))
       .catch((err: unknown) => {
         // answer() renders every error itself: this is a bug in sending, answered like Koa's own (a bare 500).

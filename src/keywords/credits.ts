@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import type { Trx } from '../db/connect.js';
+import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { refundCredits, spendCredits } from '../workspaces/usage.js';
 import type { Workspace } from '../workspaces/types.js';
@@ -32,9 +33,15 @@ export async function reserveLookup(ctx: Ctx, ws: Workspace, provider: string, k
   return { id, month, credits: keywords.length };
 }
 
-/** Keep the credits: call inside the transaction that stores the results. */
+/**
+ * Keep the credits: call inside the transaction that stores the results. A lookup no longer
+ * pending outlived its abandonment window and had its credits given back: it throws, so the
+ * transaction keeps none of its results (no results for free).
+ */
 export async function completeLookup(ctx: Ctx, trx: Trx, r: Reservation): Promise<void> {
-  await lookups.settleLookup(trx, r.id, 'done', ctx.clock.now().toISOString());
+  if (await lookups.settleLookup(trx, r.id, 'done', ctx.clock.now().toISOString())) return;
+  const seconds = Math.round(abandonedAfter(ctx) / 1000);
+  throw new AppError('lookup_abandoned', 424, `The keyword lookup took longer than ${seconds} s, so it was given up and its results were not kept. Try again.`);
 }
 
 /** Give the credits back: the provider failed or the results could not be stored. */

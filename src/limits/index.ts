@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { addressKey } from './address.js';
 import { LeasedLimiter, LimitExceeded } from './leased-limiter.js';
 import { type StoreKind, chooseStoreKind, openLimiterStore } from './limiter-store.js';
 import type { Window, WindowStore } from './window-store.js';
@@ -8,7 +9,8 @@ import type { Window, WindowStore } from './window-store.js';
 export const TOO_MANY_CALLS = 'Too many MCP calls';
 
 /**
- * Every rate limit and throttle of the service, one function each, counted in one store shared
+ * Every rate limit and throttle of the service, one function each (a per-address limit keys on
+ * addressKey: an IPv6 client by its /64), counted in one store shared
  * by all daemons (limiter-store.ts; docs/deployment.md "Limits across daemons"). Built once per
  * App; the store is opened on first use, so a CLI command that limits nothing connects nothing.
  */
@@ -20,6 +22,12 @@ export interface Limits {
   mcpCalls(principalId: string, count: number): Promise<void>;
   /** Counts one sign-in attempt before the password is checked; 429 too_many_attempts. Call succeeded() after a good password. */
   signInAttempt(email: string, address: string): Promise<{ succeeded(): Promise<void> }>;
+  /**
+   * A content API request's blog key, checked by `authenticate` unless the address sent too many
+   * refused keys this window (then 429 rate_limited without looking at the key); a refused key
+   * (null) counts for the address.
+   */
+  blogKey<R>(address: string, authenticate: () => Promise<R | null>): Promise<R | null>;
   /** One OAuth dynamic client registration from an address; 429 rate_limited. */
   registration(address: string): Promise<void>;
   close(): Promise<void>;
@@ -46,7 +54,11 @@ export function createLimits(ctx: Ctx): Limits {
     const l = limit('content', config.content.rateLimitPerMinute, MINUTE, false);
     return (content ??= new LeasedLimiter((key, n) => l.add(key, n), config.content.rateLimitPerMinute, config.limits.contentLeaseSize, now));
   };
-  const { signIn, registration } = config.limits;
+  const { signIn, registration, wrongBlogKey } = config.limits;
+  const wrongKeysRefused = (resetAt: number) => {
+    const s = retrySeconds(resetAt - now());
+    return new AppError('rate_limited', 429, `Too many requests with a wrong blog key from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
+  };
 
   return {
     storeKind,
@@ -67,7 +79,8 @@ export function createLimits(ctx: Ctx): Limits {
       throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds: retrySeconds(taken.resetAt - now()) } });
     },
 
-    async signInAttempt(email, address) {
+    async signInAttempt(email, clientAddress) {
+      const address = addressKey(clientAddress);
       // Per address across accounts first, so an address over its limit is refused without a
       // write (from memory once refused); then per account and address pair (a stranger elsewhere
       // cannot lock the account). An attempt the pair refuses still counts for the address. The
@@ -88,8 +101,20 @@ export function createLimits(ctx: Ctx): Limits {
       };
     },
 
+    async blogKey(clientAddress, authenticate) {
+      const address = addressKey(clientAddress);
+      const wrongKeys = limit('wrong-blog-key', wrongBlogKey.perAddress, wrongBlogKey.window, true);
+      const blockedUntil = wrongKeys.blockedUntil(address);
+      if (blockedUntil !== undefined) throw wrongKeysRefused(blockedUntil);
+      const reader = await authenticate();
+      if (reader !== null) return reader;
+      const taken = await wrongKeys.take(address);
+      if (!taken.taken) throw wrongKeysRefused(taken.resetAt);
+      return null;
+    },
+
     async registration(address) {
-      const taken = await limit('registration', registration.perAddress, registration.window, true).take(address);
+      const taken = await limit('registration', registration.perAddress, registration.window, true).take(addressKey(address));
       if (taken.taken) return;
       const s = retrySeconds(taken.resetAt - now());
       throw new AppError('rate_limited', 429, `Too many client registrations from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
@@ -117,13 +142,19 @@ class Limit {
     private readonly now: () => number,
   ) {}
 
+  /** When the key's in-memory block ends, if it is blocked now. */
+  blockedUntil(key: string): number | undefined {
+    const until = this.blocked.get(key);
+    if (until === undefined) return undefined;
+    if (until > this.now()) return until;
+    this.blocked.delete(key);
+    return undefined;
+  }
+
   /** n points only if they fit (one atomic step of the store). */
   async take(key: string, n = 1): Promise<Window> {
-    const until = this.blocked.get(key);
-    if (until !== undefined) {
-      if (until > this.now()) return { taken: false, count: this.points, resetAt: until };
-      this.blocked.delete(key);
-    }
+    const until = this.blockedUntil(key);
+    if (until !== undefined) return { taken: false, count: this.points, resetAt: until };
     const w = await this.store().take(this.key(key), n, this.windowMs, this.points);
     if (!w.taken && this.blockInMemory) {
       if (this.blocked.size > 10_000) this.sweep();

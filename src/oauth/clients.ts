@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import { iso, nowIso } from '../lib/clock.js';
 import { safeEqual, sha256Hex } from '../lib/crypto.js';
 import { isId } from '../lib/ids.js';
@@ -19,7 +20,8 @@ export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 const toClient = (r: store.ClientRow): Client => ({
   id: r.id,
-  name: r.client_name,
+  // Neutralised for display: a name stored before registration refused bidi controls (issue 22).
+  name: r.client_name === null ? null : withoutBidiControls(r.client_name),
   authMethod: r.auth_method as AuthMethod,
   redirectUris: JSON.parse(r.redirect_uris) as string[],
   createdAt: r.created_at,

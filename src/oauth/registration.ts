@@ -1,4 +1,5 @@
 import type { Ctx } from '../context.js';
+import { hasBidiControls } from '../lib/bidi.js';
 import { iso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -82,7 +83,9 @@ function checkMetadata(meta: ClientMetadata): AuthMethod {
   if (meta.response_types && meta.response_types.some((t) => t !== 'code')) throw oauthError('invalid_client_metadata', 'response_types supports code only');
   if (meta.client_name !== undefined) {
     if (meta.client_name.length > limits.clientNameLength) throw oauthError('invalid_client_metadata', `client_name is longer than ${limits.clientNameLength} characters`);
-    if (CONTROL.test(meta.client_name)) throw oauthError('invalid_client_metadata', 'client_name may not contain control characters');
+    if (CONTROL.test(meta.client_name) || hasBidiControls(meta.client_name)) {
+      throw oauthError('invalid_client_metadata', 'client_name may not contain control characters or bidirectional controls');
+    }
   }
   const size = Buffer.byteLength(JSON.stringify(meta));
   if (size > limits.metadataBytes) throw oauthError('invalid_client_metadata', `The client metadata is ${size} bytes of JSON; at most ${limits.metadataBytes} are accepted`);

@@ -53,6 +53,8 @@ export interface TokenRow {
   created_at: string;
   expires_at: string | null;
   rotated_at: string | null;
+  /** Rotated refresh tokens: their successor, sealed (successor.ts); absent on rows of older versions. */
+  successor?: string | null;
 }
 
 // Clients
@@ -142,7 +144,7 @@ export function listConnectionRows(db: Queryable, filter: { id?: string; userId?
 // Tokens
 export const insertToken = (db: Queryable, row: TokenRow) => db('oauth_tokens').insert(row);
 export const findToken = (db: Queryable, hash: string): Promise<TokenRow | undefined> => db('oauth_tokens').where({ token_hash: hash }).first();
-/** Marks a refresh token rotated; false when a parallel refresh already did. */
-export const claimRefresh = async (db: Queryable, hash: string, now: string): Promise<boolean> =>
-  (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now })) > 0;
+/** Marks a refresh token rotated, keeping its sealed successor; false when a parallel refresh already did. */
+export const claimRefresh = async (db: Queryable, hash: string, now: string, successor: string): Promise<boolean> =>
+  (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now, successor })) > 0;
 export const deleteExpiredAccessTokens = (db: Queryable, now: string) => db('oauth_tokens').where({ kind: 'access' }).andWhere('expires_at', '<=', now).delete();

@@ -14,6 +14,7 @@ import { oauthError } from './errors.js';
 import { isOurResource, resourceOf } from './metadata.js';
 import { verifyS256 } from './pkce.js';
 import * as store from './store.js';
+import { openSuccessor, sealSuccessor } from './successor.js';
 
 /** Opaque tokens with a recognisable prefix (the MCP endpoint tells them from API keys). */
 export const ACCESS_PREFIX = 'svc_oat_';
@@ -27,15 +28,21 @@ export interface TokenResponse {
   scope: string;
 }
 
-/** A new access + refresh token pair for a connection; only hashes are stored. */
-async function issuePair(ctx: Ctx, db: Trx | Ctx['db'], connectionId: string, scopes: Scope[]): Promise<TokenResponse> {
+/** New access and refresh tokens (not stored yet). */
+function newTokens(): { access: string; refresh: string } {
+  return { access: ACCESS_PREFIX + randomBase62(43), refresh: REFRESH_PREFIX + randomBase62(43) };
+}
+
+/**
+ * Stores the hashes of an access token and, unless `refreshStored`, of its refresh token, and
+ * answers them both.
+ */
+async function issue(ctx: Ctx, db: Trx | Ctx['db'], connectionId: string, scopes: Scope[], tokens: { access: string; refresh: string }, refreshStored = false): Promise<TokenResponse> {
   const now = ctx.clock.now();
-  const access = ACCESS_PREFIX + randomBase62(43);
-  const refresh = REFRESH_PREFIX + randomBase62(43);
   const ttl = ctx.config.oauth.accessTokenTtl;
-  await store.insertToken(db, { token_hash: sha256Hex(access), connection_id: connectionId, kind: 'access', created_at: iso(now), expires_at: iso(new Date(now.getTime() + ttl)), rotated_at: null });
-  await store.insertToken(db, { token_hash: sha256Hex(refresh), connection_id: connectionId, kind: 'refresh', created_at: iso(now), expires_at: null, rotated_at: null });
-  return { access_token: access, token_type: 'Bearer', expires_in: Math.max(1, Math.round(ttl / 1000)), refresh_token: refresh, scope: scopes.join(' ') };
+  await store.insertToken(db, { token_hash: sha256Hex(tokens.access), connection_id: connectionId, kind: 'access', created_at: iso(now), expires_at: iso(new Date(now.getTime() + ttl)), rotated_at: null });
+  if (!refreshStored) await store.insertToken(db, { token_hash: sha256Hex(tokens.refresh), connection_id: connectionId, kind: 'refresh', created_at: iso(now), expires_at: null, rotated_at: null });
+  return { access_token: tokens.access, token_type: 'Bearer', expires_in: Math.max(1, Math.round(ttl / 1000)), refresh_token: tokens.refresh, scope: scopes.join(' ') };
 }
 
 function checkResource(ctx: Ctx, resource: string | undefined): void {
@@ -87,7 +94,7 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
       scopes: code.scopes, created_at: iso(now), last_used_at: iso(now), revoked_at: null, revoked_reason: null,
     });
     await store.setCodeConnection(trx, hash, connectionId);
-    return issuePair(ctx, trx, connectionId, scopes);
+    return issue(ctx, trx, connectionId, scopes, newTokens());
   });
   if (result === 'not_member') throw oauthError('invalid_grant', NOT_A_MEMBER);
   if (!result) throw oauthError('invalid_grant', 'The authorization code was already used');
@@ -97,7 +104,8 @@ export async function exchangeCode(ctx: Ctx, client: Client, grant: CodeGrant): 
 
 /**
  * refresh_token grant with rotation. A rotated token still works for oauth.refreshTokenGrace
- * (clients refresh in parallel); presented later, it revokes the whole connection (a replay).
+ * (clients refresh in parallel), answered with the same successor each time; presented later,
+ * it revokes the whole connection (a replay).
  */
 export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshToken?: string; scope?: string; resource?: string }): Promise<TokenResponse> {
   if (!grant.refreshToken) throw oauthError('invalid_request', 'refresh_token is required');
@@ -124,13 +132,21 @@ export async function refreshTokens(ctx: Ctx, client: Client, grant: { refreshTo
   if (asked.some((s) => !scopes.includes(s as Scope))) throw oauthError('invalid_scope', `This connection was granted only: ${scopes.join(' ')}`);
 
   const result = await withTransaction(ctx.db, async (trx) => {
-    if (!(await store.claimRefresh(trx, hash, iso(now)))) {
-      const current = await store.findToken(trx, hash);
-      const rotatedAt = current?.rotated_at ? new Date(current.rotated_at).getTime() : 0;
-      if (!current || now.getTime() - rotatedAt > ctx.config.oauth.refreshTokenGrace) return null;
+    const next = newTokens();
+    if (await store.claimRefresh(trx, hash, iso(now), sealSuccessor(grant.refreshToken!, next.refresh))) {
+      await store.touchConnection(trx, conn.id, iso(now));
+      return issue(ctx, trx, conn.id, scopes, next);
     }
+    const current = await store.findToken(trx, hash);
+    const rotatedAt = current?.rotated_at ? new Date(current.rotated_at).getTime() : 0;
+    if (!current || now.getTime() - rotatedAt > ctx.config.oauth.refreshTokenGrace) return null;
+    // Within the grace (clients refresh in parallel): the same successor again, with a new
+    // access token, never another independent refresh token. A token rotated by an older
+    // version has no successor kept: it gets a new pair, as before.
+    const successor = current.successor ? openSuccessor(grant.refreshToken!, current.successor) : undefined;
+    const kept = successor !== undefined && (await store.findToken(trx, sha256Hex(successor))) !== undefined;
     await store.touchConnection(trx, conn.id, iso(now));
-    return issuePair(ctx, trx, conn.id, scopes);
+    return kept ? issue(ctx, trx, conn.id, scopes, { access: next.access, refresh: successor }, true) : issue(ctx, trx, conn.id, scopes, next);
   });
   if (!result) {
     await revokeConnection(ctx, conn.id, 'refresh_token_reuse');

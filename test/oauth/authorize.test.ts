@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { addMember } from '../../src/accounts/members.js';
-import { type BrowserSession, approve, getAuthorize, hidden, postConsent, registerClient, sessionFor } from './flow.js';
+import { type BrowserSession, approve, getAuthorize, hidden, postConsent, register, registerClient, sessionFor } from './flow.js';
 import { pkce } from './helpers.js';
 
 let d: TestDaemon;
@@ -177,6 +177,20 @@ describe('consent', () => {
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img src=x>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x&gt; wants to connect');
+  });
+
+  it('bidi controls in client_name are refused at registration, and shown neutralised for a client stored earlier (issue 22)', async () => {
+    for (const c of ['\u202e', '\u202a', '\u2066', '\u2069', '\u200f', '\u061c']) {
+      const res = await register(d, { client_name: `Claude${c}txt.exe` });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name may not contain control characters or bidirectional controls' });
+    }
+    const earlier = await registerClient(d, { client_name: 'Trusted' });
+    await d.app.db('oauth_clients').where({ id: earlier.client_id }).update({ client_name: 'Trusted\u202eexe.doc' });
+    const { res, html } = await getAuthorize(d, s, { ...base(), client_id: earlier.client_id, redirect_uri: earlier.redirect_uris[0] });
+    expect(res.status).toBe(200);
+    expect(html).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(html).toContain('Trustedexe.doc wants to connect');
   });
 
   it('sets no form-action CSP on the consent page', async () => {

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/lib/crypto.js';
 import { TestClock } from '../helpers/clock.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
@@ -118,6 +119,24 @@ describe('token endpoint: refresh_token and revocation', () => {
     await expectError(await token(d, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: client.client_id, scope: 'read publish' }), 400, 'invalid_scope');
     const narrower = await token(d, { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: client.client_id, scope: 'read offline_access' });
     expect(narrower.status).toBe(200);
+  });
+
+  it('a refresh token reused within the grace gets the same successor, not a new fork (issue 22)', async () => {
+    const c = await approve(d, s, client, { scopes: ['read'] });
+    const first = await exchange(d, client.client_id, c);
+    const refresh = async (rt: string) => {
+      const res = await token(d, { grant_type: 'refresh_token', refresh_token: rt, client_id: client.client_id });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const answers = [await refresh(first.refresh_token), ...(await Promise.all([1, 2, 3].map(() => refresh(first.refresh_token))))];
+    expect(new Set(answers.map((a) => a.refresh_token)).size).toBe(1);
+    for (const a of answers) expect((await mcp(d, a.access_token)).status).toBe(200);
+    // One live refresh token: the successor; it rotates as usual.
+    const conn = (await d.app.db('oauth_tokens').where({ token_hash: sha256Hex(first.refresh_token) }).first()).connection_id;
+    expect(await d.app.db('oauth_tokens').where({ connection_id: conn, kind: 'refresh' }).whereNull('rotated_at').pluck('token_hash')).toEqual([sha256Hex(answers[0].refresh_token)]);
+    const third = await refresh(answers[0].refresh_token);
+    expect(third.refresh_token).not.toBe(answers[0].refresh_token);
   });
 
   it('revocation (RFC 7009): 200 for unknown tokens, ends the connection for either token', async () => {

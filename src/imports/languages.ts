@@ -5,6 +5,7 @@ import type { ImportNotes } from './types.js';
 // bundles `posts/x/index.en.md` + `index.zh-cn.md`. Each language is served under its own prefix
 // (`/zh-cn/posts/x/`), so one svc workspace keeps the URLs of one language: `--lang` picks it.
 
+const MARKDOWN = /\.(md|markdown|mdx)$/i;
 const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
 /** The language a suffix names (`en`, `zh-cn`, `pt-br`), or undefined (`3.0-released`, `go`). */
@@ -41,10 +42,11 @@ export interface Source {
 export function chooseLanguage(sources: Source[], lang: string | undefined, notes: ImportNotes): Source[] {
   const wanted = lang?.toLowerCase();
   const groups = new Map<string, Set<string>>();
-  const split = sources.map((s) => ({ s, ...splitLanguage(s.file) }));
+  // Only markdown files are translations; an export (`site.en.xml`) is read whatever its name.
+  const split = sources.map((s) => ({ s, ...(MARKDOWN.test(s.file) ? splitLanguage(s.file) : { base: '' }) }));
   const key = (file: string, base: string) => path.join(path.dirname(file), base);
   for (const x of split) {
-    if (!/\.(md|markdown|mdx)$/i.test(x.s.file)) continue;
+    if (!MARKDOWN.test(x.s.file)) continue;
     const k = key(x.s.file, x.base);
     groups.set(k, (groups.get(k) ?? new Set()).add(x.lang ?? ''));
   }

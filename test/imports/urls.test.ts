@@ -84,5 +84,8 @@ describe('URLs are kept as the old site served them', () => {
     );
     expect((await w.api('/articles/emoji-support')).body.data.title).toBe('Emoji Support');
     expect((await w.cli(['articles', 'import', '--lang', 'english!', 'content'])).code).toBe(2);
+    // An export is read whatever its name says.
+    writeFileSync(path.join(w.d.dir, 'blog.fr.json'), JSON.stringify({ db: [{ data: { posts: [{ id: '1', type: 'post', status: 'published', slug: 'from-ghost', title: 'From Ghost', html: '<p>x</p>' }] } }] }));
+    expect((await w.cli(['articles', 'import', '--lang', 'en', 'blog.fr.json', '--json'])).json().counts.imported).toBe(1);
   });
 });

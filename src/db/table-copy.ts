@@ -84,8 +84,9 @@ export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (r
   const runtime = RUNTIME_COLUMNS[table] ?? [];
   const columns = [...types.keys()].filter((c) => sourceColumns.has(c) && !runtime.includes(c));
   const booleans = isPostgres(trx) ? columns.filter((c) => types.get(c) === 'boolean') : [];
-  // PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766.
-  const batch = Math.max(1, Math.min(1000, Math.floor(30_000 / Math.max(1, columns.length))));
+  // PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766; knex inserts several
+  // rows into SQLite as one compound SELECT, which SQLite allows at most 500 terms.
+  const batch = Math.max(1, Math.min(isPostgres(trx) ? 1000 : 400, Math.floor(30_000 / Math.max(1, columns.length))));
   const select = columns.map((c) => `"${c}"`).join(', ');
   let after = -Infinity;
   let copied = 0;

@@ -26,6 +26,8 @@ describe.skipIf(Boolean(PG_URL))('svc restore builds a fresh database with svc\'
     await tampered.raw('CREATE VIEW everything AS SELECT * FROM users');
     await tampered.raw('ALTER TABLE articles ADD COLUMN extra TEXT');
     await tampered.raw('CREATE TABLE hostile (x TEXT)');
+    // More rows than SQLite takes in one multi-row insert (500 terms): copied in several batches.
+    for (let i = 0; i < 1200; i += 100) await tampered('rate_limits').insert(Array.from({ length: 100 }, (_, j) => ({ key: `k${i + j}`, points: 1, expire: null })));
     await tampered.destroy();
 
     const restored = await runCli(['restore', out], { env: d.env, cwd: d.dir });
@@ -37,6 +39,7 @@ describe.skipIf(Boolean(PG_URL))('svc restore builds a fresh database with svc\'
       expect((await db.raw('PRAGMA table_info(articles)')).map((c: { name: string }) => c.name)).not.toContain('extra');
       expect(Number((await db('articles').count({ n: '*' }))[0].n)).toBe(3);
       expect(Number((await db('users').count({ n: '*' }))[0].n)).toBe(1);
+      expect(Number((await db('rate_limits').count({ n: '*' }))[0].n)).toBe(1200);
     } finally {
       await db.destroy();
     }

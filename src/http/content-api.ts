@@ -48,8 +48,10 @@ export function createContentApi(app: App): Middleware {
         throw new AppError('method_not_allowed', 405, `Method ${ctx.method} is not allowed: the content API is read-only (GET)`);
       }
       const query = new URLSearchParams(ctx.querystring);
-      const reader = await delivery.authenticate(presentedKey(ctx, query));
-      if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
+      const key = presentedKey(ctx, query);
+      const reader = await delivery.authenticate(key);
+      // The spec's message; the details say when the request carried no key at all (issue 24).
+      if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key', key ? {} : { details: { keySent: false, detail: NO_KEY } });
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
       const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(ctx.get('Accept-Encoding'), CODINGS));
@@ -96,6 +98,8 @@ function matchPath(rest: string): Path {
   }
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags or /sitemap`);
 }
+
+const NO_KEY = 'No key was sent: send the blog key as Authorization: Bearer svc_blog_... (or X-Api-Key, or ?key=)';
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
 function presentedKey(ctx: Context, query: URLSearchParams): string {

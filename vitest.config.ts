@@ -15,5 +15,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     setupFiles: ['test/helpers/setup.ts'],
+    // Says before the run which tests skip without PostgreSQL and how to run them.
+    globalSetup: ['test/helpers/skip-notice.ts'],
   },
 });

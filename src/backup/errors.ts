@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { AppError } from '../errors.js';
 
 /** The refusals of backup, restore and db copy, worded once. */
@@ -8,7 +9,8 @@ export const backupErrors = {
     }),
   outExists: (file: string) =>
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
-      hint: 'Choose a new name, e.g. one with the date: --out /var/backups/svc/svc-$(date +%F).sqlite',
+      // Not the date alone: a second backup the same day collides with that name too (issue 24).
+      hint: `Choose a name not taken yet, e.g. with the time: --out ${path.join(path.dirname(file), `svc-$(date -u +%Y%m%dT%H%M%SZ)${path.extname(file) || '.sqlite'}`)}`,
     }),
   outIsDatabaseFile: (file: string, database: string) =>
     new AppError('backup_out_invalid', 400, `${file} is one of the database's own files (beside ${database}): SQLite would delete or overwrite a backup there`, {

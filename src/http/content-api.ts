@@ -91,8 +91,10 @@ export function createContentApi(app: App): ContentApi {
       }
       if (path.kind === 'openapi') return documentAnswer(headers, route);
       const query = new URLSearchParams(req.querystring);
-      const reader = await app.limits.blogKey(req.address(), () => delivery.authenticate(presentedKey(req.header, query)));
-      if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key');
+      const key = presentedKey(req.header, query);
+      const reader = await app.limits.blogKey(req.address(), () => delivery.authenticate(key));
+      // The spec's message; the details say when the request carried no key at all (issue 24).
+      if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key', key ? {} : { details: { keySent: false, detail: NO_KEY } });
       const wait = app.limits.content(reader.keyHash);
       if (wait) await wait;
       if (path.kind === 'article' && query.has('preview')) {
@@ -168,6 +170,8 @@ function matchPath(rest: string): Path {
   }
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags, /sitemap or /openapi.json`);
 }
+
+const NO_KEY = 'No key was sent: send the blog key as Authorization: Bearer svc_blog_... (or X-Api-Key, or ?key=)';
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
 function presentedKey(header: ContentRequest['header'], query: URLSearchParams): string {

@@ -12,6 +12,7 @@ import { createMetricsRoute, startMetricsListener } from './metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { createOAuthRouter } from './oauth.js';
 import { createPagesRouter } from './pages/index.js';
+import { rootRoute } from './root.js';
 import { createWorkspaceApi } from './workspace-api.js';
 
 export interface HttpServer {
@@ -69,6 +70,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   koa.use(createOAuthRouter(app));
   koa.use(createWorkspaceApi(app));
   koa.use(createPagesRouter(app));
+  koa.use(rootRoute(app));
   koa.use(async (ctx) => {
     ctx.status = 404;
     ctx.body = { error: { code: 'not_found', message: `No route for ${ctx.method} ${ctx.path}` } };

@@ -23,7 +23,7 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
     const header = (name: string) => {
-      const value = req.headers[name];
+      const value = req.headers[name.toLowerCase()];
       return typeof value === 'string' ? value : '';
     };
     const requestId = requestIdFor(header('x-request-id'));

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/lib/log.js';
-import { BIN, HERE, type Load, cpuText, firstLine, load, versus } from './content.js';
+import { BIN, HERE, alternate, cpuText, firstLine, load, versus } from './content.js';
 import { seedPublished } from './seed.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -54,16 +54,13 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     const bare = spawn(process.execPath, [path.join(HERE, 'bare-server.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(bare);
     const bareUrl = `http://127.0.0.1:${await firstLine(bare, /^(\d+)$/)}`;
-    const seconds = opts.quick ? 2 : 10;
+    const seconds = opts.quick ? 2 : 5;
     const results: BenchResult[] = [];
-    const single: Record<string, Load> = {};
     for (const p of Object.values(paths)) await load(one + p, headers, 1); // past the daemon's first seconds
     for (const [label, p] of Object.entries(paths)) {
       await load(one + p, headers, 1);
-      const svc = await load(one + p, headers, seconds, [first.pid]);
       await load(bareUrl + p, {}, 1);
-      const base = await load(bareUrl + p, {}, seconds, [bare.pid]);
-      single[p] = svc;
+      const [svc, base] = await alternate(() => load(one + p, headers, seconds, [first.pid]), () => load(bareUrl + p, {}, seconds, [bare.pid]));
       results.push(versus(`${label} (PostgreSQL, 1 daemon, cached)`, svc, base));
       log(`${label}: 1 daemon ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs bare ${base.rps.toFixed(0)} req/s, ${cpuText(base)}`);
     }
@@ -73,9 +70,10 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     for (const p of Object.values(paths)) await load(two + p, headers, 1);
     for (const [label, p] of Object.entries(paths)) {
       await load([one + p, two + p], headers, 1);
-      const svc = await load([one + p, two + p], headers, seconds, [first.pid, second.pid]);
-      results.push(versus(`${label} (PostgreSQL, 2 daemons vs 1)`, svc, single[p]));
-      log(`${label}: 2 daemons ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs 1 daemon ${single[p].rps.toFixed(0)} req/s, ${cpuText(single[p])}`);
+      // Two daemons against one, alternated like the other lines (the one-daemon runs are new ones).
+      const [svc, base] = await alternate(() => load([one + p, two + p], headers, seconds, [first.pid, second.pid]), () => load(one + p, headers, seconds, [first.pid]));
+      results.push(versus(`${label} (PostgreSQL, 2 daemons vs 1)`, svc, base));
+      log(`${label}: 2 daemons ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs 1 daemon ${base.rps.toFixed(0)} req/s, ${cpuText(base)}`);
     }
     return results;
   } finally {

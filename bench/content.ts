@@ -39,7 +39,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     if (!opts.quick) log(`seeded 100,000 articles in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     const results = await uncached(app, small, large, opts.quick ? 200 : 1000);
     await app.close();
-    results.unshift(...(await http(env, dir, main, opts.quick ? 2 : 10)));
+    results.unshift(...(await http(env, dir, main, opts.quick ? 2 : 5)));
     return results;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -80,12 +80,14 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
       const accept: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
       for (const [name, p] of Object.entries(paths)) {
         await load(svcUrl + p, { ...headers, ...accept }, 1); // warm-up
-        const svc = await load(svcUrl + p, { ...headers, ...accept }, seconds, [daemon.pid]);
         await load(bareUrl + p, accept, 1);
-        const base = await load(bareUrl + p, accept, seconds, [bare.pid]);
+        const [svc, base] = await alternate(
+          () => load(svcUrl + p, { ...headers, ...accept }, seconds, [daemon.pid]),
+          () => load(bareUrl + p, accept, seconds, [bare.pid]),
+        );
         const label = coding === 'identity' ? name : `${name} ${coding}`;
         results.push(versus(`${label} (10k, cached)`, svc, base));
-        log(`${label}: svc ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs bare ${base.rps.toFixed(0)} req/s, ${cpuText(base)}`);
+        log(`${label}: svc ${svc.rps.toFixed(0)} req/s, ${cpuText(svc)} vs bare ${base.rps.toFixed(0)} req/s, ${cpuText(base)} (medians of ${ROUNDS} alternated runs)`);
       }
     }
   } finally {
@@ -95,11 +97,31 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
   return results;
 }
 
-/** One line of svc against a baseline measured the same way. */
+/** One line of svc against a baseline measured the same way (ratio: the median of the rounds' ratios when alternated). */
 export const versus = (name: string, svc: Load, base: Load): BenchResult => ({
-  name, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.rps / base.rps,
+  name, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.ratio ?? svc.rps / base.rps,
   baselineP99Ms: base.p99, cpuUsPerReq: svc.cpu, baselineCpuUsPerReq: base.cpu,
 });
+
+/** Runs of svc and of its baseline, alternated, per line: the shared machine's swings hit both sides alike. */
+export const ROUNDS = 3;
+
+/** `a` and `b` run alternately ROUNDS times; each figure is the median of its runs, a's ratio the median of the rounds' req/s ratios. */
+export async function alternate(a: () => Promise<Load>, b: () => Promise<Load>): Promise<[Load, Load]> {
+  const as: Load[] = [];
+  const bs: Load[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    as.push(await a());
+    bs.push(await b());
+  }
+  const median = (xs: Array<number | undefined>): number | undefined => {
+    if (xs.some((x) => x === undefined)) return undefined;
+    const sorted = (xs as number[]).slice().sort((x, y) => x - y);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+  const of = (ls: Load[]): Load => ({ rps: median(ls.map((l) => l.rps))!, p50: median(ls.map((l) => l.p50))!, p99: median(ls.map((l) => l.p99))!, cpu: median(ls.map((l) => l.cpu)) });
+  return [{ ...of(as), ratio: median(as.map((l, i) => l.rps / bs[i].rps)) }, of(bs)];
+}
 
 export const cpuText = (l: Load) => `p99 ${l.p99} ms, ${l.cpu === undefined ? 'CPU unknown' : `${l.cpu.toFixed(1)} us CPU/req`}`;
 
@@ -126,6 +148,8 @@ export interface Load {
   p99: number;
   /** CPU time (user + system) of the serving processes over the requests answered, in us; undefined without /proc. */
   cpu?: number;
+  /** Against a baseline run alternately (alternate()): the median of the rounds' req/s ratios. */
+  ratio?: number;
 }
 
 /**

@@ -24,7 +24,7 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
     const header = (name: string) => {
-      const value = req.headers[name];
+      const value = req.headers[name.toLowerCase()];
       return typeof value === 'string' ? value : '';
     };
     const requestId = requestIdFor(header('x-request-id'));
@@ -34,8 +34,11 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
       headers['X-Request-Id'] = requestId;
       if (body && status !== 204 && status !== 304) headers['Content-Length'] = String(body.length);
       else body = null;
-      res.writeHead(status, headers);
-      res.end(body ?? undefined);
+      // Like Koa's respond: nothing is written to a client that already went away (a write would build an error).
+      if (!res.writableEnded && res.socket?.writable !== false) {
+        res.writeHead(status, headers);
+        res.end(body ?? undefined);
+      }
       countRequest(app.metrics, method, route, status, started);
       logRequest(app, { requestId, method, url, status, started, address });
     };

@@ -17,6 +17,9 @@ type Row = Record<string, any>;
  *   weight A, body D) under a GIN index, ranked by ts_rank. No extension needed.
  */
 
+/** The most matches a search ranks and counts (Page.total); see searchRows. */
+export const MATCH_CAP = 1000;
+
 /** Title column weight against the body's (bm25 on SQLite; A vs D is 10:1 in ts_rank too). */
 const TITLE_WEIGHT = 10;
 
@@ -87,11 +90,13 @@ const pgDocument = (db: Queryable, title: string, body: string) =>
 export interface SearchFilter {
   offset: number;
   limit: number;
+  /** Default MATCH_CAP (tests lower it). */
+  cap?: number;
   category?: string;
   tag?: string;
 }
 
-/** Serialized ArticleIndex rows of one page of matches, best first (then newest), and the number of matches. */
+/** Serialized ArticleIndex rows of one page of matches, best first (then newest), and the number of matches (at most MATCH_CAP). */
 export async function searchRows(db: Queryable, workspaceId: string, query: SearchQuery, f: SearchFilter): Promise<{ rows: string[]; total: number }> {
   const pg = isPostgres(db);
   const match = pg ? pgQuery(query) : { sql: 'content_search_fts MATCH ?', bindings: [ftsQuery(query)] };
@@ -106,12 +111,17 @@ export async function searchRows(db: Queryable, workspaceId: string, query: Sear
     if (f.tag !== undefined) b.whereExists((sub: Knex.QueryBuilder) => sub.select(db.raw('1')).from('content_tags as g').where({ 'g.workspace_id': workspaceId, 'g.tag': f.tag }).whereRaw('g.article_id = ci.article_id'));
     return b;
   };
-  const countRow = await base().count<{ n: number }>({ n: '*' }).first();
-  const total = Number(countRow?.n ?? 0);
-  if (f.offset >= total) return { rows: [], total };
-  const ranked = pg ? base().orderByRaw(`ts_rank(s.document, ${match.sql}, 1) desc`, match.bindings) : base().orderByRaw(`bm25(content_search_fts, ${TITLE_WEIGHT}.0, 1.0)`);
-  const rows = await ranked.orderBy('ci.published_at', 'desc').orderBy('ci.article_id', 'desc').offset(f.offset).limit(f.limit).select('ci.index_json');
-  return { rows: rows.map((r: Row) => r.index_json as string), total };
+  // At most MATCH_CAP matches are ranked (SQLite: the most recently indexed; PostgreSQL: the
+  // first the index yields), so a word in every article costs like one in a thousand.
+  const score = pg ? db.raw(`ts_rank(s.document, ${match.sql}, 1) as score`, match.bindings) : db.raw(`-bm25(content_search_fts, ${TITLE_WEIGHT}.0, 1.0) as score`);
+  const candidates = base().select('ci.article_id as id', 'ci.published_at as at', score).limit(f.cap ?? MATCH_CAP);
+  if (!pg) candidates.orderBy('content_search_fts.rowid', 'desc');
+  const found: Row[] = await candidates;
+  found.sort((a, b) => Number(b.score) - Number(a.score) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const ids = found.slice(f.offset, f.offset + f.limit).map((r) => r.id as string);
+  if (ids.length === 0) return { rows: [], total: found.length };
+  const json = new Map((await db('content_index').whereIn('article_id', ids).select('article_id', 'index_json')).map((r: Row) => [r.article_id, r.index_json as string]));
+  return { rows: ids.flatMap((id) => json.get(id) ?? []), total: found.length };
 }
 
 /** FTS5: every part a quoted string (so no query syntax gets through), implicitly ANDed. */

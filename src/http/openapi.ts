@@ -59,7 +59,10 @@ export function contentApiDocument(): Record<string, unknown> {
     '/articles/{slug}',
     'One published article, or with preview a draft preview',
     {
-      '200': ok('The Article. With preview: Cache-Control no-store, X-Robots-Tag noindex, no ETag', articleSchema),
+      '200': {
+        ...ok('The Article. With preview: Cache-Control no-store, X-Robots-Tag noindex, no ETag', articleSchema),
+        headers: { ...okHeaders, 'X-Robots-Tag': text('noindex, on a preview only', 'noindex') },
+      },
       '400': failure('invalid_parameter: preview given twice'),
       '404': failure('not_found: no published article has this slug; with preview, the token expired, was revoked or is for another article or site'),
     },

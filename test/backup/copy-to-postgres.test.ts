@@ -54,10 +54,11 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     const pgDir = tempDir();
     const pgEnv = { ...sqliteEnv(pgDir), SVC_DATABASE_URL: to };
     const dst = await startDaemonOn(pgEnv, pgDir, {}, false);
-    for (const path of ['/articles?limit=100', `/articles/cold-brew-at-home`, '/categories', '/tags', '/sitemap']) {
+    for (const path of ['/articles?limit=100', `/articles/cold-brew-at-home`, '/categories', '/tags', '/sitemap', '/articles?q=cold%20brew']) {
       expect(await content(dst.url, blogKey, path)).toEqual(await content(src.url, blogKey, path));
     }
     expect((await content(dst.url, blogKey, '/articles')).body.data.total).toBe(3);
+    expect((await content(dst.url, blogKey, '/articles?q=cold%20brew')).body.data.total).toBeGreaterThan(0); // the search index is rebuilt on the copy
     const [before, after] = [await connect(src, apiKey), await connect(dst, apiKey)];
     const listed = await after.call('list_articles');
     expect(listed.isError).toBeFalsy();

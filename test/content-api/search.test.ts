@@ -6,6 +6,8 @@ import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
 import { seedArticle } from '../helpers/seed.js';
 import { contentFixture } from './fixture.js';
+import { MATCH_CAP, searchRows } from '../../src/content/search-store.js';
+import { parseSearchQuery } from '../../src/content/search-terms.js';
 
 const titles = (body: any) => body.data.articles.map((a: any) => a.title);
 
@@ -102,6 +104,19 @@ describe(`GET /articles?q= (search, ${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () =>
     expect(titles(await f.json('/articles?q=chutney'))).toEqual(['Fig chutney']);
     await deleteArticle(f.d.app, ws, b.id);
     expect(titles(await f.json('/articles?q=chutney'))).toEqual([]);
+  });
+
+  it('ranks and counts at most MATCH_CAP matches, so a word in every article costs no more than in a thousand', async () => {
+    expect(MATCH_CAP).toBe(1000);
+    const all = await searchRows(f.d.app.db, f.ws.id, parseSearchQuery('compost'), { offset: 0, limit: 10 });
+    expect(all.total).toBe(3);
+    const capped = await searchRows(f.d.app.db, f.ws.id, parseSearchQuery('compost'), { offset: 0, limit: 10, cap: 2 });
+    expect(capped.total).toBe(2);
+    expect(capped.rows).toHaveLength(2);
+    if (!PG_URL) {
+      // SQLite keeps the most recently indexed: the first published of the three is left out.
+      expect(capped.rows.map((r) => JSON.parse(r).title).sort()).toEqual(['A year of gardening', 'Compost basics']);
+    }
   });
 
   it('another workspace never finds these articles', async () => {

@@ -25,8 +25,7 @@ export const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTime
  * gives up after connectTimeout, a query after queryTimeout (client side, which is what ends a
  * wait on a silent link, and server side as statement_timeout), every connection has TCP
  * keepalive on, and waiting for a pooled connection gives up after acquireTimeout. A connection
- * whose query timed out is not ready for another query, so the pool discards it on its next
- * acquire (knex validates `readyForQuery`).
+ * whose query timed out is closed (dropOnQueryTimeout), so the pool opens a fresh one.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
   const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };

@@ -44,6 +44,7 @@ const CLAIM_AHEAD = 4;
  */
 export function startWebhookWorker(ctx: Ctx): Job {
   const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
+  const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
   const claims = new Map<string, Claim>();
   /** Claims waiting for a slot, per connector, in claim order; the Map's order is the turn order. */
   const waiting = new Map<string, Claim[]>();
@@ -136,7 +137,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       freeSlot();
       claims.delete(event.id);
       // Look for more once this receiver's claims run low (the group commit wakes the worker too).
-      if ((queued.get(event.connectorId) ?? 0) <= concurrencyPerReceiver) wake();
+      if ((queued.get(event.connectorId) ?? 0) <= slotsPerReceiver) wake();
     }
   };
 
@@ -180,7 +181,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
       const at = leaseTime(ctx, now);
-      const room = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * concurrencyPerReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
+      const room = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
       const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => room(id) <= 0);
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full);
       const taking = new Map<string, number>();

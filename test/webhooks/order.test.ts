@@ -31,9 +31,14 @@ describe('webhook order per article, unpublish included', () => {
   it('an unpublish racing publish deliveries still in the queue or in flight leaves every post down, events in seq order', async () => {
     // A slow receiver and two attempts at a time: when the unpublishes come, publishes are in flight,
     // claimed and waiting in the worker, or still queued.
-    const w = await webhookWorld({ overrides: { 'webhooks.concurrency': 2 }, script: () => ({ status: 200, delayMs: 400 }) });
+    // The receiver holds its first answers until every publish is queued, so how many are still
+    // queued does not depend on how fast the publishes are against the deliveries.
+    let queued!: () => void;
+    const allQueued = new Promise<void>((r) => (queued = r));
+    const w = await webhookWorld({ overrides: { 'webhooks.concurrency': 2 }, script: async () => (await allQueued, { status: 200, delayMs: 1000 }) });
     const articles = await Promise.all(Array.from({ length: N }, () => w.article()));
     for (const a of articles) await publishArticle(w.d.app, w.ws, a.id);
+    queued();
     await w.receiver.waitFor(1); // deliveries are under way
     const results = await Promise.allSettled(articles.map((a) => unpublishArticle(w.d.app, w.ws, a.id)));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);

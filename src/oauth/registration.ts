@@ -83,9 +83,8 @@ function checkMetadata(meta: ClientMetadata): AuthMethod {
   if (meta.response_types && meta.response_types.some((t) => t !== 'code')) throw oauthError('invalid_client_metadata', 'response_types supports code only');
   if (meta.client_name !== undefined) {
     if (meta.client_name.length > limits.clientNameLength) throw oauthError('invalid_client_metadata', `client_name is longer than ${limits.clientNameLength} characters`);
-    if (CONTROL.test(meta.client_name) || hasBidiControls(meta.client_name)) {
-      throw oauthError('invalid_client_metadata', 'client_name may not contain control characters or bidirectional controls');
-    }
+    if (CONTROL.test(meta.client_name)) throw oauthError('invalid_client_metadata', 'client_name may not contain control characters');
+    if (hasBidiControls(meta.client_name)) throw oauthError('invalid_client_metadata', 'client_name may not contain bidirectional controls (U+202E and the like): they reorder how it reads');
   }
   const size = Buffer.byteLength(JSON.stringify(meta));
   if (size > limits.metadataBytes) throw oauthError('invalid_client_metadata', `The client metadata is ${size} bytes of JSON; at most ${limits.metadataBytes} are accepted`);

@@ -104,6 +104,7 @@ describe('each store at the window boundary, on the injected clock', () => {
     const clock = new TestClock();
     const d = await startDaemon({ jobs: false, clock, overrides: { 'limits.store': 'memory' } });
     await atTheBoundary(d, clock);
+    await d.stop(); // PostgreSQL connections are shared with every other test running
   });
 
   it.skipIf(!PG_URL)('PostgreSQL', async () => {
@@ -111,6 +112,7 @@ describe('each store at the window boundary, on the injected clock', () => {
     const d = await startDaemon({ jobs: false, clock });
     expect(d.app.limits.storeKind).toBe('postgres');
     await atTheBoundary(d, clock);
+    await d.stop(); // PostgreSQL connections are shared with every other test running
   });
 
   it.skipIf(!REDIS_URL)('Redis', async () => {
@@ -118,6 +120,7 @@ describe('each store at the window boundary, on the injected clock', () => {
     const d = await startDaemon({ jobs: false, clock, overrides: { 'redis.url': REDIS_URL, 'redis.keyPrefix': redisPrefix() } });
     expect(d.app.limits.storeKind).toBe('redis');
     await atTheBoundary(d, clock);
+    await d.stop(); // PostgreSQL connections are shared with every other test running
   });
 });
 
@@ -127,6 +130,7 @@ describe('the MCP limit at the window boundary: at most the limit per window, on
     const d = await startDaemon({ jobs: false, clock, overrides: { 'limits.store': 'memory' } });
     expect(d.app.limits.storeKind).toBe('memory');
     expect(await boundaryAttack([d], clock)).toBeLessThanOrEqual(120);
+    await d.stop();
   }, 90_000);
 
   it.skipIf(!PG_URL)('two daemons on one PostgreSQL database', async () => {
@@ -135,6 +139,7 @@ describe('the MCP limit at the window boundary: at most the limit per window, on
     const ds = [await startDaemonOn(env, dir, {}, false, clock), await startDaemonOn(env, dir, {}, false, clock)];
     expect(ds[0].app.limits.storeKind).toBe('postgres');
     expect(await boundaryAttack(ds, clock)).toBeLessThanOrEqual(120);
+    for (const d of ds) await d.stop();
   }, 90_000);
 
   it.skipIf(!REDIS_URL)('two daemons sharing Redis', async () => {
@@ -146,6 +151,7 @@ describe('the MCP limit at the window boundary: at most the limit per window, on
     if (PG_URL) ds.push(await startDaemonOn(env, dir, overrides, false, clock));
     expect(ds[0].app.limits.storeKind).toBe('redis');
     expect(await boundaryAttack(ds, clock)).toBeLessThanOrEqual(120);
+    for (const d of ds) await d.stop();
   }, 90_000);
 });
 
@@ -157,5 +163,6 @@ describe.skipIf(!PG_URL)('sign-in: the per-address limit is checked first', () =
     const before = await rows();
     for (let i = 3; i < 20; i++) await expect(d.app.limits.signInAttempt(`user${i}@example.com`, '203.0.113.9')).rejects.toMatchObject({ code: 'too_many_attempts' });
     expect(await rows()).toBe(before);
+    await d.stop();
   });
 });

@@ -183,7 +183,7 @@ describe('consent', () => {
     for (const c of ['\u202e', '\u202a', '\u2066', '\u2069', '\u200f', '\u061c']) {
       const res = await register(d, { client_name: `Claude${c}txt.exe` });
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name may not contain control characters or bidirectional controls' });
+      expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: 'client_name may not contain bidirectional controls (U+202E and the like): they reorder how it reads' });
     }
     const earlier = await registerClient(d, { client_name: 'Trusted' });
     await d.app.db('oauth_clients').where({ id: earlier.client_id }).update({ client_name: 'Trusted\u202eexe.doc' });

@@ -6,16 +6,17 @@ const SVC_TABLES = ['knex_migrations', 'workspaces', 'articles'];
 
 /**
  * Refuse anything that is not a sound svc SQLite database: another kind of file, a PostgreSQL
- * dump, a damaged file (integrity_check), an SQLite database of something else.
+ * dump, a damaged file (integrity_check), an SQLite database of something else. `file` is one
+ * svc made (checkSqliteFile writes); refusals name `shown`, the file the user gave.
  */
-export async function checkSvcSqliteFile(file: string): Promise<void> {
+export async function checkSvcSqliteFile(file: string, shown = file): Promise<void> {
   const kind = fileKind(file);
-  if (kind === 'pg_dump') throw backupErrors.pgDumpFile(file);
-  if (kind !== 'sqlite') throw backupErrors.notSqlite(file);
+  if (kind === 'pg_dump') throw backupErrors.pgDumpFile(shown);
+  if (kind !== 'sqlite') throw backupErrors.notSqlite(shown);
   const check = await checkSqliteFile(file).catch((err: Error) => {
-    throw backupErrors.corrupt(file, [err.message]);
+    throw backupErrors.corrupt(shown, [err.message]);
   });
-  if (check.integrity.join('\n') !== 'ok') throw backupErrors.corrupt(file, check.integrity);
+  if (check.integrity.join('\n') !== 'ok') throw backupErrors.corrupt(shown, check.integrity);
   const missing = SVC_TABLES.filter((t) => !check.tables.includes(t));
-  if (missing.length > 0) throw backupErrors.notSvc(file, `it has no ${missing.join(', ')} table${missing.length > 1 ? 's' : ''}`);
+  if (missing.length > 0) throw backupErrors.notSvc(shown, `it has no ${missing.join(', ')} table${missing.length > 1 ? 's' : ''}`);
 }

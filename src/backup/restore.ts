@@ -49,11 +49,11 @@ export async function restoreDatabase(database: Config['database'], backup: stri
   const source = sideName(target, 'restore-source');
   const staged = sideName(target, 'restoring');
   try {
-    // Checked before anything is copied, so a garbage file costs nothing; checked again as the
-    // database that goes in place (the backup file is never opened for writing).
-    await checkSvcSqliteFile(backup);
+    // The backup file is never opened: its copy is checked (the check writes, see
+    // checkSqliteFile), and checked again as the database that goes in place.
     copyFileSync(backup, source);
     makePrivate(source);
+    await checkSvcSqliteFile(source, backup);
     // Nothing of the backup's schema runs, not even while svc's migrations bring it up to date.
     await dropForeignSchema(source);
     const migrated = await migrateStaged(source, backup, options.log);

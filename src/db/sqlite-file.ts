@@ -38,10 +38,14 @@ export interface SqliteFileCheck {
   tables: string[];
 }
 
-/** Open `file` read-only and check it: integrity_check and the tables it holds. */
+/**
+ * Check `file`: integrity_check and the tables it holds. Only for a file svc made (a backup it
+ * writes, a copy it restores from): SQLite's check of an FTS5 index (the search index) writes,
+ * and fails on a connection opened read-only.
+ */
 export async function checkSqliteFile(file: string): Promise<SqliteFileCheck> {
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => (err ? reject(err) : resolve(c)));
+    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
   });
   try {
     const integrity = (await all<{ integrity_check: string }>(conn, 'PRAGMA integrity_check')).map((r) => r.integrity_check);

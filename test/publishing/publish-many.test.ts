@@ -23,7 +23,7 @@ describe('svc articles publish with many articles', () => {
     ]);
     expect(out).toMatchObject({ skipped: [], failed: [] });
     const drafts = await w.cli(['articles', 'publish', '--all-drafts']);
-    expect(drafts.stdout).toMatch(/^Published 1 article\nSLUG\s+TO\s+ID\ngamma\s+headless \(article\.published\)\s+art_/);
+    expect(drafts.stdout).toMatch(/^Published 1 article\nSLUG\s+TO\s+ID\ngamma\s+headless: published\s+art_/);
     expect((await w.api('/articles')).body.data.articles.map((x: { id: string }) => x.id).sort()).toEqual([a.id, b.id, c.id].sort());
     expect((await w.cli(['articles', 'publish', '--all-drafts'])).stdout).toBe('No drafts to publish\n');
     expectCleanError(await w.cli(['articles', 'publish']), 2, 'error: Name the articles to publish (ids or slugs), or pass --all-drafts');

@@ -16,17 +16,23 @@ export interface CopyProgress {
  * by svc, inside the caller's transaction; row counts compared before it commits. The search
  * index is derived, never copied: it is rebuilt from the copied snapshots.
  */
-export async function copyRows(source: Db, trx: Trx, tables: string[], onProgress?: (p: CopyProgress) => void): Promise<Array<{ table: string; rows: number }>> {
+export async function copyRows(source: Db, trx: Trx, tables: string[], onProgress?: (p: CopyProgress) => void, attachedAs?: string): Promise<Array<{ table: string; rows: number }>> {
   const counts = new Map<string, number>();
   for (const t of tables) counts.set(t, await countRows(source, t));
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   let done = 0;
   for (const table of tables) {
     onProgress?.({ table, done, total });
-    await copyTable(source, trx, table, (n) => {
-      done += n;
-      onProgress?.({ table, done, total });
-    });
+    await copyTable(
+      source,
+      trx,
+      table,
+      (n) => {
+        done += n;
+        onProgress?.({ table, done, total });
+      },
+      attachedAs,
+    );
   }
   for (const table of tables) {
     const rows = await countRows(trx, table);

@@ -101,10 +101,16 @@ async function rebuild(source: string, staged: string, log: Logger | undefined):
   try {
     await migrateLatest(fresh, { log });
     const tables = await tablesIn(from, await tablesInDependencyOrder(fresh));
-    return await fresh.transaction(async (trx) => {
-      await trx.raw('PRAGMA defer_foreign_keys = ON'); // checked at commit: rows may reference rows of their own table
-      return copyRows(from, trx, tables);
-    });
+    // One connection (poolMax 1): the source attached to it is read by SQLite itself (copyTable).
+    await fresh.raw("ATTACH DATABASE ? AS restore_source", [source]);
+    try {
+      return await fresh.transaction(async (trx) => {
+        await trx.raw('PRAGMA defer_foreign_keys = ON'); // checked at commit: rows may reference rows of their own table
+        return copyRows(from, trx, tables, undefined, 'restore_source');
+      });
+    } finally {
+      await fresh.raw('DETACH DATABASE restore_source');
+    }
   } finally {
     await from.destroy();
     // The last connection closing checkpoints and removes the -wal: the file alone is the database.

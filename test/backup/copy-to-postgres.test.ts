@@ -95,7 +95,7 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     const to = await createPgDatabase(PG_ADMIN);
     const both = await Promise.all([spawnCli(['db', 'copy', '--to', to, '--json'], { env, cwd: dir }), spawnCli(['db', 'copy', '--to', to, '--json'], { env, cwd: dir })]);
     expect(both.map((r) => r.code).sort(), both.map((r) => r.stderr).join('\n')).toEqual([0, 1]);
-    expect(both.find((r) => r.code === 1)!.json().error.code).toBe('target_not_empty');
+    expect(both.find((r) => r.code === 1)!.json().error.code, both.map((r) => r.stderr).join('\n')).toBe('target_not_empty');
     const pgDir = tempDir();
     const listed = await runCli(['workspaces', 'list', '--json'], { env: { ...sqliteEnv(pgDir), SVC_DATABASE_URL: to }, cwd: pgDir });
     expect(listed.json<Array<{ name: string }>>().map((w) => w.name)).toEqual(['race.example']);

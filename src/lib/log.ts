@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import pino from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
@@ -22,6 +23,8 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
   };
   const terminal = typeof destination === 'number' ? isatty(destination) : Boolean((destination as { isTTY?: boolean }).isTTY);
   if (!terminal) return pino(options, stream);
+  // Loaded only for a terminal: every CLI command creates a logger, and most never draw on one.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const pretty = prettyFactory({ colorize: Boolean(opts.colour), translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname', singleLine: false });
   return pino(options, { write: (line: string) => stream.write(pretty(line)) });
 }

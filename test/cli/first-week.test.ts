@@ -37,7 +37,7 @@ describe("an operator's first week (issue 24)", () => {
     const hint = again.stderr.split('\n').find((l) => l.startsWith('hint: '))!;
     expect(hint).toContain(`--out ${path.join(box.dir, 'backups')}/svc-$(date -u +%Y%m%dT%H%M%SZ).sqlite`);
     expect(hint).not.toContain('$(date +%F)');
-  });
+  }, 120_000);
 
   it('svc workspaces show says what a plan means on a self-hosted server and how to change it', async () => {
     const box = await initialised();

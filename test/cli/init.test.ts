@@ -70,7 +70,7 @@ describe('svc init', () => {
     expect(r.stdout).toContain('svc articles import --workspace b.example posts/*.md');
     expect((await box.json(['workspaces', 'list'])).map((w: { name: string }) => w.name)).toEqual(['a.example', 'b.example']);
     expectCleanError(await box.cli(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://c.example']), 1, 'A user with email b@example.com already exists');
-  });
+  }, 120_000);
 
   it('the first init prints hints without --workspace', async () => {
     const box = await sandbox();

@@ -26,7 +26,7 @@ describe('terminal output (issue 24)', () => {
     // A runtime failure: exit 1, the same `error:` prefix; with --json stderr stays empty.
     expectCleanError(await box.spawn(['articles', 'list', '-w', 'nope.example']), 1, /^error: Workspace "nope.example" not found/);
     expect(await box.spawn(['articles', 'list', '-w', 'nope.example', '--json'])).toMatchObject({ code: 1, stderr: '' });
-  });
+  }, 120_000);
 
   it('error: and warning: in colour only when the terminal supports it, never with NO_COLOR', async () => {
     const box = await sandbox();
@@ -34,7 +34,7 @@ describe('terminal output (issue 24)', () => {
     const forced = await box.spawn(['artcles'], { env: { FORCE_COLOR: '1' } });
     expect(forced.stderr.startsWith('\x1b[1m\x1b[31merror:\x1b[39m\x1b[22m unknown command')).toBe(true);
     expect((await box.spawn(['artcles'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stderr).toMatch(/^error: unknown command/);
-  });
+  }, 120_000);
 
   it('articles list: words as headers, "1-2 of 3", a scheduled-time column for scheduled articles', async () => {
     const box = await initialised();
@@ -50,7 +50,7 @@ describe('terminal output (issue 24)', () => {
     expect(scheduled.stdout).toMatch(/p2\s+scheduled\s+2030-01-02 03:04\s+BLOG_POST/);
     expect(pageLine(50, 4005, 0)).toBe('1-50 of 4,005 articles; --limit/--offset show others');
     expect(pageLine(0, 4005, 5000)).toBe('none from --offset 5,000: there are 4,005 articles');
-  });
+  }, 120_000);
 
   it('the publish table keeps where each article went; webhook test prints no log line; deliveries fit 80 columns', async () => {
     const box = await initialised();
@@ -72,7 +72,7 @@ describe('terminal output (issue 24)', () => {
     expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
     expect(lines[1]).toMatch(/^\d\d-\d\d \d\d:\d\d\s+test\s+#1\s+-\s+connection refused\s+dlv_\w+$/);
-  });
+  }, 120_000);
 });
 
 describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsewhere', () => {
@@ -93,8 +93,8 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
   });
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('svc serve on a real terminal (script(1) gives it one) logs human lines', () => {
-    // The daemon starts, logs, and is stopped by the 5 s timeout of script's child.
-    const r = spawnSync('script', ['-qec', `timeout -s INT 5 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
+    // The daemon starts, logs, and is stopped by the 15 s timeout of script's child.
+    const r = spawnSync('script', ['-qec', `timeout -s INT 15 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: path.join(process.env.TMPDIR ?? '/tmp', `svc-tty-${process.pid}-${Date.now()}`), NO_COLOR: '1', TERM: 'xterm' },
       encoding: 'utf8',
       timeout: 30_000,
@@ -102,5 +102,5 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
     expect(r.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(r.stdout).toMatch(/\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: /);
     expect(r.stdout).not.toContain('"level":30');
-  });
+  }, 60_000);
 });

@@ -80,6 +80,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const many = await manyReceivers(app, receivers, perReceiver);
     await app.close();
     log(`${label}: ${n} deliveries (${bytes} bytes) in ${(drained.ms / 1000).toFixed(2)} s = ${drained.reqPerSec.toFixed(0)}/s; bare ${bare1.reqPerSec.toFixed(0)} and ${bare2.reqPerSec.toFixed(0)} POST/s (c=${c})`);
+    log(`${label}: CPU per delivery ${drained.cpuMs.toFixed(2)} ms; per bare POST ${((bare1.cpuMs + bare2.cpuMs) / 2).toFixed(2)} ms (ratio ${(drained.cpuMs / ((bare1.cpuMs + bare2.cpuMs) / 2)).toFixed(1)}x; steadier than req/s on a shared machine)`);
     log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
     log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
@@ -140,6 +141,7 @@ async function barePosts(url: string, bytes: number, n: number, concurrency: num
   const body = Buffer.alloc(bytes, 'x');
   const times: number[] = [];
   let next = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const one = () =>
     new Promise<void>((ok, fail) => {
@@ -161,8 +163,14 @@ async function barePosts(url: string, bytes: number, n: number, concurrency: num
   );
   const ms = performance.now() - started;
   times.sort((a, b) => a - b);
-  return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99) };
+  return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, n) };
 }
+
+/** This process's user+system CPU time (all its threads, SQLite's included) per request since `from`. */
+const cpuMsPer = (from: NodeJS.CpuUsage, n: number) => {
+  const c = process.cpuUsage(from);
+  return (c.user + c.system) / 1000 / n;
+};
 
 async function makeArticles(app: App, ws: Workspace, n: number): Promise<string[]> {
   const ids: string[] = [];
@@ -188,13 +196,15 @@ function recorded(app: App, n: number): Promise<void> {
 async function drain(app: App, ws: Workspace, receivers: Receivers, n: number) {
   for (const id of await makeArticles(app, ws, n)) await publishArticle(app, ws, id);
   const done = recorded(app, n);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const worker = startWebhookWorker(app);
   await done;
   const ms = performance.now() - started;
+  const cpuMs = cpuMsPer(cpu, n);
   await worker.stop();
   const durations = (await app.db('webhook_deliveries').orderBy('created_at', 'desc').limit(n).pluck('duration_ms')).map(Number).sort((a, b) => a - b);
-  return { ms, reqPerSec: (n * 1000) / ms, p50: pct(durations, 50), p99: pct(durations, 99) };
+  return { ms, reqPerSec: (n * 1000) / ms, p50: pct(durations, 50), p99: pct(durations, 99), cpuMs };
 }
 
 /**

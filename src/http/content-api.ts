@@ -13,6 +13,7 @@ import { previewArticle } from '../publishing/previews.js';
 import { contentApiDocumentBytes } from './openapi.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
+import { logFailure } from '../lib/failure-log.js';
 
 const PREFIX = '/api/v1/content';
 // stale-if-error (RFC 5861): a client cache may keep showing its copy while svc answers 503 (docs/content-api.md).
@@ -115,7 +116,7 @@ export function createContentApi(app: App): ContentApi {
       return { status: res.status, headers, body: res.body, route };
     } catch (err) {
       const e = toAppError(err);
-      if (e.status >= 500) app.log.error({ err, requestId: req.requestId }, 'content API request failed');
+      logFailure(app, err, e, req.requestId, 'content API request failed');
       headers['Cache-Control'] = 'no-store';
       headers['Content-Type'] = JSON_TYPE;
       const retry = e.details?.retryAfterSeconds;

@@ -8,6 +8,7 @@ import { registerClient } from '../oauth/registration.js';
 import { oauthError, oauthErrorResponse } from '../oauth/errors.js';
 import { OAUTH_PATHS, authorizationServerMetadata, issuerOf, protectedResourceMetadata, resourceOf } from '../oauth/metadata.js';
 import { exchangeCode, refreshTokens, revokeToken } from '../oauth/tokens.js';
+import { logFailure } from '../lib/failure-log.js';
 
 /**
  * The OAuth 2.1 authorization server for agents, as plain Koa routes over our own small
@@ -86,7 +87,7 @@ function oauthErrors(app: App): Middleware {
       await next();
     } catch (err) {
       const { error, status, body } = oauthErrorResponse(err);
-      if (status >= 500) app.log.error({ err, requestId: ctx.state.requestId }, 'oauth request failed');
+      logFailure(app, err, error, ctx.state.requestId, 'oauth request failed');
       ctx.status = status;
       ctx.set('Cache-Control', 'no-store');
       if (body.error === 'invalid_client' && ctx.get('Authorization').startsWith('Basic ')) ctx.set('WWW-Authenticate', 'Basic realm="svc"');

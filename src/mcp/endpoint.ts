@@ -12,6 +12,7 @@ import { MCP_PATH, type PostBody, originPolicy, readJsonBody, rpcError, setCors,
 import { checkMessages, replyIds } from './messages.js';
 import { REFUSED } from './rpc-error.js';
 import { createMcpServer } from './server.js';
+import { logFailure } from '../lib/failure-log.js';
 
 const BODY_LIMIT = 5 * 1024 * 1024; // an article body may be 2 MB of markdown, JSON-escaped
 
@@ -68,8 +69,8 @@ export function createMcpEndpoint(app: App): Middleware {
       // A single request's refusal answers its id; a batch refused as a whole gets one error (id null).
       const to = replyIds(body?.value);
       // A dependency that is down (503 unavailable, exposed) is answered as itself, with Retry-After.
+      logFailure(app, caught, err, ctx.state.requestId, 'MCP request failed', { principal: principal?.id });
       if (err.status >= 500 && !err.expose) {
-        app.log.error({ err: caught, principal: principal?.id }, 'MCP request failed');
         return rpcError(ctx, 500, 'Internal error', { rpcCode: RPC_CODES.internal_error, to });
       }
       const retry = err.details?.retryAfterSeconds;

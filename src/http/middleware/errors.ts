@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { toAppError } from '../../errors.js';
 import type { App } from '../../app.js';
+import { logFailure } from '../../lib/failure-log.js';
 
 /**
  * The API error envelope `{ error: { code, message, ...details } }`. AppErrors keep their status;
@@ -13,7 +14,7 @@ export function apiErrors(app: App): Middleware {
       await next();
     } catch (err) {
       const e = toAppError(err);
-      if (e.status >= 500) app.log.error({ err, requestId: ctx.state.requestId }, 'request failed');
+      logFailure(app, err, e, ctx.state.requestId, 'request failed');
       ctx.status = e.status;
       ctx.body = { error: { code: e.code, message: e.expose ? e.message : 'Internal error', ...(e.expose ? e.details : {}) } };
       const retry = e.details?.retryAfterSeconds;

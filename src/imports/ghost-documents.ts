@@ -21,7 +21,10 @@ function card(name: string, p: Json, unknown: UnknownCards): string {
     case 'embed':
       return String(p.html ?? '');
     case 'image':
-      return figure(p.src, p.alt, p.caption);
+      return figure(p.src, p.alt, p.caption, p.href);
+    case 'paywall':
+      // The divider between the free preview and the members' part, as Ghost renders it.
+      return '<!--members-only-->';
     case 'gallery':
       return (p.images ?? []).map((i: Json) => figure(i.src, i.alt, i.caption)).join('') + (p.caption ? `<p>${p.caption}</p>` : '');
     case 'code':
@@ -44,8 +47,12 @@ function card(name: string, p: Json, unknown: UnknownCards): string {
   }
 }
 
-const figure = (src: unknown, alt: unknown, caption: unknown) =>
-  src ? `<figure><img src="${esc(src)}" alt="${esc(alt)}">${caption ? `<figcaption>${caption}</figcaption>` : ''}</figure>` : '';
+/** An image card; `href` (a linked image) wraps the image in its link, as Ghost renders it. */
+const figure = (src: unknown, alt: unknown, caption: unknown, href?: unknown) => {
+  if (!src) return '';
+  const img = `<img src="${esc(src)}" alt="${esc(alt)}">`;
+  return `<figure>${href ? `<a href="${esc(href)}">${img}</a>` : img}${caption ? `<figcaption>${caption}</figcaption>` : ''}</figure>`;
+};
 
 const FORMATS: Array<[number, string]> = [[1, 'strong'], [2, 'em'], [4, 's'], [16, 'code'], [32, 'sub'], [64, 'sup']];
 

@@ -8,6 +8,9 @@ import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 type Row = Record<string, any>;
 
 const NOT_GHOST = 'not a Ghost export: expected { "db": [{ "data": { "posts": [...] } }] } (Ghost Admin > Settings > Labs > Export)';
+/** Ghost's divider between the free preview and the part for members (the paywall card). */
+const MEMBERS_ONLY = '<!--members-only-->';
+const SCRIPT = /<script\b/i;
 /** The tables of an export the reader uses: each, when present, a list of records. */
 const TABLES = ['posts', 'posts_meta', 'tags', 'posts_tags', 'users', 'posts_authors'];
 
@@ -60,6 +63,8 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
       if (typeof post.title !== 'string' || post.title.trim() === '') throw invalidInput('the post has no title: give it one in Ghost and export again');
       const m: Row = meta.get(post.id) ?? {};
       const html = site(post.html) ?? site(documentHtml(post, unknownCards)) ?? '';
+      // Scripts (a markdown or HTML card's embedded widget) are never published by svc.
+      if (SCRIPT.test(typeof post.html === 'string' ? post.html : String(post.lexical ?? post.mobiledoc ?? ''))) notes.warn('Ghost posts with scripts (embedded widgets) lost them: svc publishes no scripts', source);
       const postTagNames = (postTags.get(post.id) ?? []).map((id) => tags.get(id)).filter((t): t is Row => !!t && t.visibility !== 'internal' && !String(t.name).startsWith('#')).map((t) => String(t.name));
       const authors = (postAuthors.get(post.id) ?? [post.author_id]).map((id) => users.get(id)?.name).filter((n): n is string => typeof n === 'string');
       const status = String(post.status ?? 'draft');
@@ -74,7 +79,9 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
             source,
             title: typeof post.title === 'string' ? post.title : undefined,
             slug: typeof post.slug === 'string' ? post.slug : undefined,
-            body: htmlToMarkdown(html ?? '', opts.baseUrl),
+            // The members-only divider stays in the markdown (an HTML comment, never rendered), so a
+            // person can cut a paid post there before publishing it.
+            body: html.split(MEMBERS_ONLY).map((part) => htmlToMarkdown(part, opts.baseUrl)).join(`\n\n${MEMBERS_ONLY}\n\n`),
             // Ghost has no categories; its primary tag (the first) plays that part in themes.
             categories: postTagNames.slice(0, 1),
             tags: postTagNames,

@@ -176,6 +176,8 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
 export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
   if (held.length === 0) return [];
   const rows: Array<{ id: string }> = await db('webhook_events')
+    // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
+    .whereIn('id', held.map((e) => e.id))
     .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
     .where({ locked_by: holderId })
     .where('locked_until', '>=', at.now)

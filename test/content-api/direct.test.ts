@@ -1,37 +1,11 @@
 import { request } from 'node:http';
-import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { bindServer, createHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/lib/log.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
-import { freshConfig } from '../helpers/env.js';
+import { loggedDaemon } from '../helpers/logged-daemon.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 
-/** The real daemon in-process behind one proxy, its request log captured. */
-async function loggedDaemon() {
-  const server = await bindServer(0, '127.0.0.1');
-  const port = (server.address() as { port: number }).port;
-  const { config } = await freshConfig({ 'server.host': '127.0.0.1', 'server.port': port, 'server.trustProxy': true, 'server.proxyHops': 1, 'content.rateLimitPerMinute': 1000 });
-  const stream = new PassThrough();
-  const lines: Array<Record<string, unknown>> = [];
-  let buffered = '';
-  stream.on('data', (d) => {
-    buffered += d;
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const p of parts) if (p) lines.push(JSON.parse(p));
-  });
-  const app = await createApp({ config, log: createLogger('info', stream) });
-  const http = createHttpServer(app, server);
-  afterAll(async () => {
-    await http.close();
-    await app.close();
-  });
-  return { app, port, lines };
-}
 
 interface Raw {
   status: number;
@@ -54,7 +28,7 @@ function raw(port: number, method: string, target: string, headers: Record<strin
 
 describe('the content API, answered ahead of Koa or through it', () => {
   it('sends the same status, headers and bytes, and logs and counts the same, whichever way a request comes in', async () => {
-    const { app, port, lines } = await loggedDaemon();
+    const { app, port, lines } = await loggedDaemon({ 'server.trustProxy': true, 'server.proxyHops': 1, 'content.rateLimitPerMinute': 1000 }); // behind one proxy
     const ws = await seedWorkspace(app);
     const { key } = await generateBlogKey(app, ws);
     const a = await seedArticle(app, ws, { slug: 'the-same-either-way', bodyMarkdown: `## Long\n\n${'Words that compress well. '.repeat(200)}` });

@@ -1,0 +1,29 @@
+import { PassThrough } from 'node:stream';
+import { afterAll } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { bindServer, createHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/lib/log.js';
+import { freshConfig } from './env.js';
+
+/** The real daemon in-process on an ephemeral port, its log lines (info and up) captured as objects. */
+export async function loggedDaemon(overrides: Record<string, unknown> = {}) {
+  const server = await bindServer(0, '127.0.0.1');
+  const port = (server.address() as { port: number }).port;
+  const { config } = await freshConfig({ 'server.host': '127.0.0.1', 'server.port': port, ...overrides });
+  const stream = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  let buffered = '';
+  stream.on('data', (d) => {
+    buffered += d;
+    const parts = buffered.split('\n');
+    buffered = parts.pop()!;
+    for (const p of parts) if (p) lines.push(JSON.parse(p));
+  });
+  const app = await createApp({ config, log: createLogger('info', stream) });
+  const http = createHttpServer(app, server);
+  afterAll(async () => {
+    await http.close();
+    await app.close();
+  });
+  return { app, port, config, lines };
+}

@@ -25,10 +25,29 @@ export interface WindowStore {
   close(): Promise<void>;
 }
 
-/** The counters of this process alone (SQLite's one daemon, and the insurance of a shared store). */
-export function memoryWindowStore(now: () => number): WindowStore {
+/** A memory store with what it holds, for tests and the curious. */
+export interface MemoryWindowStore extends WindowStore {
+  /** Windows held now (live, or ended since the last sweep), and sweeps made so far. */
+  stats(): { windows: number; sweeps: number };
+}
+
+/** Past this many windows, ended ones are swept out... */
+const SWEEP_ABOVE = 50_000;
+/** ...at most once per second of the clock: a sweep visits every window, so one per take would make each take O(n). */
+const SWEEP_EVERY_MS = 1_000;
+
+/**
+ * The counters of this process alone (SQLite's one daemon, and the insurance of a shared store).
+ * Memory stays bounded: after a sweep only live windows remain, and between two sweeps at most
+ * one second's worth of new keys is added.
+ */
+export function memoryWindowStore(now: () => number): MemoryWindowStore {
   const windows = new Map<string, { count: number; resetAt: number }>();
+  let lastSweep = -Infinity;
+  let sweeps = 0;
   const sweep = (t: number) => {
+    lastSweep = t;
+    sweeps += 1;
     for (const [key, w] of windows) if (w.resetAt <= t) windows.delete(key);
   };
   return {
@@ -37,7 +56,7 @@ export function memoryWindowStore(now: () => number): WindowStore {
       let w = windows.get(key);
       if (!w || w.resetAt <= t) w = { count: 0, resetAt: t + windowMs };
       if (limit !== undefined && w.count + n > limit) return { taken: false, count: w.count, resetAt: w.resetAt };
-      if (windows.size > 50_000) sweep(t);
+      if (windows.size > SWEEP_ABOVE && t - lastSweep >= SWEEP_EVERY_MS) sweep(t);
       w.count += n;
       windows.set(key, w);
       return { taken: true, count: w.count, resetAt: w.resetAt };
@@ -50,6 +69,7 @@ export function memoryWindowStore(now: () => number): WindowStore {
       windows.delete(key);
     },
     async close() {},
+    stats: () => ({ windows: windows.size, sweeps }),
   };
 }
 

@@ -16,10 +16,8 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
   const options: pino.LoggerOptions = {
     level,
     base: undefined,
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.key', '*.token'],
-      censor: '[redacted]',
-    },
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    serializers: { err: errWithoutRowValues },
   };
   const terminal = typeof destination === 'number' ? isatty(destination) : Boolean((destination as { isTTY?: boolean }).isTTY);
   if (!terminal) return pino(options, stream);
@@ -27,6 +25,36 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const pretty = prettyFactory({ colorize: Boolean(opts.colour), translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname', singleLine: false });
   return pino(options, { write: (line: string) => stream.write(pretty(line)) });
+}
+
+const REDACTED = '[redacted]';
+// Credential fields by name at the top of a line (pino's `*.x` does not match a top-level `x`),
+// and the commonest one level down. A top-level path costs next to nothing; each `*.x` costs
+// about 1.5 us on every line, the request log's included (docs/performance.md), so no more of them.
+const SECRET_FIELDS = ['password', 'key', 'token', 'secret', 'apiKey', 'accessToken', 'refreshToken', 'clientSecret'];
+const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', ...SECRET_FIELDS, '*.password', '*.key', '*.token'];
+
+/**
+ * pino's error serialiser, without the row values a database error carries: PostgreSQL's
+ * `detail` quotes the conflicting row (`Key (email)=(ann@example.com) already exists.`, a key
+ * hash), and the serialiser copies every field of an error. The message, code, table and
+ * constraint stay: they say what failed without saying whose.
+ */
+function errWithoutRowValues(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as unknown;
+  if (out !== err) scrubDetail(out as Record<string, unknown>, Object.getPrototypeOf(out));
+  return out;
+}
+
+/** Only the serialiser's own copies are changed (the error itself, and what the caller holds, are not). */
+function scrubDetail(copy: Record<string, unknown>, proto: unknown): void {
+  if (typeof copy.detail === 'string') copy.detail = REDACTED;
+  // Nested errors (`aggregateErrors`, an error in a field) are copies of the same kind.
+  for (const value of Object.values(copy)) {
+    for (const inner of Array.isArray(value) ? value : [value]) {
+      if (inner && typeof inner === 'object' && Object.getPrototypeOf(inner) === proto) scrubDetail(inner as Record<string, unknown>, proto);
+    }
+  }
 }
 
 /** Colour on a terminal unless NO_COLOR (any value) or TERM=dumb; FORCE_COLOR (not 0) asks for it anywhere. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { articleCreateInput, articleListInput, articleUpdateInput } from '../../src/articles/inputs.js';
+import { isValidSlug } from '../../src/lib/slug.js';
 import { runCli } from '../helpers/cli.js';
 import { seedArticle } from '../helpers/seed.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
@@ -31,6 +32,30 @@ describe('MCP tool input schemas', () => {
       expect(schema, name).toMatchObject({ type: 'object', additionalProperties: false });
       for (const [field, prop] of Object.entries(schema.properties ?? {})) expect(prop.description, `${name}.${field}`).toBeTruthy();
     }
+  });
+
+  it('describe slugs as the validator takes them: every separator it accepts, and examples the tools accept', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
+    const createSlug: string = schemas.create_article.properties!.slug.description;
+    const updateSlug: string = schemas.update_article.properties!.slug.description;
+    for (const [separator, name] of [['-', 'dashes'], ['.', 'dots'], ['_', 'underscores']]) {
+      expect(isValidSlug(`v1${separator}2`), separator).toBe(true);
+      expect(createSlug).toContain(name);
+      expect(updateSlug).toContain(name);
+    }
+    expect(isValidSlug('a--b')).toBe(false);
+    expect(createSlug).toContain('single');
+    const examples = /\(e\.g\. ([^)]+)\)/.exec(createSlug)![1].split(', ');
+    expect(examples).toContain('v1.2_notes');
+    for (const slug of examples) {
+      const created = await agent.call('create_article', { title: `Example ${slug}`, bodyMarkdown: 'Body.', slug });
+      expect(created.isError, created.text).toBeFalsy();
+      expect(created.structuredContent).toMatchObject({ article: { slug } });
+    }
+    const a = await seedArticle(d.app, ws);
+    expect(await agent.call('update_article', { id: a.id, slug: 'Release_Notes.v2' })).toMatchObject({ structuredContent: { article: { slug: 'release_notes.v2' } } });
   });
 
   it('refuse an over-long field with the same message as the CLI, and spend nothing', async () => {

@@ -21,7 +21,7 @@ import { ARTICLE_REF, articleRef, articleRefInput, detail, refOf, summary, summa
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
 const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
   title: 'The H1 of the article, at most 500 characters. May be omitted when bodyMarkdown starts with "# Title".',
-  slug: 'URL slug: letters, marks and digits of any script joined by single dashes, at most 200 characters (e.g. cold-brew-coffee, 京都-カフェ). Default: made from the title. Put the focus keyword in it.',
+  slug: 'URL slug: letters, marks and digits of any script joined by single dashes, dots or underscores, at most 200 characters, stored lower case (e.g. cold-brew-coffee, 京都-カフェ, v1.2_notes). Default: made from the title. Put the focus keyword in it.',
   contentType: `Kind of article; sets its blog category: one of ${CONTENT_TYPE_NAMES.join(', ')}. Default BLOG_POST.`,
   bodyMarkdown: 'The article body as Markdown: ## and ### headings for sections, paragraphs, lists, links, ![alt](url) images. Do not repeat the title as a # heading.',
   metaTitle: 'SEO title for the <title> tag, 30-60 characters (at most 500), containing the focus keyword. Default: the title.',
@@ -46,7 +46,7 @@ const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.s
   ...FIELDS,
   id: ARTICLE_REF.id,
   title: 'New title (H1).',
-  slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
+  slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
 });
 
 /** list_articles with a query: the content API's search over published articles, best first. */

@@ -5,6 +5,7 @@ import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
 import { setWebhook } from '../../src/webhooks/service.js';
 import { seedArticle } from '../helpers/seed.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
 
 const GOOD_BODY = [
@@ -177,5 +178,31 @@ describe('MCP publishing tools', () => {
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/^The webhook receiver did not confirm the unpublish: .*503.*The article stays published\.$/s);
     expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ status: 'published' });
+  });
+
+  it('forceNotify tells the receiver of an article that is not published here, as the CLI --force-notify does, and only the receiver', async () => {
+    let refuse = false;
+    const receiver = await startReceiver(() => (refuse ? { status: 503, body: { error: 'not now' } } : { status: 200 }));
+    const { d, ws, key } = await workspaceWithAdmin();
+    await setWebhook(d.app, ws, { url: receiver.url });
+    const a = await seedArticle(d.app, ws, { title: 'Rolled back' });
+    const agent = await connect(d, await key(['read', 'publish']));
+    const schema = (await agent.listTools()).tools.find((t) => t.name === 'unpublish_article')!.inputSchema as { properties: Record<string, { type: string }> };
+    expect(schema.properties.forceNotify).toMatchObject({ type: 'boolean' });
+
+    expect(await agent.call('unpublish_article', { id: a.id })).toMatchObject({ isError: true, text: `Article "${a.slug}" is not published` });
+    expect(receiver.received).toEqual([]);
+
+    const told = await agent.call('unpublish_article', { id: a.id, forceNotify: true });
+    expect(told.isError, told.text).toBeFalsy();
+    expect(told.text).toBe(`Sent article.unpublished for "Rolled back" (${a.slug}) to the webhook receiver; it confirmed. It was not published here (draft), so nothing else changed.`);
+    expect(told.structuredContent).toMatchObject({ notifiedOnly: true, removedFrom: [], article: { id: a.id, status: 'draft' } });
+    expect(receiver.received.map((r) => [r.body.event, r.body.article.id])).toEqual([['article.unpublished', a.id]]);
+
+    refuse = true;
+    const refused = await agent.call('unpublish_article', { slug: a.slug, forceNotify: true });
+    expect(refused).toMatchObject({ isError: true, text: expect.stringMatching(/^The webhook receiver did not confirm the unpublish: .*503/) });
+    expect(receiver.received).toHaveLength(2);
+    expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ status: 'draft' });
   });
 });

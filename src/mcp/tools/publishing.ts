@@ -4,11 +4,18 @@ import type { ConnectorKind } from '../../connectors/store.js';
 import { publishArticle, scheduleArticle, unpublishArticle } from '../../publishing/publish.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { toolInput } from '../tool-input.js';
-import { ARTICLE_REF, articleRef, articleRefInput, refOf, summary } from './present.js';
+import { ARTICLE_REF, articleRef, refOf, summary } from './present.js';
 
 const PUBLISH = toolInput('arguments', { ...articleRef, to: z.enum(['headless', 'webhook'] as const satisfies readonly ConnectorKind[]).optional() }, {
   ...ARTICLE_REF,
   to: 'Publish only to this destination. Default: every enabled one.',
+});
+
+const UNPUBLISH = toolInput('arguments', { ...articleRef, forceNotify: z.boolean().optional() }, {
+  ...ARTICLE_REF,
+  forceNotify:
+    'Send the webhook receiver article.unpublished even when the article is not published here (a restore rolled it back to a ' +
+    'draft while the receiver still shows it): the receiver is told and must confirm; nothing else changes. Default false.',
 });
 
 const SCHEDULE = toolInput('arguments', { ...articleRef, at: z.string().max(64) }, {
@@ -41,18 +48,27 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       title: 'Unpublish an article',
       description:
         'Take a published article (by id or slug) down from every destination; it becomes a draft. When it is on the webhook, the ' +
-        'receiver must confirm first: if it refuses, nothing changes and its answer is reported. Needs `publish`.',
-      inputSchema: articleRefInput,
+        'receiver must confirm first: if it refuses, nothing changes and its answer is reported. forceNotify sends the receiver ' +
+        'article.unpublished for an article that is not published here. Needs `publish`.',
+      inputSchema: UNPUBLISH,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
-      const result = await unpublishArticle(env.app, env.workspace, refOf(args));
+    gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; forceNotify?: boolean }) => {
+      const result = await unpublishArticle(env.app, env.workspace, refOf(args), { forceNotify: args.forceNotify });
+      if (result.notifiedOnly) {
+        return text(`Sent article.unpublished for "${result.article.title}" (${result.article.slug}) to the webhook receiver; it confirmed. It was not published here (${result.article.status}), so nothing else changed.`, {
+          article: summary(result.article),
+          removedFrom: [],
+          notifiedOnly: true,
+        });
+      }
       const from = result.removedFrom.length ? ` from ${result.removedFrom.join(', ')}` : '';
       const notTold = result.receiverNotTold ? ' The webhook is disabled, so its receiver was not told.' : '';
       return text(`Unpublished "${result.article.title}" (${result.article.slug})${from}; it is now a draft.${notTold}`, {
         article: summary(result.article),
         removedFrom: result.removedFrom,
         receiverNotTold: result.receiverNotTold,
+        notifiedOnly: false,
       });
     }),
   );

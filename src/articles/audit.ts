@@ -1,4 +1,4 @@
-import { headings, linksAndImages, plainText, withoutFirstH1, wordCount } from '../lib/markdown.js';
+import { headings, linksAndImages, plainText, withoutLeadingH1, wordCount } from '../lib/markdown.js';
 import { SLUG_MAX, slugify } from '../lib/slug.js';
 import type { Article } from './types.js';
 
@@ -42,7 +42,7 @@ const fold = (text: string) => text.normalize('NFC').toLowerCase();
 const has = (text: string | null | undefined, keyword: string): boolean => !!text && fold(text).includes(fold(keyword));
 
 export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'>): AuditResult {
-  const body = withoutFirstH1(stripCode(article.bodyMarkdown));
+  const body = withoutLeadingH1(stripCode(article.bodyMarkdown));
   const keyword = article.focusKeyword?.trim() || null;
   const seoTitle = article.metaTitle ?? article.title;
   const hs = headings(body);

@@ -5,7 +5,7 @@ import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { slugify } from '../lib/slug.js';
 import { parseInput } from '../lib/validate.js';
-import { firstH1 } from '../lib/markdown.js';
+import { leadingH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
 import * as store from './store.js';
@@ -26,7 +26,7 @@ export interface ImportedDates {
  */
 export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}): Promise<Article> {
   const data = parseInput(articleCreateInput, input, 'article');
-  const title = data.title || firstH1(data.bodyMarkdown);
+  const title = data.title || leadingH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
   if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
   const now = nowIso(ctx.clock);
@@ -87,7 +87,7 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
       problems.push({ label, message: (err as Error).message });
       continue;
     }
-    if (!(data.title || firstH1(data.bodyMarkdown))) problems.push({ label, message: 'a title is required (set title in the front matter, or start the markdown with "# Title")' });
+    if (!(data.title || leadingH1(data.bodyMarkdown))) problems.push({ label, message: 'a title is required (set title in the front matter, or start the markdown with "# Title")' });
     else if (data.slug !== undefined) {
       const earlier = seen.get(data.slug);
       if (earlier) problems.push({ label, message: `the slug "${data.slug}" is also used by ${earlier}` });

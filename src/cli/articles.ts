@@ -35,7 +35,7 @@ interface FieldOptions {
 
 function fieldOptions(cmd: Command): Command {
   return cmd
-    .option('--title <title>', 'the H1 (default: the first "# " heading of the body)')
+    .option('--title <title>', 'the H1 (default: the "# " heading that opens the body)')
     .option('--slug <slug>', 'URL slug (default: from the title, unique in the workspace)')
     .option('--type <contentType>', 'BLOG_POST | GUIDE | HOW_TO | LISTICLE | COMPARISON')
     .option('--body <markdown>', 'body as markdown')

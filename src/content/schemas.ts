@@ -41,8 +41,8 @@ export const relatedPostSchema = z.object({ id: z.string(), headline: z.string()
 export const articleSchema = z
   .object({
     ...articleIndexSchema.shape,
-    html: z.string().openapi({ description: 'Body without the H1, rendered and sanitised' }),
-    markdown: z.string().openapi({ description: 'Body without the H1, as markdown' }),
+    html: z.string().openapi({ description: 'Body without the H1 that opens it (the title), rendered and sanitised' }),
+    markdown: z.string().openapi({ description: 'Body without the H1 that opens it (the title), as markdown' }),
     metaTitle: z.string(),
     metaKeywords: z.string().openapi({ description: 'Tag titles, comma separated' }),
     focusKeyword: z.string().nullable(),

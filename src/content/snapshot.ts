@@ -6,7 +6,7 @@ import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
 import { articleUrl } from './article-url.js';
 import { buildJsonLd } from './json-ld.js';
-import { faqPairs, headings, plainText, renderHtml, withoutFirstH1, wordCount } from '../lib/markdown.js';
+import { faqPairs, headings, plainText, renderHtml, withoutLeadingH1, wordCount } from '../lib/markdown.js';
 
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
 export type StoredArticle = Omit<Article, 'relatedPosts'>;
@@ -30,7 +30,7 @@ export interface RenderedBody {
 }
 
 export function renderBody(bodyMarkdown: string): RenderedBody {
-  const markdown = withoutFirstH1(bodyMarkdown);
+  const markdown = withoutLeadingH1(bodyMarkdown);
   const html = renderHtml(markdown);
   const text = plainText(html.replace(/<\/(p|h\d|li|td|th|blockquote)>/g, ' ')).replace(/\s+/g, ' ').trim();
   return {

@@ -3,7 +3,7 @@ import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { checkScheduleRange } from '../lib/datetime.js';
 import { articlesBySlug, checkDrafts, insertDraft } from '../articles/service.js';
-import { firstH1 } from '../lib/markdown.js';
+import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
 import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
@@ -164,7 +164,7 @@ async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: I
 
 /** The same post as one already imported: its slug, title, body and date. */
 function sameImport(a: Article, item: ImportItem): boolean {
-  const title = item.input.title?.trim() || firstH1(item.input.bodyMarkdown ?? '');
+  const title = item.input.title?.trim() || leadingH1(item.input.bodyMarkdown ?? '');
   return a.title === title && a.bodyMarkdown === (item.input.bodyMarkdown ?? '') && a.importedPublishedAt === (item.dates.publishedAt ?? null);
 }
 

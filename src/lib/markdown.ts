@@ -4,16 +4,27 @@ import sanitizeHtml from 'sanitize-html';
 // The only importer of marked and sanitize-html.
 const marked = new Marked({ gfm: true, async: false });
 
-/** The text of the first `# H1` of the markdown, if the body has one. */
-export function firstH1(markdown: string): string | null {
-  const heading = marked.lexer(markdown).find((t): t is Tokens.Heading => t.type === 'heading' && t.depth === 1);
-  return heading ? heading.text.trim() : null;
+/**
+ * Where the body's headline is: a `# H1` that opens the body (nothing but blank lines before it),
+ * else -1. An H1 further down is a section the author wrote, not the title (decisions.md: the
+ * body's H1 is the title), so it is neither taken as the title nor removed.
+ */
+function headlineIndex(tokens: Array<{ type: string }>): number {
+  const first = tokens.findIndex((t) => t.type !== 'space');
+  return first !== -1 && tokens[first].type === 'heading' && (tokens[first] as Tokens.Heading).depth === 1 ? first : -1;
 }
 
-/** The markdown without its first `# H1` (the title is served separately). */
-export function withoutFirstH1(markdown: string): string {
+/** The text of the `# H1` that opens the markdown, if it opens with one. */
+export function leadingH1(markdown: string): string | null {
   const tokens = marked.lexer(markdown);
-  const index = tokens.findIndex((t) => t.type === 'heading' && (t as Tokens.Heading).depth === 1);
+  const index = headlineIndex(tokens);
+  return index === -1 ? null : (tokens[index] as Tokens.Heading).text.trim();
+}
+
+/** The markdown without the `# H1` that opens it (the title is served separately); H1s further down stay. */
+export function withoutLeadingH1(markdown: string): string {
+  const tokens = marked.lexer(markdown);
+  const index = headlineIndex(tokens);
   if (index === -1) return markdown;
   return tokens
     .filter((_, i) => i !== index)
@@ -21,6 +32,9 @@ export function withoutFirstH1(markdown: string): string {
     .join('')
     .replace(/^\s+/, '');
 }
+
+/** The former name, still imported by webhooks/payload.ts (being reworked on another branch): same function. */
+export const withoutFirstH1 = withoutLeadingH1;
 
 /** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
 export function markdownBlocks(markdown: string): Array<{ type: string; raw: string }> {

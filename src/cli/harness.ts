@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type App, createApp, daemonElsewhere, liveDaemon } from '../app.js';
+import { type App, createApp, daemonsElsewhere, liveDaemons } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -65,17 +65,17 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
  * SVC_DATABASE_URL and would write into the old SQLite file).
  */
 function warnIfDaemonElsewhere(config: Config, out: Output): void {
-  const daemon = daemonElsewhere(config);
-  if (!daemon) return;
+  const daemons = daemonsElsewhere(config);
+  if (daemons.length === 0) return;
   const mine = config.database.client === 'pg' ? 'another PostgreSQL database' : config.database.filename;
-  out.note(
-    `warning: the svc daemon of this data directory (pid ${daemon.pid}) serves ${daemon.database.replace(/^sqlite:/, '')}, but this command uses ${mine}: what it changes, that daemon does not serve.\n` +
-      'hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.',
-  );
+  for (const daemon of daemons) {
+    out.note(`warning: the svc daemon of this data directory (pid ${daemon.pid}) serves ${daemon.database.replace(/^sqlite:/, '')}, but this command uses ${mine}: what it changes, that daemon does not serve.`);
+  }
+  out.note('hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.');
 }
 
-/** The daemon serving from this data directory right now (its pid, database and webhook target settings), or null. */
-export const runningDaemon = (config: Config) => liveDaemon(config.dataDir);
+/** The daemons serving from this data directory right now (pid, database and webhook target settings of each). */
+export const runningDaemons = (config: Config) => liveDaemons(config.dataDir);
 
 /** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */
 export function choiceOption<T extends string>(value: string, flag: string, choices: readonly T[]): T {

@@ -6,7 +6,7 @@ import { daemonStatus, describeHolder, describeLease } from '../webhooks/heartbe
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
 import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';
-import { act, intOption, runningDaemon } from './harness.js';
+import { act, intOption, runningDaemons } from './harness.js';
 import { type Io, fit, header, table } from './io.js';
 import { escapeLine } from './terminal-text.js';
 import { registerWebhookListen } from './webhook-listen.js';
@@ -220,9 +220,12 @@ async function daemonMayRefuse(app: App, url: URL): Promise<string | null> {
       (err) => isAppError(err) && err.code === 'webhook_target_refused',
     );
   if (!needsSetting) return null;
-  const daemon = runningDaemon(app.config);
+  const daemons = runningDaemons(app.config);
   const how = 'webhooks.allowPrivateNetworks: true (or the host in webhooks.allowedHosts) in the config file it reads, or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true in its environment';
-  if (!daemon) return `note: ${url.hostname} is a loopback or private-network address: the daemon delivers there only if it runs with ${how}. It reads its settings when it starts: restart it after changing them.`;
-  if (privateAllowed({ ...app.config.webhooks, ...daemon.webhooks }, url.hostname)) return null;
-  return `warning: the running daemon (pid ${daemon.pid}) does not allow loopback or private-network receivers: it will refuse to deliver to ${url.hostname}. Set ${how}, then restart it (it reads its settings when it starts).`;
+  if (daemons.length === 0) return `note: ${url.hostname} is a loopback or private-network address: the daemon delivers there only if it runs with ${how}. It reads its settings when it starts: restart it after changing them.`;
+  const refusing = daemons.filter((daemon) => !privateAllowed({ ...app.config.webhooks, ...daemon.webhooks }, url.hostname));
+  if (refusing.length === 0) return null;
+  return refusing
+    .map((daemon) => `warning: the running daemon (pid ${daemon.pid}) does not allow loopback or private-network receivers: it will refuse to deliver to ${url.hostname}. Set ${how}, then restart it (it reads its settings when it starts).`)
+    .join('\n');
 }

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -34,12 +34,18 @@ export async function claimDatabase(database: Config['database']): Promise<HeldL
 }
 
 /**
- * Which database the daemon serving this data directory uses (issue 24): `svc serve` writes
- * `<dataDir>/daemon.json` when it starts and removes it when it stops, and a CLI command reading
- * a different database warns. Cheap (one small file) and honest about crashes: a record whose
- * process is gone is ignored.
+ * Which database the daemons serving from this data directory use (issue 24): `svc serve` writes
+ * `<dataDir>/daemon-<pid>.json` when it starts and removes it when it stops, and a CLI command
+ * reading a different database warns. One file per daemon, because daemons on PostgreSQL may
+ * share a data directory: with one file between them, the last to start overwrote the others'
+ * record and its stop left none. Cheap (small files) and honest about crashes: a record whose
+ * process is gone is ignored, and removed by the next daemon that starts.
  */
-export const daemonRecordFile = (dataDir: string) => path.join(dataDir, 'daemon.json');
+export const daemonRecordFile = (dataDir: string, pid = process.pid) => path.join(dataDir, `daemon-${pid}.json`);
+
+// `daemon.json`: the one record of svc before per-daemon files, still read so a daemon of that
+// version (a rolling upgrade) is seen.
+const RECORD_NAME = /^daemon(?:-\d+)?\.json$/;
 
 export interface DaemonRecord {
   pid: number;
@@ -53,32 +59,47 @@ export interface DaemonRecord {
 export const databaseIdentity = (database: Config['database']) =>
   database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
 
-/** Write the record; the returned function removes it if it is still this process's. */
+/** Write this daemon's record (clearing those of daemons that are gone); the returned function removes it. */
 export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webhooks'>, now: Date): () => void {
   const file = daemonRecordFile(config.dataDir);
   const { allowPrivateNetworks, allowedHosts } = config.webhooks;
   const record: DaemonRecord = { pid: process.pid, database: databaseIdentity(config.database), since: now.toISOString(), webhooks: { allowPrivateNetworks, allowedHosts } };
   try {
     ensurePrivateDir(config.dataDir);
+    for (const { file: stale } of daemonRecords(config.dataDir).filter((r) => !processAlive(r.record.pid))) rmSync(stale, { force: true });
     writeFileSync(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
   } catch {
     return () => {}; // a read-only data directory: no record, no warning; serving matters more
   }
-  return () => {
-    if (readDaemonRecord(file)?.pid === process.pid) rmSync(file, { force: true });
-  };
+  return () => rmSync(file, { force: true });
 }
 
-/** The live daemon of this data directory when it serves another database than `config`'s, else null. */
-export function daemonElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord | null {
-  const record = liveDaemon(config.dataDir);
-  return !record || record.database === databaseIdentity(config.database) ? null : record;
+/** The live daemons of this data directory that serve another database than `config`'s. */
+export function daemonsElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord[] {
+  const mine = databaseIdentity(config.database);
+  return liveDaemons(config.dataDir).filter((r) => r.database !== mine);
 }
 
-/** The record of the daemon serving from this data directory, while its process lives. */
-export function liveDaemon(dataDir: string): DaemonRecord | null {
-  const record = readDaemonRecord(daemonRecordFile(dataDir));
-  return record && processAlive(record.pid) ? record : null;
+/** The records of the daemons serving from this data directory whose process lives, oldest pid first. */
+export function liveDaemons(dataDir: string): DaemonRecord[] {
+  return daemonRecords(dataDir)
+    .map((r) => r.record)
+    .filter((r) => processAlive(r.pid))
+    .sort((a, b) => a.pid - b.pid);
+}
+
+function daemonRecords(dataDir: string): Array<{ file: string; record: DaemonRecord }> {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir).filter((n) => RECORD_NAME.test(n));
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const file = path.join(dataDir, n);
+    const record = readDaemonRecord(file);
+    return record ? [{ file, record }] : [];
+  });
 }
 
 function readDaemonRecord(file: string): DaemonRecord | null {

@@ -59,7 +59,7 @@ describe.runIf(await pgAvailable())('after svc db copy the SQLite file is marked
     const env = sqliteEnv(dir);
     const to = await createPgDatabase(PG_ADMIN);
     const daemon = await serve({ ...env, SVC_DATABASE_URL: to }, dir);
-    expect(existsSync(path.join(dir, 'daemon.json'))).toBe(true);
+    expect(existsSync(path.join(dir, `daemon-${daemon.child.pid}.json`))).toBe(true);
 
     const onSqlite = await runCli(['workspaces', 'list'], { env, cwd: dir });
     expect(onSqlite.code, onSqlite.stderr).toBe(0);
@@ -69,7 +69,7 @@ describe.runIf(await pgAvailable())('after svc db copy the SQLite file is marked
 
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
-    expect(existsSync(path.join(dir, 'daemon.json'))).toBe(false);
+    expect(existsSync(path.join(dir, `daemon-${daemon.child.pid}.json`))).toBe(false);
     expect((await runCli(['workspaces', 'list'], { env, cwd: dir })).stderr).toBe('');
   }, 60_000);
 });

@@ -15,7 +15,7 @@ describe.skipIf(Boolean(PG_URL))('files svc creates are private to its user', ()
       expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
       expect({ var: mode(path.join(dir, 'var')), data: mode(dataDir) }).toEqual({ var: '700', data: '700' });
       const files = readdirSync(dataDir).sort();
-      expect(files).toEqual(['daemon.json', 'svc.sqlite', 'svc.sqlite-daemon.lock', 'svc.sqlite-migrate.lock', 'svc.sqlite-shm', 'svc.sqlite-wal']);
+      expect(files).toEqual([`daemon-${svc.child.pid}.json`, 'svc.sqlite', 'svc.sqlite-daemon.lock', 'svc.sqlite-migrate.lock', 'svc.sqlite-shm', 'svc.sqlite-wal']);
       expect(Object.fromEntries(files.map((f) => [f, mode(path.join(dataDir, f))]))).toEqual(Object.fromEntries(files.map((f) => [f, '600'])));
     } finally {
       svc.child.kill('SIGTERM');

@@ -6,8 +6,8 @@ const marked = new Marked({ gfm: true, async: false });
 
 /**
  * Where the body's headline is: a `# H1` that opens the body (nothing but blank lines before it),
- * else -1. An H1 further down is a section the author wrote, not the title (decisions.md: the
- * body's H1 is the title), so it is neither taken as the title nor removed.
+ * else -1. decisions.md's "the first `# H1` is the title" is read as that headline: an H1 further
+ * down is a section the author wrote, so it is neither taken as the title nor removed.
  */
 function headlineIndex(tokens: Array<{ type: string }>): number {
   const first = tokens.findIndex((t) => t.type !== 'space');

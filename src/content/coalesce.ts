@@ -23,6 +23,34 @@ export class FreshRead<T> {
   }
 }
 
+/**
+ * FreshRead for keyed values read together: the keys asked for in one burst are read by one
+ * read (one statement for every workspace of the burst), on the same terms as FreshRead. Every
+ * caller of a burst gets the same map; a key the read did not find is absent from it.
+ */
+export class FreshBatch<K, V> {
+  private keys: Set<K> | null = null;
+  private pending: Promise<Map<K, V>> | null = null;
+
+  constructor(private readonly read: (keys: K[]) => Promise<Map<K, V>>) {}
+
+  get(key: K): Promise<Map<K, V>> {
+    if (!this.pending) {
+      const keys = new Set<K>();
+      this.keys = keys;
+      this.pending = new Promise<Map<K, V>>((resolve, reject) => {
+        setImmediate(() => {
+          this.pending = null;
+          this.keys = null;
+          this.read([...keys]).then(resolve, reject);
+        });
+      });
+    }
+    this.keys!.add(key);
+    return this.pending;
+  }
+}
+
 /** Concurrent callers for the same key share one computation (cache fills). */
 export class SingleFlight<T> {
   private readonly inFlight = new Map<string, Promise<T>>();

@@ -61,7 +61,7 @@ export class ContentDelivery {
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
     this.versions = new VersionReader(ctx.db);
-    this.fresh = new FreshBatch((ids) => this.bounded(this.versions.read(ids)));
+    this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs));
     this.tokens = new FreshRead(() => this.bounded(this.versions.changeToken()));
     ctx.events.on('content.changed', this.onChange);
   }
@@ -168,10 +168,13 @@ export class ContentDelivery {
     }
   }
 
-  /** `work`, or 503 `unavailable` once content.timeout passed (the query itself ends on the database's own deadline). */
-  private bounded<T>(work: Promise<T>): Promise<T> {
+  /**
+   * `work`, or 503 `unavailable` once content.timeout passed since its callers asked (`waitedMs`
+   * before it started; the query itself ends on the database's own deadline).
+   */
+  private bounded<T>(work: Promise<T>, waitedMs = 0): Promise<T> {
     const ms = this.ctx.config.content.timeout;
-    return within(work, ms, () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
+    return within(work, Math.max(0, ms - waitedMs), () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
   }
 
   private rememberUnknown(keyHash: string, token: string): void {

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
 import { unavailable } from '../errors.js';
 import { within } from '../lib/deadline.js';
-import { FreshRead, SingleFlight } from './coalesce.js';
+import { FreshBatch, FreshRead, SingleFlight } from './coalesce.js';
 import { VersionReader } from './query-store.js';
 import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
 import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
@@ -27,7 +27,6 @@ export interface Delivered {
 }
 
 interface WorkspaceState {
-  fresh: FreshRead<number | null>;
   /** Version at which keyHash was loaded. */
   keyVersion: number;
   keyHash: string | undefined;
@@ -37,7 +36,8 @@ interface WorkspaceState {
 /**
  * Serving the content API from memory, correctly across processes. Per request: the presented
  * key is hashed and looked up in memory; the workspace's content version is read once (a read
- * shared by every request that arrived before it started, see FreshRead); when the version
+ * shared by every request that arrived before it started, for every workspace they ask about:
+ * see FreshBatch); when the version
  * moved, the workspace's key is reloaded and its cached responses no longer match. Publishing,
  * unpublishing, deleting and regenerating keys all bump that version in their transaction.
  *
@@ -52,6 +52,8 @@ export class ContentDelivery {
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
   private readonly versions: VersionReader;
+  /** Content versions by workspace, read once per burst for all the burst's workspaces. */
+  private readonly fresh: FreshBatch<string, number>;
   /** The change token for unknown keys, shared by a burst like the version reads. */
   private readonly tokens: FreshRead<string | null>;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
@@ -59,6 +61,7 @@ export class ContentDelivery {
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
     this.versions = new VersionReader(ctx.db);
+    this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs));
     this.tokens = new FreshRead(() => this.bounded(this.versions.changeToken()));
     ctx.events.on('content.changed', this.onChange);
   }
@@ -87,9 +90,9 @@ export class ContentDelivery {
       }
       workspaceId = found.workspaceId;
     }
+    const version = (await this.fresh.get(workspaceId)).get(workspaceId);
+    if (version === undefined) return null;
     const state = this.state(workspaceId);
-    const version = await state.fresh.get();
-    if (version === null) return null;
     if (state.keyVersion !== version) {
       await state.reload.run(String(version), async () => {
         const current = await this.bounded(currentKeyHash(this.ctx, workspaceId));
@@ -153,8 +156,8 @@ export class ContentDelivery {
   /** After a change in this process: rebuild page 0 and the sitemap so first readers do not all miss. */
   async warm(workspaceId: string): Promise<void> {
     try {
-      const version = await this.state(workspaceId).fresh.get();
-      if (version === null) return;
+      const version = (await this.fresh.get(workspaceId)).get(workspaceId);
+      if (version === undefined) return;
       const warmed = (route: ContentRoute) => {
         const key = `${workspaceId}\0${routeKey(route)}`;
         return this.cache.get(key, version) ?? this.fill(key, { workspaceId, version }, route);
@@ -165,10 +168,13 @@ export class ContentDelivery {
     }
   }
 
-  /** `work`, or 503 `unavailable` once content.timeout passed (the query itself ends on the database's own deadline). */
-  private bounded<T>(work: Promise<T>): Promise<T> {
+  /**
+   * `work`, or 503 `unavailable` once content.timeout passed since its callers asked (`waitedMs`
+   * before it started; the query itself ends on the database's own deadline).
+   */
+  private bounded<T>(work: Promise<T>, waitedMs = 0): Promise<T> {
     const ms = this.ctx.config.content.timeout;
-    return within(work, ms, () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
+    return within(work, Math.max(0, ms - waitedMs), () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
   }
 
   private rememberUnknown(keyHash: string, token: string): void {
@@ -179,7 +185,7 @@ export class ContentDelivery {
   private state(workspaceId: string): WorkspaceState {
     let s = this.workspaces.get(workspaceId);
     if (!s) {
-      s = { fresh: new FreshRead(() => this.bounded(this.versions.read(workspaceId))), keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
+      s = { keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
       this.workspaces.set(workspaceId, s);
     }
     return s;

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '../db/connect.js';
+import { preparedRows } from '../db/prepared.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
 import { slugForms } from '../lib/slug.js';
@@ -146,11 +147,13 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 }
 
 /**
- * The freshness check: a workspace's content version, never older than a change committed before
- * the call. One indexed read through the pool (callers of one burst share it: FreshRead in
- * coalesce.ts), except on SQLite when nothing was committed anywhere since this workspace's last
- * read: then that read still holds (SqliteChangeSignal, one pread of the -shm file). Nothing here
- * holds a connection or waits on one of its own: the pool's deadlines bound every read.
+ * The freshness check: workspaces' content versions, never older than a change committed before
+ * the call. One read for every workspace a burst asks about (callers of one burst share it:
+ * FreshBatch in coalesce.ts): on PostgreSQL a prepared statement on a pooled connection (the
+ * knex builder cost more than the read: docs/performance.md), on SQLite one indexed read, skipped
+ * for a workspace when nothing was committed anywhere since its last read (SqliteChangeSignal, one
+ * pread of the -shm file). Nothing here holds a connection or waits on one of its own: the pool's
+ * deadlines bound every read.
  */
 export class VersionReader {
   private readonly sqlite: SqliteChangeSignal | null;
@@ -171,24 +174,39 @@ export class VersionReader {
    */
   async changeToken(): Promise<string | null> {
     if (this.pg) {
-      const res = await this.db.raw(`SELECT md5(coalesce(string_agg(id || ':' || content_version, ',' ORDER BY id), '')) AS token FROM workspaces`);
-      return (res.rows?.[0]?.token as string | undefined) ?? null;
+      const rows = await preparedRows(this.db, 'svc_content_change_token', CHANGE_TOKEN_SQL, []);
+      return (rows[0]?.[0] as string | undefined) ?? null;
     }
     return this.sqlite?.token() ?? null;
   }
 
-  async read(workspaceId: string): Promise<number | null> {
+  /** The content versions of these workspaces; a workspace that does not exist is absent. */
+  async read(workspaceIds: string[]): Promise<Map<string, number>> {
+    const versions = new Map<string, number>();
+    if (this.pg) {
+      for (const [id, version] of await preparedRows(this.db, 'svc_content_versions', VERSIONS_SQL, [workspaceIds])) versions.set(id as string, Number(version));
+      return versions;
+    }
     // The token is taken before the read it vouches for: a change during the read moves it.
     const token = this.sqlite?.token() ?? null;
-    const known = this.known.get(workspaceId);
-    if (token !== null && known?.token === token) return known.version;
-    const row = await this.db('workspaces').where({ id: workspaceId }).first('content_version');
-    const version = row ? Number(row.content_version) : null;
-    if (token !== null) this.known.set(workspaceId, { token, version });
-    return version;
+    const unread: string[] = [];
+    for (const id of workspaceIds) {
+      const known = token === null ? undefined : this.known.get(id);
+      if (known?.token !== token) unread.push(id);
+      else if (known.version !== null) versions.set(id, known.version);
+    }
+    for (let i = 0; i < unread.length; i += 500) {
+      const ids = unread.slice(i, i + 500);
+      for (const row of await this.db('workspaces').whereIn('id', ids).select('id', 'content_version')) versions.set(row.id, Number(row.content_version));
+      if (token !== null) for (const id of ids) this.known.set(id, { token, version: versions.get(id) ?? null });
+    }
+    return versions;
   }
 
   close(): void {
     this.sqlite?.close();
   }
 }
+
+const VERSIONS_SQL = 'SELECT id, content_version FROM workspaces WHERE id = ANY($1)';
+const CHANGE_TOKEN_SQL = `SELECT md5(coalesce(string_agg(id || ':' || content_version, ',' ORDER BY id), '')) FROM workspaces`;

@@ -50,31 +50,30 @@ export interface DueRef {
 /**
  * Pending events that are due, not validly leased, on an enabled connector (not one of
  * `skipConnectors`: those at their concurrency bound), and first in line for their article
- * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first.
- * Only ids: the rows come with the claim (claimEvents), for the events actually taken.
+ * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first,
+ * at most `perConnector` of one connector. Only ids: the rows come with the claim (claimEvents),
+ * for the events actually taken.
  */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = []): Promise<DueRef[]> {
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
   const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.id', 'e.connector_id')
+    .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
     .where('e.status', 'pending')
     .where('e.next_attempt_at', '<=', at.now)
     .where(leaseVoid(db, at, 'e'))
     .where('c.enabled', true);
   if (exclude.length > 0) q.whereNotIn('e.id', exclude);
   if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
-  const rows = await q
-    .whereNotExists((w) =>
-      w
-        .select(db.raw('1'))
-        .from('webhook_events as p')
-        .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
-        .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
-        .where('p.status', 'pending')
-        .whereRaw('?? < ??', ['p.seq', 'e.seq']),
-    )
-    .orderBy('e.seq')
-    .limit(limit);
+  q.whereNotExists((w) =>
+    w
+      .select(db.raw('1'))
+      .from('webhook_events as p')
+      .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
+      .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
+      .where('p.status', 'pending')
+      .whereRaw('?? < ??', ['p.seq', 'e.seq']),
+  );
+  const rows = await db.from(q.as('d')).select('id', 'connector_id').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
   return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
 }
 

@@ -102,8 +102,12 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** How many claims a receiver may have waiting or in flight (see claimDue). */
   const ahead = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver;
   const room = (id: string) => ahead(id) - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
-  /** Half its claims are gone: claim again (in batches of half, so the next arrives before its slots run dry). */
-  const wantsMore = (id: string) => room(id) >= ahead(id) / 2;
+  /**
+   * Claim again for this receiver: a quick one once half its claims are gone (batches of half,
+   * the next arriving while the other half is still waiting); any other once its waiting claims
+   * are down to its slots.
+   */
+  const wantsMore = (id: string) => (quick.has(id) ? room(id) >= ahead(id) / 2 : room(id) > 0 && (queued.get(id) ?? 0) <= slotsPerReceiver);
 
   const count = (m: Map<string, number>, id: string, by: number) => {
     const n = (m.get(id) ?? 0) + by;
@@ -148,7 +152,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     } finally {
       freeSlot();
       claims.delete(event.id);
-      // Look for more once half this receiver's claims are gone (recorded: the next event of its article may be due now).
+      // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
       if (wantsMore(event.connectorId)) wakeFor(event.connectorId);
     }
   };

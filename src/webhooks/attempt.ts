@@ -1,17 +1,17 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import type { Trx } from '../db/connect.js';
+import { type Trx, isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleDelivered, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
-import { type EventRow, insertDeliveries } from './store.js';
+import { type DeliveryRow, type EventRow, insertDeliveries } from './store.js';
 
 export interface AttemptOutcome {
   deliveryId: string;
@@ -101,11 +101,42 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
  * The recording half, for one attempt or a batch (the worker's group commit): in one
  * transaction, each attempt whose lease is still ours settles its event and is logged; the
  * others record nothing (`outcome.recorded` stays false). Successes under one lease settle in
- * one statement and the log lines go in one insert. Then connector health, metrics, and
- * `webhooks.attempted` for each.
+ * one statement and the log lines go in one insert (on PostgreSQL, a batch of nothing but
+ * successes is one statement in all). Then connector health, metrics, and `webhooks.attempted`
+ * for each.
  */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
   if (list.length === 0) return;
+  const [first] = list;
+  const successesOnly =
+    !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);
+  const recording = successesOnly
+    ? (async () => {
+        const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
+        const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
+        const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
+        for (const s of list) s.outcome.recorded = settled.has(s.event.id);
+      })()
+    : recordInTransaction(ctx, list, onRecorded);
+  await recording.catch((err: unknown) => {
+    for (const s of list) s.outcome.recorded = false;
+    throw err;
+  });
+  for (const { event, connector, outcome, finishedAt } of list) {
+    const { deliveryId, ok, status, error } = outcome;
+    if (!outcome.recorded) {
+      ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
+    } else {
+      await updateHealth(ctx, connector, { ok, status, event: event.event, at: finishedAt });
+      if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+    }
+    ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
+    ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
+  }
+}
+
+/** In one transaction: each attempt whose lease is still ours settles its event and is logged. */
+async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
   await withTransaction(ctx.db, async (trx) => {
     // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
     const recorded = new Set<string>();
@@ -125,45 +156,31 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
       for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
     }
     const done = list.filter((s) => recorded.has(s.event.id));
-    await insertDeliveries(
-      trx,
-      done.map(({ event, connector, outcome, finishedAt }) => ({
-        id: outcome.deliveryId,
-        eventId: event.id,
-        workspaceId: event.workspaceId,
-        articleId: event.articleId,
-        event: event.event,
-        attempt: event.attempts + 1,
-        url: connector.url!,
-        ok: outcome.ok,
-        statusCode: outcome.status,
-        durationMs: outcome.durationMs,
-        error: outcome.error,
-        responseExcerpt: outcome.response || null,
-        createdAt: finishedAt.toISOString(),
-      })),
-    );
+    await insertDeliveries(trx, done.map(logLine));
     for (const s of done) {
       if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
       s.outcome.recorded = true;
       await onRecorded?.(trx, s.outcome);
     }
-  }).catch((err: unknown) => {
-    for (const s of list) s.outcome.recorded = false;
-    throw err;
   });
-  for (const { event, connector, outcome, finishedAt } of list) {
-    const { deliveryId, ok, status, error } = outcome;
-    if (!outcome.recorded) {
-      ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
-    } else {
-      await updateHealth(ctx, connector, { ok, status, event: event.event, at: finishedAt });
-      if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
-    }
-    ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
-    ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
-  }
 }
+
+/** The attempt's line in the delivery log. */
+const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({
+  id: outcome.deliveryId,
+  eventId: event.id,
+  workspaceId: event.workspaceId,
+  articleId: event.articleId,
+  event: event.event,
+  attempt: event.attempts + 1,
+  url: connector.url!,
+  ok: outcome.ok,
+  statusCode: outcome.status,
+  durationMs: outcome.durationMs,
+  error: outcome.error,
+  responseExcerpt: outcome.response || null,
+  createdAt: finishedAt.toISOString(),
+});
 
 /**
  * What the event becomes after this attempt. Retries follow webhooks.retrySchedule counted from

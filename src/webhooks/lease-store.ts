@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
-import { type EventRow, type EventStatus, toEvent } from './store.js';
+import { type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
 // Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
@@ -50,31 +50,30 @@ export interface DueRef {
 /**
  * Pending events that are due, not validly leased, on an enabled connector (not one of
  * `skipConnectors`: those at their concurrency bound), and first in line for their article
- * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first.
- * Only ids: the rows come with the claim (claimEvents), for the events actually taken.
+ * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first,
+ * at most `perConnector` of one connector. Only ids: the rows come with the claim (claimEvents),
+ * for the events actually taken.
  */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = []): Promise<DueRef[]> {
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
   const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.id', 'e.connector_id')
+    .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
     .where('e.status', 'pending')
     .where('e.next_attempt_at', '<=', at.now)
     .where(leaseVoid(db, at, 'e'))
     .where('c.enabled', true);
   if (exclude.length > 0) q.whereNotIn('e.id', exclude);
   if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
-  const rows = await q
-    .whereNotExists((w) =>
-      w
-        .select(db.raw('1'))
-        .from('webhook_events as p')
-        .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
-        .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
-        .where('p.status', 'pending')
-        .whereRaw('?? < ??', ['p.seq', 'e.seq']),
-    )
-    .orderBy('e.seq')
-    .limit(limit);
+  q.whereNotExists((w) =>
+    w
+      .select(db.raw('1'))
+      .from('webhook_events as p')
+      .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
+      .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
+      .where('p.status', 'pending')
+      .whereRaw('?? < ??', ['p.seq', 'e.seq']),
+  );
+  const rows = await db.from(q.as('d')).select('id', 'connector_id').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
   return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
 }
 
@@ -186,6 +185,39 @@ export async function settleDelivered(db: Queryable, held: Array<{ id: string; t
       ['id'],
     );
   return rows.map((r) => r.id);
+}
+
+const LOG_COLUMNS = [
+  ['id', 'text'], ['event_id', 'text'], ['workspace_id', 'text'], ['article_id', 'text'], ['event', 'text'], ['attempt', 'integer'], ['url', 'text'],
+  ['ok', 'boolean'], ['status_code', 'integer'], ['duration_ms', 'integer'], ['error', 'text'], ['response_excerpt', 'text'], ['created_at', 'text'],
+] as const;
+
+/**
+ * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
+ * A data-modifying WITH is atomic on its own, so the group commit of a batch of successes is one
+ * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
+ * (event_id); only those of the events settled are written. Returns the ids settled.
+ */
+export async function settleDeliveredLogged(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
+  if (held.length === 0) return [];
+  const list = (n: number, item: string) => Array.from({ length: n }, () => item).join(', ');
+  const row = `(${LOG_COLUMNS.map(([, type]) => `?::${type}`).join(', ')})`;
+  const names = LOG_COLUMNS.map(([c]) => c).join(', ');
+  const sql =
+    'with settled as (update webhook_events set status = ?, attempts = attempts + 1, last_status = ?, last_error = null, updated_at = ?, delivered_at = ?, ' +
+    'locked_by = null, locked_until = null, lease_token = null ' +
+    `where id in (${list(held.length, '?')}) and (id, lease_token) in (${list(held.length, '(?, ?)')}) and locked_by = ? and locked_until >= ? returning id) ` +
+    `insert into webhook_deliveries (${names}) select ${LOG_COLUMNS.map(([c]) => `v.${c}`).join(', ')} from (values ${list(lines.length, row)}) as v (${names}) ` +
+    'join settled on settled.id = v.event_id returning event_id';
+  const bindings = [
+    'delivered', lastStatus, at.now, at.now,
+    ...held.map((e) => e.id),
+    ...held.flatMap((e) => [e.id, e.token]),
+    holderId, at.now,
+    ...lines.flatMap((d) => { const r = deliveryRow(d); return LOG_COLUMNS.map(([c]) => r[c]); }),
+  ];
+  const { rows } = (await db.raw(sql, bindings)) as { rows: Array<{ event_id: string }> };
+  return rows.map((r) => r.event_id);
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

@@ -130,7 +130,7 @@ const toDelivery = (r: Row): DeliveryRow => ({
   createdAt: r.created_at,
 });
 
-const deliveryRow = (d: DeliveryRow) => ({
+export const deliveryRow = (d: DeliveryRow) => ({
   id: d.id,
   event_id: d.eventId,
   workspace_id: d.workspaceId,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
@@ -21,7 +22,6 @@ interface Claim {
   /** When `connector` was read (at most CONNECTOR_FRESH_MS before the claim). */
   connectorAt: number;
   claimedAt: number;
-  abort: AbortController;
   /** Set once the attempt starts; claims still waiting for a slot are given back on stop. */
   running?: Promise<void>;
 }
@@ -30,7 +30,7 @@ interface Claim {
 const CONNECTOR_FRESH_MS = 1_000;
 /** A receiver whose last answer was a 2xx within QUICK_MS gets CLAIM_AHEAD times its slots claimed ahead. */
 const QUICK_MS = 250;
-const CLAIM_AHEAD = 4;
+const CLAIM_AHEAD = 8;
 
 /**
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
@@ -38,8 +38,9 @@ const CLAIM_AHEAD = 4;
  * webhooks.concurrency attempts in flight, at most webhooks.concurrencyPerReceiver of them to one
  * receiver (one workspace's webhook), taking receivers in turn: a slow receiver holds its own
  * slots, never the others'. Results are recorded by group commit (one transaction for the
- * attempts that ended meanwhile). The worker looks for due rows at once on `webhooks.enqueued`
- * and after each commit (the next event of an article may be due), and every
+ * attempts that ended meanwhile). The worker looks for due rows at once on `webhooks.enqueued`,
+ * once an attempt is recorded while its receiver's claims run low (the next event of its article
+ * may be due; with more claims waiting, the next claim finds it), and every
  * webhooks.pollInterval (rows written by other processes). Its heartbeat keeps its leases alive.
  */
 export function startWebhookWorker(ctx: Ctx): Job {
@@ -69,7 +70,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
   let ticking: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  /** Why the next tick looks for due rows: anything may be due (a poll, an event queued), or these receivers want more. */
+  let anything = false;
+  const asking = new Set<string>();
   let pruneAt = 0;
+  /** Aborts every attempt in flight at once (a shutdown deadline): one controller for all, none per attempt. */
+  const giveUp = new AbortController();
+  setMaxListeners(concurrency + 1, giveUp.signal); // one listener per request in flight: no leak warning at 11
 
   // The worker's own writes (claims, group commits) take turns: on SQLite two of them at once on
   // two pooled connections would only wait for each other's write lock (busy waits and retries).
@@ -90,8 +97,17 @@ export function startWebhookWorker(ctx: Ctx): Job {
       // The leases run out and the events are tried again; nothing is lost.
       ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
     }
-    wake();
   });
+
+  /** How many claims a receiver may have waiting or in flight (see claimDue). */
+  const ahead = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver;
+  const room = (id: string) => ahead(id) - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
+  /**
+   * Claim again for this receiver: a quick one once half its claims are gone (batches of half,
+   * the next arriving while the other half is still waiting); any other once its waiting claims
+   * are down to its slots.
+   */
+  const wantsMore = (id: string) => (quick.has(id) ? room(id) >= ahead(id) / 2 : room(id) > 0 && (queued.get(id) ?? 0) <= slotsPerReceiver);
 
   const count = (m: Map<string, number>, id: string, by: number) => {
     const n = (m.get(id) ?? 0) + by;
@@ -122,7 +138,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         // Only ever sent by the process waiting for it; here because that process is gone.
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
       } else {
-        const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, c.abort.signal);
+        const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, giveUp.signal);
         if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
         if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
         else quick.delete(event.connectorId);
@@ -136,8 +152,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
     } finally {
       freeSlot();
       claims.delete(event.id);
-      // Look for more once this receiver's claims run low (the group commit wakes the worker too).
-      if ((queued.get(event.connectorId) ?? 0) <= slotsPerReceiver) wake();
+      // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
+      if (wantsMore(event.connectorId)) wakeFor(event.connectorId);
     }
   };
 
@@ -172,18 +188,17 @@ export function startWebhookWorker(ctx: Ctx): Job {
       await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
     // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
-    // receiver, as many as its slots (each then waits at most one timeout, well within its
-    // lease), or CLAIM_AHEAD times that while its answers come quickly; attempts being recorded
-    // do not count. (A claim that waited too long is given back by maySend, never sent late.)
+    // receiver, twice its slots (each then waits at most one timeout, well within its lease), or
+    // CLAIM_AHEAD times them while its answers come quickly (fewer, larger claims); attempts being
+    // recorded do not count. (A claim that waited too long is given back by maySend, never sent late.)
     for (;;) {
       const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
       const at = leaseTime(ctx, now);
-      const room = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
-      const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => room(id) <= 0);
-      const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full);
+      const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => !wantsMore(id));
+      const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
       const taking = new Map<string, number>();
       const pick = due.filter((e) => {
         const n = taking.get(e.connectorId) ?? 0;
@@ -202,13 +217,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
           await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
           continue;
         }
-        const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now(), abort: new AbortController() };
+        const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
         claims.set(event.id, c);
         count(queued, event.connectorId, 1);
         waiting.set(event.connectorId, [...(waiting.get(event.connectorId) ?? []), c]);
       }
       pump();
-      if (stopped) return;
+      // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
+      if (stopped || due.length < capacity) return;
     }
   };
 
@@ -221,21 +237,29 @@ export function startWebhookWorker(ctx: Ctx): Job {
     ticking = (async () => {
       do {
         again = false;
+        // A receiver that asked (an attempt of its recorded) but got its claims meanwhile needs no query.
+        const look = anything || [...asking].some(wantsMore);
+        anything = false;
+        asking.clear();
         try {
-          await claimDue();
+          if (look) await claimDue();
         } catch (err) {
           ctx.log.error({ err }, 'webhook worker tick failed');
         }
       } while (again && !stopped);
     })().finally(() => {
       ticking = null;
-      if (!stopped) timer = setTimeout(tick, ctx.config.webhooks.pollInterval);
+      if (!stopped) timer = setTimeout(poll, ctx.config.webhooks.pollInterval);
     });
     return ticking;
   };
+  const poll = () => {
+    anything = true;
+    void tick();
+  };
 
   let woken = false;
-  const wake = () => {
+  const schedule = () => {
     if (stopped || woken) return;
     woken = true; // one tick for every wake of one event-loop turn
     setImmediate(() => {
@@ -243,8 +267,18 @@ export function startWebhookWorker(ctx: Ctx): Job {
       void tick();
     });
   };
+  /** Something may be due (an event queued). */
+  const wake = () => {
+    anything = true;
+    schedule();
+  };
+  /** This receiver's claims run low, or an attempt of it was recorded. */
+  const wakeFor = (connectorId: string) => {
+    asking.add(connectorId);
+    schedule();
+  };
   ctx.events.on('webhooks.enqueued', wake);
-  timer = setTimeout(tick, 0);
+  timer = setTimeout(poll, 0);
 
   const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
 
@@ -281,7 +315,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         if (!finished) {
           // Release before aborting, so an attempt that ends now finds its lease gone and records nothing.
           await release(started);
-          for (const c of started) c.abort.abort();
+          giveUp.abort();
           ctx.log.warn({ events: started.map((c) => c.event.id) }, 'shutdown deadline: webhook attempts in flight given up; their events go to the next daemon');
         }
       }

@@ -17,15 +17,19 @@ export interface CachedResponse {
   /** The content version the entry was built at. */
   version: number;
   /**
-   * Compressed variants, each made once, on the first request asking for its coding; null when
-   * compressing did not make the body smaller (content/delivery.ts).
+   * Compressed variants, each made once, on the first request asking for its coding (a promise
+   * while it is being made); null when compressing did not make the body smaller (content/delivery.ts).
    */
-  variants?: Map<Coding, Promise<Variant | null>>;
+  variants?: Map<Coding, Promise<Variant | null> | Variant | null>;
 }
 
 interface Slot {
+  key: string;
   entry: CachedResponse;
   size: number;
+  /** Neighbours in recency order (older, newer). */
+  older: Slot | null;
+  newer: Slot | null;
 }
 
 const OVERHEAD = 200;
@@ -36,9 +40,15 @@ const OVERHEAD = 200;
  */
 export const MISS_SHARE = 1 / 16;
 
-/** Least-recently-used map of entries bounded by bytes; Map order is the recency order. */
+/**
+ * Least-recently-used map of entries bounded by bytes. Recency is a linked list through the
+ * slots, so a hit (every cached request) relinks two neighbours instead of deleting and
+ * re-inserting its key in the Map (issue 25).
+ */
 class ByteLru {
   private readonly slots = new Map<string, Slot>();
+  private oldest: Slot | null = null;
+  private newest: Slot | null = null;
   private bytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -46,15 +56,20 @@ class ByteLru {
   get(key: string, version: number): CachedResponse | undefined {
     const slot = this.slots.get(key);
     if (!slot || slot.entry.version !== version) return undefined;
-    this.slots.delete(key);
-    this.slots.set(key, slot);
+    if (slot !== this.newest) {
+      this.unlink(slot);
+      this.append(slot);
+    }
     return slot.entry;
   }
 
   set(key: string, entry: CachedResponse): void {
+    this.delete(key);
     const size = entry.body.length + key.length + OVERHEAD;
     if (size > this.maxBytes) return;
-    this.slots.set(key, { entry, size });
+    const slot: Slot = { key, entry, size, older: null, newer: null };
+    this.slots.set(key, slot);
+    this.append(slot);
     this.bytes += size;
     this.evict();
   }
@@ -71,6 +86,7 @@ class ByteLru {
     const slot = this.slots.get(key);
     if (!slot) return;
     this.slots.delete(key);
+    this.unlink(slot);
     this.bytes -= slot.size;
   }
 
@@ -83,11 +99,23 @@ class ByteLru {
   }
 
   private evict(): void {
-    for (const [oldest, slot] of this.slots) {
-      if (this.bytes <= this.maxBytes) break;
-      this.slots.delete(oldest);
-      this.bytes -= slot.size;
-    }
+    while (this.bytes > this.maxBytes && this.oldest) this.delete(this.oldest.key);
+  }
+
+  private append(slot: Slot): void {
+    slot.older = this.newest;
+    slot.newer = null;
+    if (this.newest) this.newest.newer = slot;
+    else this.oldest = slot;
+    this.newest = slot;
+  }
+
+  private unlink(slot: Slot): void {
+    if (slot.older) slot.older.newer = slot.newer;
+    else this.oldest = slot.newer;
+    if (slot.newer) slot.newer.older = slot.older;
+    else this.newest = slot.older;
+    slot.older = slot.newer = null;
   }
 }
 

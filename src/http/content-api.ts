@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { App } from '../app.js';
-import { CODINGS } from '../content/compression.js';
+import { CODINGS, type Coding } from '../content/compression.js';
 import { ContentDelivery } from '../content/delivery.js';
 import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
@@ -41,7 +41,7 @@ export interface ContentRequest {
   /** A request header by lower-case name; '' when absent. */
   header(name: string): string;
   requestId: string;
-  /** The client's address, proxy settings applied (Koa's ctx.ip). */
+  /** The client's address, proxy settings applied (Koa's ctx.ip); asked for only when needed. */
   address(): string;
 }
 
@@ -91,9 +91,9 @@ export function createContentApi(app: App): ContentApi {
         throw new AppError('method_not_allowed', 405, `Method ${req.method} is not allowed: the content API is read-only (GET)`);
       }
       if (path.kind === 'openapi') return documentAnswer(headers, route);
-      const query = new URLSearchParams(req.querystring);
+      const query = req.querystring ? new URLSearchParams(req.querystring) : NO_QUERY;
       const key = presentedKey(req.header, query);
-      const reader = await app.limits.blogKey(req.address(), () => delivery.authenticate(key));
+      const reader = await app.limits.blogKey(req.address, () => delivery.authenticate(key));
       // The spec's message; the details say when the request carried no key at all (issue 24).
       if (!reader) throw new AppError('invalid_key', 401, 'Invalid blog key', key ? {} : { details: { keySent: false, detail: NO_KEY } });
       const wait = app.limits.content(reader.keyHash);
@@ -102,7 +102,8 @@ export function createContentApi(app: App): ContentApi {
         headers['X-Robots-Tag'] = 'noindex';
         return await previewAnswer(app, reader.workspaceId, path.slug, query, headers, route);
       }
-      const res = await delivery.respond(reader, toRoute(path, query), chooseEncoding(req.header('accept-encoding'), CODINGS));
+      const delivered = delivery.respond(reader, toRoute(path, query), encodingFor(req.header('accept-encoding')));
+      const res = delivered instanceof Promise ? await delivered : delivered;
       headers['Cache-Control'] = CACHE_CONTROL;
       if (res.lastModified) headers['Last-Modified'] = res.lastModified;
       if (res.etag) {
@@ -151,25 +152,51 @@ async function previewAnswer(app: App, workspaceId: string, slug: string, query:
   return { status: 200, headers: { ...headers, 'Cache-Control': 'no-store', 'Content-Type': JSON_TYPE }, body: Buffer.from(body), route };
 }
 
+/** Never changed: the query of every request that has none (most of them). */
+const NO_QUERY = new URLSearchParams();
+const ARTICLES: Path = { kind: 'articles' };
+const ARTICLE_PREFIX = '/articles/';
+
 function matchPath(rest: string): Path {
+  // The two common shapes, without splitting (issue 25): /articles and /articles/{slug}.
+  if (rest === '/articles') return ARTICLES;
+  if (rest.startsWith(ARTICLE_PREFIX) && rest.length > ARTICLE_PREFIX.length && !rest.includes('/', ARTICLE_PREFIX.length)) return articlePath(rest.slice(ARTICLE_PREFIX.length));
   const parts = rest.split('/').filter(Boolean);
   if (parts.length === 1 && (parts[0] === 'articles' || parts[0] === 'categories' || parts[0] === 'tags' || parts[0] === 'sitemap')) {
     return parts[0] === 'articles' ? { kind: 'articles' } : { kind: parts[0] };
   }
   if (parts.length === 1 && parts[0] === 'openapi.json') return { kind: 'openapi' };
-  if (parts.length === 2 && parts[0] === 'articles') {
-    let slug: string;
-    try {
-      slug = decodeURIComponent(parts[1]);
-    } catch {
-      throw notFound('article', parts[1]);
-    }
-    slug = normaliseSlug(slug);
-    // Longer than any slug may be: a 404 that touches neither the cache nor the database (issue 22).
-    if (slug.length > SLUG_MAX && charLength(slug) > SLUG_MAX) throw notFound('article', slug);
-    return { kind: 'article', slug };
-  }
+  if (parts.length === 2 && parts[0] === 'articles') return articlePath(parts[1]);
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags, /sitemap or /openapi.json`);
+}
+
+/** /articles/{segment}: the slug decoded and normalised like stored slugs. */
+function articlePath(segment: string): Path {
+  let slug = segment;
+  if (segment.includes('%')) {
+    try {
+      slug = decodeURIComponent(segment);
+    } catch {
+      throw notFound('article', segment);
+    }
+  }
+  slug = normaliseSlug(slug);
+  // Longer than any slug may be: a 404 that touches neither the cache nor the database (issue 22).
+  if (slug.length > SLUG_MAX && charLength(slug) > SLUG_MAX) throw notFound('article', slug);
+  return { kind: 'article', slug };
+}
+
+// Clients send a handful of distinct Accept-Encoding values: each one's choice is remembered (bounded).
+const chosenCodings = new Map<string, Coding | 'identity'>();
+
+function encodingFor(acceptEncoding: string): Coding | 'identity' {
+  let coding = chosenCodings.get(acceptEncoding);
+  if (coding === undefined) {
+    if (chosenCodings.size >= 100) chosenCodings.clear();
+    coding = chooseEncoding(acceptEncoding, CODINGS);
+    chosenCodings.set(acceptEncoding, coding);
+  }
+  return coding;
 }
 
 const NO_KEY = 'No key was sent: send the blog key as Authorization: Bearer svc_blog_... (or X-Api-Key, or ?key=)';

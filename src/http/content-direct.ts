@@ -42,15 +42,19 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
       countRequest(app.metrics, method, route, status, started);
       logRequest(app, { requestId, method, url, status, started, address });
     };
-    api
-      .answer({ method, path, querystring: q === -1 ? '' : url.slice(q + 1), header, requestId, address })
-      .then((a) => send(a.status, a.headers, a.body, a.route))
-      .catch((err: unknown) => {
-        // answer() renders every error itself: this is a bug in sending, answered like Koa's own (a bare 500).
-        app.log.error({ err, requestId }, 'content API request failed');
-        if (res.headersSent) res.destroy();
-        else send(500, {}, null, 'unmatched');
-      });
+    // answer() renders every error itself: a failure here is a bug in sending, answered like Koa's own (a bare 500).
+    const failed = (err: unknown) => {
+      app.log.error({ err, requestId }, 'content API request failed');
+      if (res.headersSent) res.destroy();
+      else send(500, {}, null, 'unmatched');
+    };
+    void api.answer({ method, path, querystring: q === -1 ? '' : url.slice(q + 1), header, requestId, address }).then((a) => {
+      try {
+        send(a.status, a.headers, a.body, a.route);
+      } catch (err) {
+        failed(err);
+      }
+    }, failed);
     return true;
   };
 }

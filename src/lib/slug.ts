@@ -16,8 +16,11 @@ export const DERIVED_SLUG_MAX = 120;
 // One or more "characters" (a letter or digit with its combining marks) per word, words joined by a single - . or _.
 const SLUG = /^(?:[\p{L}\p{N}]\p{M}*)+(?:[-._](?:[\p{L}\p{N}]\p{M}*)+)*$/u;
 
+// Already in stored form (nothing to trim, no upper case, ASCII is NFC): every request for a plain slug.
+const PLAIN = /^[a-z0-9._-]*$/;
+
 /** The form a slug is stored and compared in: trimmed, lower case, NFC. */
-export const normaliseSlug = (text: string): string => text.trim().toLowerCase().normalize('NFC');
+export const normaliseSlug = (text: string): string => (PLAIN.test(text) ? text : text.trim().toLowerCase().normalize('NFC'));
 
 /** Whether `slug` is already a slug in its stored form (normalised, and of slug characters only). */
 export const isValidSlug = (slug: string): boolean => SLUG.test(slug) && normaliseSlug(slug) === slug;

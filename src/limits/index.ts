@@ -25,9 +25,10 @@ export interface Limits {
   /**
    * A content API request's blog key, checked by `authenticate` unless the address sent too many
    * refused keys this window (then 429 rate_limited without looking at the key); a refused key
-   * (null) counts for the address.
+   * (null) counts for the address. The address is only asked for when an address is blocked or a
+   * key was refused.
    */
-  blogKey<R>(address: string, authenticate: () => Promise<R | null>): Promise<R | null>;
+  blogKey<R>(address: () => string, authenticate: () => Promise<R | null>): Promise<R | null>;
   /** One OAuth dynamic client registration from an address; 429 rate_limited. */
   registration(address: string): Promise<void>;
   close(): Promise<void>;
@@ -102,13 +103,13 @@ export function createLimits(ctx: Ctx): Limits {
     },
 
     async blogKey(clientAddress, authenticate) {
-      const address = addressKey(clientAddress);
       const wrongKeys = limit('wrong-blog-key', wrongBlogKey.perAddress, wrongBlogKey.window, true);
-      const blockedUntil = wrongKeys.blockedUntil(address);
+      // Working out the address key costs more than the rest of this check: only when needed (issue 25).
+      const blockedUntil = wrongKeys.blocksAny() ? wrongKeys.blockedUntil(addressKey(clientAddress())) : undefined;
       if (blockedUntil !== undefined) throw wrongKeysRefused(blockedUntil);
       const reader = await authenticate();
       if (reader !== null) return reader;
-      const taken = await wrongKeys.take(address);
+      const taken = await wrongKeys.take(addressKey(clientAddress()));
       if (!taken.taken) throw wrongKeysRefused(taken.resetAt);
       return null;
     },
@@ -141,6 +142,11 @@ class Limit {
     private readonly blockInMemory: boolean,
     private readonly now: () => number,
   ) {}
+
+  /** Whether any key is blocked in memory (some may have ended: blockedUntil says). */
+  blocksAny(): boolean {
+    return this.blocked.size > 0;
+  }
 
   /** When the key's in-memory block ends, if it is blocked now. */
   blockedUntil(key: string): number | undefined {

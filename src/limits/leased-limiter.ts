@@ -49,10 +49,11 @@ export class LeasedLimiter {
   /** Undefined when a local token was spent; otherwise a promise that resolves or rejects with LimitExceeded. */
   take(key: string): Promise<void> | undefined {
     const lease = this.leases.get(key);
-    if (lease && lease.tokens > 0 && lease.until > this.now()) {
+    const now = this.now();
+    if (lease && lease.tokens > 0 && lease.until > now) {
       lease.tokens--;
       lease.spent++;
-      if (lease.tokens * 2 < lease.size && !lease.pending && lease.refusedUntil <= this.now()) this.renewInBackground(key, lease);
+      if (lease.tokens * 2 < lease.size && !lease.pending && lease.refusedUntil <= now) this.renewInBackground(key, lease);
       return undefined;
     }
     return this.takeSlow(key);

@@ -8,7 +8,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** Count and time one answered request (`started`: process.hrtime.bigint() at its arrival); 429s are counted apart. */
 export function countRequest(metrics: Metrics, method: string, route: string, status: number, started: bigint): void {
   const label = METHODS.has(method) ? method : 'other';
-  metrics.httpRequests.inc({ method: label, route, status: String(status) });
+  metrics.countRequest(label, route, status);
   metrics.httpDuration.observe({ method: label, route }, Number(process.hrtime.bigint() - started) / 1e9);
   if (status === 429) metrics.rateLimited.inc({ route });
 }

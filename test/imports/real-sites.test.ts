@@ -39,4 +39,21 @@ describe('real sites move in with their URLs', () => {
     expect(zh.code, zh.stderr).toBe(0);
     expect((await other.api('/articles/emoji-support')).body.data.title).toBe('Emoji 支持');
   });
+
+  it("Jekyll's own guides keep their numbered # sections under the front-matter title, and # comments inside code stay code", async () => {
+    const w = await importWorld();
+    cpSync(path.join(SHARED, 'jekyll-guides'), path.join(w.d.dir, 'guides'), { recursive: true });
+    const r = await w.cli(['articles', 'import', '--publish', 'guides', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const burnout = (await w.api('/articles/avoiding-burnout')).body.data;
+    expect(burnout.title).toBe('Avoiding Burnout');
+    // Four H1s further down the body: sections of the guide, not a second title (only an opening # H1 is the headline).
+    for (const section of ['1. Use Jekyll', '2. No Guilt About Leaving', '3. Prioritise Maintainers Over Users', '4. Learn To Say No']) {
+      expect(burnout.html).toContain(`<h1>${section}</h1>`);
+    }
+    const windows = (await w.api('/articles/windows')).body.data;
+    expect(windows.title).toBe('Jekyll on Windows');
+    expect(windows.html).not.toContain('<h1>');
+    expect(windows.html).toContain('# Windows and JRuby does not include zoneinfo files, so bundle the tzinfo-data gem');
+  });
 });

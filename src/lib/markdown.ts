@@ -33,9 +33,6 @@ export function withoutLeadingH1(markdown: string): string {
     .replace(/^\s+/, '');
 }
 
-/** The former name, still imported by webhooks/payload.ts (being reworked on another branch): same function. */
-export const withoutFirstH1 = withoutLeadingH1;
-
 /** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
 export function markdownBlocks(markdown: string): Array<{ type: string; raw: string }> {
   return marked.lexer(markdown).map((t) => ({ type: t.type, raw: t.raw }));

@@ -1,6 +1,6 @@
 import type { Article } from '../articles/types.js';
 import type { Publication } from '../connectors/publications.js';
-import { renderHtml, withoutFirstH1, wordCount } from '../lib/markdown.js';
+import { renderHtml, withoutLeadingH1, wordCount } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 
 export type WebhookEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted' | 'test';
@@ -64,7 +64,7 @@ export function snapshotOf(ws: Workspace, article: Article, publication: Publica
       targetLength: article.targetLength,
       seoScore: article.seoScore,
       // The H1 is the title (decisions.md), so the body starts after it, as in the content API.
-      bodyMarkdown: withoutFirstH1(article.bodyMarkdown),
+      bodyMarkdown: withoutLeadingH1(article.bodyMarkdown),
       ...(rendered ? { bodyHtml: rendered.html, wordCount: rendered.words } : {}),
     },
     publication: { publishedAt: publication?.firstPublishedAt ?? null, publishedUrl: publication?.publishedUrl ?? null },

@@ -4,7 +4,7 @@ import os from 'node:os';
 import type { BenchOptions, BenchResult } from './types.js';
 
 // `npm run bench [-- --quick] [-- --out FILE] [-- --only content,cluster]`: the content API bench, the shared-limiter bench,
-// one vs two daemons on PostgreSQL (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench. Each module exports runBench(opts): Promise<BenchResult[]>.
+// one vs two daemons on PostgreSQL, flat out and at one offered rate per daemon (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench. Each module exports runBench(opts): Promise<BenchResult[]>.
 type BenchModule = { runBench(opts: BenchOptions): Promise<BenchResult[]> };
 
 function parseArgs(argv: string[]): { quick: boolean; out: string | null; only: string[] | null } {

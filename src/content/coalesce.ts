@@ -25,8 +25,9 @@ export class FreshRead<T> {
 
 interface Burst<K, V> {
   keys: Set<K>;
-  /** performance.now() when its first caller asked. */
+  /** performance.now() when its first caller asked, and when its read started. */
   since: number;
+  started: number;
   promise: Promise<Map<K, V>>;
   resolve(values: Map<K, V>): void;
   reject(err: unknown): void;
@@ -41,38 +42,71 @@ interface Burst<K, V> {
  * round trip instead of once per event-loop turn (docs/performance.md). `read` gets how long the
  * burst has waited already, so a deadline can count from the first caller's arrival. Every
  * caller of a burst gets the same map; a key the read did not find is absent from it.
+ *
+ * A read still running `patienceMs` after it started (a silent connection) no longer holds the
+ * next burst: that one starts a read of its own, with the stuck bursts' keys too, and whichever
+ * read answers first answers them (both started after they asked). At most `maxReads` run at once.
  */
 export class FreshBatch<K, V> {
   private next: Burst<K, V> | null = null;
-  private reading = false;
+  /** Bursts whose read is running, oldest first. */
+  private readonly reading: Array<Burst<K, V>> = [];
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly read: (keys: K[], waitedMs: number) => Promise<Map<K, V>>) {}
+  constructor(
+    private readonly read: (keys: K[], waitedMs: number) => Promise<Map<K, V>>,
+    private readonly patienceMs = Infinity,
+    private readonly maxReads = 2,
+  ) {}
 
   get(key: K): Promise<Map<K, V>> {
     if (!this.next) {
-      const burst = { keys: new Set<K>(), since: performance.now() } as Burst<K, V>;
+      const burst = { keys: new Set<K>(), since: performance.now(), started: 0 } as Burst<K, V>;
       burst.promise = new Promise<Map<K, V>>((resolve, reject) => {
         burst.resolve = resolve;
         burst.reject = reject;
       });
       this.next = burst;
-      if (!this.reading) setImmediate(this.start);
+      this.schedule();
     }
     this.next.keys.add(key);
     return this.next.promise;
   }
 
+  /** The next burst starts at the end of this turn when no read runs, else once the newest read outlived patienceMs. */
+  private schedule(): void {
+    const newest = this.reading.at(-1);
+    const wait = newest ? newest.started + this.patienceMs - performance.now() : 0;
+    if (wait <= 0) setImmediate(this.start);
+    else if (this.reading.length < this.maxReads && !this.timer && wait !== Infinity) this.timer = setTimeout(this.impatient, wait);
+  }
+
+  private readonly impatient = (): void => {
+    this.timer = null;
+    this.start();
+  };
+
   private readonly start = (): void => {
     const burst = this.next;
-    if (!burst || this.reading) return;
+    const newest = this.reading.at(-1);
+    // Timers may fire up to a millisecond before performance.now() says they are due.
+    if (!burst || (newest && (this.reading.length >= this.maxReads || performance.now() - newest.started < this.patienceMs - 1))) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     this.next = null;
-    this.reading = true;
+    const stuck = [...this.reading];
+    const keys = new Set(burst.keys);
+    for (const b of stuck) for (const k of b.keys) keys.add(k);
+    burst.started = performance.now();
+    this.reading.push(burst);
     // A read that throws at once still ends, and lets the next burst start.
-    new Promise<Map<K, V>>((resolve) => resolve(this.read([...burst.keys], performance.now() - burst.since)))
-      .then(burst.resolve, burst.reject)
+    new Promise<Map<K, V>>((resolve) => resolve(this.read([...keys], burst.started - burst.since)))
+      .then((values) => {
+        for (const b of [burst, ...stuck]) b.resolve(values); // an answered burst ignores a second answer
+      }, burst.reject)
       .finally(() => {
-        this.reading = false;
-        if (this.next) setImmediate(this.start);
+        this.reading.splice(this.reading.indexOf(burst), 1);
+        if (this.next) this.schedule();
       });
   };
 }

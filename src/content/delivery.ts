@@ -74,7 +74,8 @@ export class ContentDelivery {
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
     this.versions = new VersionReader(ctx.db);
-    this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs));
+    // A read stuck a quarter of the deadline (a silent connection) lets the next burst read on another.
+    this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs), ctx.config.content.timeout / 4);
     this.tokens = new FreshRead(() => this.bounded(this.versions.changeToken()));
     ctx.events.on('content.changed', this.onChange);
   }

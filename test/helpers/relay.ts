@@ -12,7 +12,7 @@ import { afterAll } from 'vitest';
  *   relay.refuse()         // new connections are closed at once (a server down); restore() undoes it
  *   relay.restore(which?)  // forward normally again (the silent ones get what was held back: nothing was dropped)
  *   relay.cut()            // reset(): every connection, kept for the old API
- *   relay.connections      // { index, open } of each connection accepted so far
+ *   relay.connections      // { index, open, port } of each connection accepted so far (port: the connecting side's)
  *
  * `which` picks connections: omitted or 'all' (every connection, open now or opened later),
  * 'new' (only connections opened from now on), a number (that connection's index) or a
@@ -41,7 +41,7 @@ export interface Relay {
   refuse(): void;
   restore(which?: Which): void;
   cut(): void;
-  readonly connections: ReadonlyArray<{ index: number; open: boolean }>;
+  readonly connections: ReadonlyArray<{ index: number; open: boolean; port: number | undefined }>;
 }
 
 export async function startRelay(host: string, port: number): Promise<Relay> {
@@ -118,7 +118,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     },
     cut: () => reset(),
     get connections() {
-      return links.map((l) => ({ index: l.index, open: l.open }));
+      return links.map((l) => ({ index: l.index, open: l.open, port: l.client.remotePort }));
     },
   };
 }

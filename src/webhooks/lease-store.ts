@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../db/connect.js';
-import { type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
+import type { Db, Queryable } from '../db/connect.js';
+import { preparedRows } from '../db/prepared.js';
+import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
 // Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
@@ -187,10 +188,19 @@ export async function settleDelivered(db: Queryable, held: Array<{ id: string; t
   return rows.map((r) => r.id);
 }
 
-const LOG_COLUMNS = [
-  ['id', 'text'], ['event_id', 'text'], ['workspace_id', 'text'], ['article_id', 'text'], ['event', 'text'], ['attempt', 'integer'], ['url', 'text'],
-  ['ok', 'boolean'], ['status_code', 'integer'], ['duration_ms', 'integer'], ['error', 'text'], ['response_excerpt', 'text'], ['created_at', 'text'],
-] as const;
+const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
+/**
+ * One text whatever the batch's size (arrays, not a parameter per value), so each pooled
+ * connection parses and plans it once (a named prepared statement) and knex builds nothing.
+ */
+const SETTLE_LOGGED_SQL =
+  'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
+  'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
+  'from unnest($4::text[], $5::text[]) as h (id, token) ' +
+  'where e.id = h.id and e.lease_token = h.token and e.locked_by = $6 and e.locked_until >= $7 returning e.id) ' +
+  `insert into webhook_deliveries (${LOG_NAMES}) select ${DELIVERY_COLUMN_NAMES.map((c) => `v.${c}`).join(', ')} ` +
+  `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
+  'join settled on settled.id = v.event_id returning event_id';
 
 /**
  * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
@@ -198,26 +208,16 @@ const LOG_COLUMNS = [
  * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
  * (event_id); only those of the events settled are written. Returns the ids settled.
  */
-export async function settleDeliveredLogged(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
+export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
   if (held.length === 0) return [];
-  const list = (n: number, item: string) => Array.from({ length: n }, () => item).join(', ');
-  const row = `(${LOG_COLUMNS.map(([, type]) => `?::${type}`).join(', ')})`;
-  const names = LOG_COLUMNS.map(([c]) => c).join(', ');
-  const sql =
-    'with settled as (update webhook_events set status = ?, attempts = attempts + 1, last_status = ?, last_error = null, updated_at = ?, delivered_at = ?, ' +
-    'locked_by = null, locked_until = null, lease_token = null ' +
-    `where id in (${list(held.length, '?')}) and (id, lease_token) in (${list(held.length, '(?, ?)')}) and locked_by = ? and locked_until >= ? returning id) ` +
-    `insert into webhook_deliveries (${names}) select ${LOG_COLUMNS.map(([c]) => `v.${c}`).join(', ')} from (values ${list(lines.length, row)}) as v (${names}) ` +
-    'join settled on settled.id = v.event_id returning event_id';
-  const bindings = [
-    'delivered', lastStatus, at.now, at.now,
-    ...held.map((e) => e.id),
-    ...held.flatMap((e) => [e.id, e.token]),
+  const rows = lines.map(deliveryRow);
+  const values = [
+    'delivered', lastStatus, at.now,
+    held.map((e) => e.id), held.map((e) => e.token),
     holderId, at.now,
-    ...lines.flatMap((d) => { const r = deliveryRow(d); return LOG_COLUMNS.map(([c]) => r[c]); }),
+    ...DELIVERY_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
   ];
-  const { rows } = (await db.raw(sql, bindings)) as { rows: Array<{ event_id: string }> };
-  return rows.map((r) => r.event_id);
+  return (await preparedRows(db, 'svc_webhooks_settle_logged', SETTLE_LOGGED_SQL, values)).map(([id]) => id as string);
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

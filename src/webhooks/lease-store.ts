@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
-import type { Db, Queryable } from '../db/connect.js';
+import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
+import { claimEventsPg, dueEventsPg } from './lease-store-pg.js';
 import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
 // Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
@@ -39,6 +40,9 @@ const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q
 const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
   q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
 
+/** PostgreSQL outside a transaction: the worker's hot statements run prepared (lease-store-pg.ts) on a pooled connection. */
+const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
+
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
@@ -56,6 +60,7 @@ export interface DueRef {
  * for the events actually taken.
  */
 export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
+  if (onPostgresPool(db)) return dueEventsPg(db as Db, at, limit, exclude, skipConnectors, perConnector);
   const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
     .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
@@ -91,12 +96,14 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
   if (ids.length === 0) return [];
   const pub = (what: string) =>
     db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
-  const rows: Array<Record<string, unknown>> = await db('webhook_events')
-    .whereIn('id', ids)
-    .where('status', 'pending')
-    .where('next_attempt_at', '<=', at.now)
-    .where(leaseVoid(db, at))
-    .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
+  const rows: Array<Record<string, unknown>> = onPostgresPool(db)
+    ? await claimEventsPg(db as Db, ids, lease, at)
+    : await db('webhook_events')
+        .whereIn('id', ids)
+        .where('status', 'pending')
+        .where('next_attempt_at', '<=', at.now)
+        .where(leaseVoid(db, at))
+        .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
   return rows
     .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../db/connect.js';
-import { type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
+import { type Db, type Queryable, isPostgres } from '../db/connect.js';
+import { preparedRows } from '../db/prepared.js';
+import { claimEventsPg, dueEventsPg } from './lease-store-pg.js';
+import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
 // Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
@@ -38,6 +40,9 @@ const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q
 const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
   q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
 
+/** PostgreSQL outside a transaction: the worker's hot statements run prepared (lease-store-pg.ts) on a pooled connection. */
+const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
+
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
@@ -55,6 +60,7 @@ export interface DueRef {
  * for the events actually taken.
  */
 export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
+  if (onPostgresPool(db)) return dueEventsPg(db as Db, at, limit, exclude, skipConnectors, perConnector);
   const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
     .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
@@ -90,12 +96,14 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
   if (ids.length === 0) return [];
   const pub = (what: string) =>
     db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
-  const rows: Array<Record<string, unknown>> = await db('webhook_events')
-    .whereIn('id', ids)
-    .where('status', 'pending')
-    .where('next_attempt_at', '<=', at.now)
-    .where(leaseVoid(db, at))
-    .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
+  const rows: Array<Record<string, unknown>> = onPostgresPool(db)
+    ? await claimEventsPg(db as Db, ids, lease, at)
+    : await db('webhook_events')
+        .whereIn('id', ids)
+        .where('status', 'pending')
+        .where('next_attempt_at', '<=', at.now)
+        .where(leaseVoid(db, at))
+        .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
   return rows
     .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
@@ -187,10 +195,19 @@ export async function settleDelivered(db: Queryable, held: Array<{ id: string; t
   return rows.map((r) => r.id);
 }
 
-const LOG_COLUMNS = [
-  ['id', 'text'], ['event_id', 'text'], ['workspace_id', 'text'], ['article_id', 'text'], ['event', 'text'], ['attempt', 'integer'], ['url', 'text'],
-  ['ok', 'boolean'], ['status_code', 'integer'], ['duration_ms', 'integer'], ['error', 'text'], ['response_excerpt', 'text'], ['created_at', 'text'],
-] as const;
+const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
+/**
+ * One text whatever the batch's size (arrays, not a parameter per value), so each pooled
+ * connection parses and plans it once (a named prepared statement) and knex builds nothing.
+ */
+const SETTLE_LOGGED_SQL =
+  'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
+  'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
+  'from unnest($4::text[], $5::text[]) as h (id, token) ' +
+  'where e.id = h.id and e.lease_token = h.token and e.locked_by = $6 and e.locked_until >= $7 returning e.id) ' +
+  `insert into webhook_deliveries (${LOG_NAMES}) select ${DELIVERY_COLUMN_NAMES.map((c) => `v.${c}`).join(', ')} ` +
+  `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
+  'join settled on settled.id = v.event_id returning event_id';
 
 /**
  * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
@@ -198,26 +215,16 @@ const LOG_COLUMNS = [
  * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
  * (event_id); only those of the events settled are written. Returns the ids settled.
  */
-export async function settleDeliveredLogged(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
+export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
   if (held.length === 0) return [];
-  const list = (n: number, item: string) => Array.from({ length: n }, () => item).join(', ');
-  const row = `(${LOG_COLUMNS.map(([, type]) => `?::${type}`).join(', ')})`;
-  const names = LOG_COLUMNS.map(([c]) => c).join(', ');
-  const sql =
-    'with settled as (update webhook_events set status = ?, attempts = attempts + 1, last_status = ?, last_error = null, updated_at = ?, delivered_at = ?, ' +
-    'locked_by = null, locked_until = null, lease_token = null ' +
-    `where id in (${list(held.length, '?')}) and (id, lease_token) in (${list(held.length, '(?, ?)')}) and locked_by = ? and locked_until >= ? returning id) ` +
-    `insert into webhook_deliveries (${names}) select ${LOG_COLUMNS.map(([c]) => `v.${c}`).join(', ')} from (values ${list(lines.length, row)}) as v (${names}) ` +
-    'join settled on settled.id = v.event_id returning event_id';
-  const bindings = [
-    'delivered', lastStatus, at.now, at.now,
-    ...held.map((e) => e.id),
-    ...held.flatMap((e) => [e.id, e.token]),
+  const rows = lines.map(deliveryRow);
+  const values = [
+    'delivered', lastStatus, at.now,
+    held.map((e) => e.id), held.map((e) => e.token),
     holderId, at.now,
-    ...lines.flatMap((d) => { const r = deliveryRow(d); return LOG_COLUMNS.map(([c]) => r[c]); }),
+    ...DELIVERY_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
   ];
-  const { rows } = (await db.raw(sql, bindings)) as { rows: Array<{ event_id: string }> };
-  return rows.map((r) => r.event_id);
+  return (await preparedRows(db, 'svc_webhooks_settle_logged', SETTLE_LOGGED_SQL, values)).map(([id]) => id as string);
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

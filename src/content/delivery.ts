@@ -65,6 +65,11 @@ export class ContentDelivery {
    * Keys that were current when presented, to their hash: hashing the key of every cached request
    * was a tenth of its answer (issue 25). Bounded, emptied when any key changes; an entry whose key
    * was replaced since names a hash no longer in `keys`, so it is checked like any unknown key.
+   * It holds raw keys, deliberately: only keys that were valid when presented (never a wrong or
+   * revoked one), at most one per workspace a client used and 1,000 in all, gone from memory once
+   * any key changes. Every request carries its key in plain text through this process's memory
+   * anyway (headers, URL), and the database keeps hashes only; memoising by anything but the key
+   * itself would mean hashing it again, which is what this saves (docs/performance.md, issue 25).
    */
   private readonly hashes = new Map<string, string>();
   /** The change token for unknown keys, shared by a burst like the version reads. */

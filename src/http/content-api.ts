@@ -75,6 +75,7 @@ export interface ContentApi {
 export function createContentApi(app: App): ContentApi {
   const delivery = new ContentDelivery(app);
   app.onClose(() => delivery.close());
+  const encodingFor = codingChooser();
 
   const owns = (path: string) => path.startsWith(PREFIX) && (path.length === PREFIX.length || path[PREFIX.length] === '/');
 
@@ -91,7 +92,7 @@ export function createContentApi(app: App): ContentApi {
         throw new AppError('method_not_allowed', 405, `Method ${req.method} is not allowed: the content API is read-only (GET)`);
       }
       if (path.kind === 'openapi') return documentAnswer(headers, route);
-      const query = req.querystring ? new URLSearchParams(req.querystring) : NO_QUERY;
+      const query: Query = req.querystring ? new URLSearchParams(req.querystring) : NO_QUERY;
       const key = presentedKey(req.header, query);
       const reader = await app.limits.blogKey(req.address, () => delivery.authenticate(key));
       // The spec's message; the details say when the request carried no key at all (issue 24).
@@ -145,15 +146,18 @@ function documentAnswer(headers: Record<string, string>, route: string): Content
 }
 
 /** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
-async function previewAnswer(app: App, workspaceId: string, slug: string, query: URLSearchParams, headers: Record<string, string>, route: string): Promise<ContentAnswer> {
+async function previewAnswer(app: App, workspaceId: string, slug: string, query: Query, headers: Record<string, string>, route: string): Promise<ContentAnswer> {
   const tokens = query.getAll('preview');
   if (tokens.length > 1) throw invalidParameter('preview', 'The preview parameter may be given once');
   const body = await previewArticle(app, workspaceId, slug, tokens[0].trim());
   return { status: 200, headers: { ...headers, 'Cache-Control': 'no-store', 'Content-Type': JSON_TYPE }, body: Buffer.from(body), route };
 }
 
-/** Never changed: the query of every request that has none (most of them). */
-const NO_QUERY = new URLSearchParams();
+/** What the API reads of a query string: URLSearchParams, or NO_QUERY. */
+type Query = Pick<URLSearchParams, 'get' | 'getAll' | 'has'>;
+
+/** The query of every request that has none (most of them): read-only, so sharing it is safe. */
+const NO_QUERY: Query = Object.freeze({ get: () => null, getAll: () => [], has: () => false });
 const ARTICLES: Path = { kind: 'articles' };
 const ARTICLE_PREFIX = '/articles/';
 
@@ -186,23 +190,27 @@ function articlePath(segment: string): Path {
   return { kind: 'article', slug };
 }
 
-// Clients send a handful of distinct Accept-Encoding values: each one's choice is remembered (bounded).
-const chosenCodings = new Map<string, Coding | 'identity'>();
-
-function encodingFor(acceptEncoding: string): Coding | 'identity' {
-  let coding = chosenCodings.get(acceptEncoding);
-  if (coding === undefined) {
-    if (chosenCodings.size >= 100) chosenCodings.clear();
-    coding = chooseEncoding(acceptEncoding, CODINGS);
-    chosenCodings.set(acceptEncoding, coding);
-  }
-  return coding;
+/**
+ * The coding to send for an Accept-Encoding value. Clients send a handful of distinct values:
+ * each one's choice is remembered (bounded), per API, not per process.
+ */
+function codingChooser(): (acceptEncoding: string) => Coding | 'identity' {
+  const chosen = new Map<string, Coding | 'identity'>();
+  return (acceptEncoding) => {
+    let coding = chosen.get(acceptEncoding);
+    if (coding === undefined) {
+      if (chosen.size >= 100) chosen.clear();
+      coding = chooseEncoding(acceptEncoding, CODINGS);
+      chosen.set(acceptEncoding, coding);
+    }
+    return coding;
+  };
 }
 
 const NO_KEY = 'No key was sent: send the blog key as Authorization: Bearer svc_blog_... (or X-Api-Key, or ?key=)';
 
 /** Spec: Authentication. Bearer header first, then X-Api-Key, then ?key=. */
-function presentedKey(header: ContentRequest['header'], query: URLSearchParams): string {
+function presentedKey(header: ContentRequest['header'], query: Query): string {
   const bearer = bearerToken(header('authorization'));
   if (bearer) return bearer;
   const apiKey = header('x-api-key').trim();
@@ -210,7 +218,7 @@ function presentedKey(header: ContentRequest['header'], query: URLSearchParams):
   return query.get('key')?.trim() ?? '';
 }
 
-function toRoute(path: Exclude<Path, { kind: 'openapi' }>, query: URLSearchParams): ContentRoute {
+function toRoute(path: Exclude<Path, { kind: 'openapi' }>, query: Query): ContentRoute {
   if (path.kind !== 'articles') return path;
   return {
     kind: 'page',
@@ -223,7 +231,7 @@ function toRoute(path: Exclude<Path, { kind: 'openapi' }>, query: URLSearchParam
 }
 
 /** `q`: search (docs/content-api.md, Search); given once, checked here so a bad one is a 400. */
-function searchParameter(query: URLSearchParams): { q?: string } {
+function searchParameter(query: Query): { q?: string } {
   const values = query.getAll('q');
   if (values.length === 0) return {};
   if (values.length > 1) throw invalidParameter('q', 'The q parameter may be given once');
@@ -231,7 +239,7 @@ function searchParameter(query: URLSearchParams): { q?: string } {
   return { q: values[0].trim() };
 }
 
-function integer(query: URLSearchParams, name: string, fallback: number, min: number, max: number, message: string): number {
+function integer(query: Query, name: string, fallback: number, min: number, max: number, message: string): number {
   const values = query.getAll(name);
   if (values.length === 0) return fallback;
   if (values.length > 1) throw invalidParameter(name, `The ${name} parameter may be given once`);
@@ -243,7 +251,7 @@ function integer(query: URLSearchParams, name: string, fallback: number, min: nu
 }
 
 /** A category or tag filter, given once; normalised like stored slugs (NFC, lower case), so any spelling finds it. */
-function slugParameter(query: URLSearchParams, name: string): string | undefined {
+function slugParameter(query: Query, name: string): string | undefined {
   const values = query.getAll(name);
   if (values.length > 1) throw invalidParameter(name, `The ${name} parameter may be given once`);
   return values.length ? normaliseSlug(values[0]) : undefined;

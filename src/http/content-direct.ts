@@ -21,7 +21,7 @@ export function contentDirect(app: App, api: ContentApi, koa: Koa): (req: http.I
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     if (!api.owns(path)) return false;
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const method = req.method ?? 'GET';
     const header = (name: string) => {
       const value = req.headers[name.toLowerCase()];

@@ -6,6 +6,7 @@ import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { createContentApi } from './content-api.js';
 import { contentDirect } from './content-direct.js';
 import { type Phase, answerWhileStarting, createHealthRouter } from './health.js';
+import { InFlight } from './in-flight.js';
 import { apiErrors } from './middleware/errors.js';
 import { requestMetrics } from './middleware/metrics.js';
 import { createMetricsRoute, startMetricsListener } from './metrics.js';
@@ -79,7 +80,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   const server = bound ?? http.createServer();
   const handle = koa.callback();
   const direct = contentDirect(app, content, koa);
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new InFlight();
   server.removeListener('request', answerWhileStarting);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     // While draining, clients and proxies reconnect elsewhere instead of reusing this connection.

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { DurationHistogram } from './duration-histogram.js';
 
 /** How long a scrape waits for the database figures (Prometheus' default scrape timeout is 10 s). */
 const SAMPLE_TIMEOUT_MS = 3000;
@@ -27,13 +28,14 @@ export class Metrics {
   private readonly lookupTally = new CounterTally(['kind', 'result']);
 
   readonly httpRequests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames: ['method', 'route', 'status'] as const, registers: [this.registry], collect: this.requestTally.collect() });
-  readonly httpDuration = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer being handed to Node, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  // Observed on every request: counted in plain numbers, rendered as prom-client would (DurationHistogram).
+  readonly httpDuration = new DurationHistogram(
+    'svc_http_request_duration_seconds',
+    'Time from a request arriving to its answer being handed to Node, by method and route pattern',
+    ['method', 'route'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    this.registry,
+  );
   readonly rateLimited = new Counter({ name: 'svc_rate_limited_total', help: 'Requests refused with 429 (content API per key, MCP calls, sign-in attempts), by route pattern', labelNames: ['route'] as const, registers: [this.registry] });
   readonly contentCache = new Counter({ name: 'svc_content_cache_requests_total', help: 'Content API responses looked up in the memory cache, by route kind and result (hit, miss)', labelNames: ['kind', 'result'] as const, registers: [this.registry], collect: this.lookupTally.collect() });
   readonly contentCompressions = new Counter({ name: 'svc_content_compressions_total', help: 'Cached content API responses compressed (once per entry and encoding), by encoding', labelNames: ['encoding'] as const, registers: [this.registry] });

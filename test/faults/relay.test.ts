@@ -62,8 +62,8 @@ describe('the fault proxy', () => {
     a.socket.write('a3');
     await a.until('a3');
     expect(relay.connections).toEqual([
-      { index: 0, open: true },
-      { index: 1, open: false },
+      { index: 0, open: true, port: a.socket.localPort },
+      { index: 1, open: false, port: expect.any(Number) },
     ]);
     relay.cut();
     await a.closed();

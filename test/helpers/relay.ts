@@ -31,6 +31,8 @@ interface Link {
   /** Bytes held back while silent, per direction, released by restore(). */
   held: Array<{ to: net.Socket; bytes: Buffer }>;
   open: boolean;
+  /** The connecting side's port, read when accepted (a closed socket no longer knows it). */
+  port: number | undefined;
 }
 
 export interface Relay {
@@ -64,7 +66,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
       return;
     }
     const upstream = net.connect(port, host);
-    const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true };
+    const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true, port: client.remotePort };
     links.push(link);
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.on('data', (b) => pass(link, upstream, b));
@@ -118,7 +120,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     },
     cut: () => reset(),
     get connections() {
-      return links.map((l) => ({ index: l.index, open: l.open, port: l.client.remotePort }));
+      return links.map((l) => ({ index: l.index, open: l.open, port: l.port }));
     },
   };
 }

@@ -6,7 +6,9 @@ import { expectCleanError, sandbox } from './sandbox.js';
 
 // The real bin/svc.js (compiled dist/) as a subprocess with no terminal: exit codes, stdout
 // versus stderr, and that the process ends by itself after each command.
-describe('the svc binary', () => {
+// Each test starts the binary ten times or more (a Node start each): on a loaded 2-core machine that
+// alone passed the default 30 s. The deadline is for a hang, not for speed.
+describe('the svc binary', { timeout: 90_000 }, () => {
   it('--version, --help, and usage mistakes (exit 2)', async () => {
     const box = await sandbox();
     const version = await box.spawn(['--version']);

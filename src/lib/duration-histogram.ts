@@ -1,4 +1,5 @@
 import type { Metric, Registry } from 'prom-client';
+import { LabelSlots } from './label-slots.js';
 
 interface Slot {
   /** The label values, one object per series: prom-client caches their rendering by identity. */
@@ -10,39 +11,30 @@ interface Slot {
 }
 
 /**
- * A Prometheus histogram over two labels, observed with plain numbers: prom-client's own
- * `observe()` builds and hashes a label string per call (about 1 us of every cached content
- * request, issue 25). Registered in a prom-client registry like any of its metrics, it renders
+ * A Prometheus histogram over two labels, observed with plain numbers per series (LabelSlots)
+ * instead of prom-client's `observe()`. Registered in a prom-client registry like any of its metrics, it renders
  * exactly what a prom-client Histogram with the same observations renders (series in the order
  * first observed, cumulative buckets, +Inf, _sum, _count: test/lib/duration-histogram.test.ts).
  */
 export class DurationHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly slots = new Map<string, Map<string, Slot>>();
-  /** Slots in the order they were first observed (prom-client's order). */
-  private readonly order: Slot[] = [];
+  private readonly slots: LabelSlots<Slot>;
 
   constructor(
     readonly name: string,
     readonly help: string,
-    private readonly labelNames: readonly [string, string],
+    labelNames: readonly [string, string],
     private readonly buckets: readonly number[],
     registry: Registry,
   ) {
+    this.slots = new LabelSlots(labelNames, (labels) => ({ labels, counts: new Array<number>(buckets.length + 1).fill(0), sum: 0, count: 0 }));
     // prom-client reads a registered metric through get()/getForPromString() only.
     registry.registerMetric(this as unknown as Metric);
   }
 
   observe(a: string, b: string, seconds: number): void {
-    let byB = this.slots.get(a);
-    if (!byB) this.slots.set(a, (byB = new Map()));
-    let slot = byB.get(b);
-    if (!slot) {
-      slot = { labels: { [this.labelNames[0]]: a, [this.labelNames[1]]: b }, counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 };
-      byB.set(b, slot);
-      this.order.push(slot);
-    }
+    const slot = this.slots.get(a, b);
     let i = 0;
     while (i < this.buckets.length && seconds > this.buckets[i]) i++;
     slot.counts[i]++;
@@ -54,7 +46,7 @@ export class DurationHistogram {
   async getForPromString() {
     const bucket = `${this.name}_bucket`;
     const values: Array<{ value: number; labels: Record<string, string | number>; sharedLabels: Record<string, string>; metricName: string; exemplar?: null }> = [];
-    for (const s of this.order) {
+    for (const s of this.slots.all) {
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += s.counts[i];

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { DurationHistogram } from './duration-histogram.js';
+import { LabelSlots } from './label-slots.js';
 
 /** How long a scrape waits for the database figures (Prometheus' default scrape timeout is 10 s). */
 const SAMPLE_TIMEOUT_MS = 3000;
@@ -126,49 +127,29 @@ export class Metrics {
   }
 }
 
-interface Tallied {
-  labels: Record<string, string>;
-  n: number;
-}
-
 /**
- * A counter's increments as plain numbers per label values, added to the counter whenever it is
- * read (its collect hook runs on every scrape and every get()). prom-client's inc() builds and
- * hashes a label string per call, a measurable share of a cached content request (issue 25);
- * here an increment is two or three lookups in maps keyed by the label values themselves.
+ * A counter's increments as plain numbers per label values (LabelSlots), added to the counter
+ * whenever it is read (its collect hook runs on every scrape and every get()).
  */
 class CounterTally {
-  private readonly slots = new Map<string, Map<string | number, Map<string | number, Tallied>>>();
+  private readonly slots: LabelSlots<{ labels: Record<string, string>; n: number }>;
 
-  constructor(private readonly labelNames: readonly string[]) {}
+  constructor(labelNames: readonly string[]) {
+    this.slots = new LabelSlots(labelNames, (labels) => ({ labels, n: 0 }));
+  }
 
   inc(a: string, b: string | number, c: string | number = ''): void {
-    let byB = this.slots.get(a);
-    if (!byB) this.slots.set(a, (byB = new Map()));
-    let byC = byB.get(b);
-    if (!byC) byB.set(b, (byC = new Map()));
-    let slot = byC.get(c);
-    if (!slot) {
-      const values = [a, b, c];
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = String(values[i])));
-      byC.set(c, (slot = { labels, n: 0 }));
-    }
-    slot.n++;
+    this.slots.get(a, b, c).n++;
   }
 
   /** The collect hook of the counter this tallies for. */
   collect(): (this: Counter<string>) => void {
-    const slots = this.slots;
+    const slots = this.slots.all;
     return function (this: Counter<string>) {
-      for (const byB of slots.values()) {
-        for (const byC of byB.values()) {
-          for (const slot of byC.values()) {
-            if (slot.n === 0) continue;
-            this.inc(slot.labels, slot.n);
-            slot.n = 0;
-          }
-        }
+      for (const slot of slots) {
+        if (slot.n === 0) continue;
+        this.inc(slot.labels, slot.n);
+        slot.n = 0;
       }
     };
   }

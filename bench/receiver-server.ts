@@ -5,12 +5,14 @@ import type { AddressInfo } from 'node:net';
 // nor the bare POST loop pays for them). argv[2]: JSON list of behaviours, one server each:
 // "ok" (200 at once), "slow:<ms>" (200 after ms), "status:<code>" (that status at once).
 // Prints the ports as a JSON list on one line. After the parent sent 'notify' (IPC), each answer
-// written is reported as { i (the server's index), article (the payload's article.id), bytes }.
+// written is reported as { i (the server's index), article (the payload's article.id), bytes };
+// after 'quiet', nothing is parsed or reported (each message is acknowledged with { ack }).
 const behaviours = JSON.parse(process.argv[2] ?? '["ok"]') as string[];
 let notify = false;
 process.on('message', (m) => {
   if (m === 'notify') notify = true;
   if (m === 'quiet') notify = false;
+  process.send?.({ ack: m });
 });
 
 const servers = behaviours.map((b, i) =>

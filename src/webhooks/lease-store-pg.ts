@@ -14,7 +14,7 @@ const leaseVoid = (t: string, now: string, freshSince: string) =>
 // An event is due only as its article's first pending event for its receiver (per-article order).
 // That rule is a window over the pending rows, not an anti-join: without statistics (a database
 // minutes old, a burst far past what ANALYZE last saw) PostgreSQL estimated one pending row and
-// ran the anti-join as a scan of every pending event per pending event, 176 ms per claim at 1,000
+// ran the anti-join as a scan of every pending event per pending event, 176 ms a call at 1,000
 // queued; a window is one pass over the pending rows whatever the plan.
 const DUE_SQL =
   'select id, connector_id from (select e.id, e.connector_id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth ' +

@@ -141,9 +141,14 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
     urls: ports.map((p) => `http://127.0.0.1:${p}/hook`),
     lastBytes: 0,
     onAnswer: null,
+    // Bounded: a receiver process that died or hangs fails the bench instead of holding it.
     report: (on) =>
-      new Promise<void>((ok) => {
-        acked = ok;
+      new Promise<void>((ok, fail) => {
+        const timer = setTimeout(() => fail(new Error('the receiver process did not acknowledge within 5 s')), 5_000);
+        acked = () => {
+          clearTimeout(timer);
+          ok();
+        };
         child.send(on ? 'notify' : 'quiet');
       }),
     close: () => child.kill('SIGTERM'),

@@ -42,6 +42,11 @@ export class DurationHistogram {
     slot.count++;
   }
 
+  /** As prom-client's reset(), called by the registry's resetMetrics(): no series until observed again. */
+  reset(): void {
+    this.slots.clear();
+  }
+
   /** The series as prom-client's registry renders them (labels of a series shared by its lines). */
   async getForPromString() {
     const bucket = `${this.name}_bucket`;

@@ -28,4 +28,10 @@ export class LabelSlots<S> {
     }
     return slot;
   }
+
+  /** Forget every series (a registry's resetMetrics()). */
+  clear(): void {
+    this.root.clear();
+    this.all.length = 0; // the same array: CounterTally's collect hook holds it
+  }
 }

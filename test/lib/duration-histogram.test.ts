@@ -23,6 +23,23 @@ describe('DurationHistogram (lib/duration-histogram.ts)', () => {
     expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
   });
 
+  it("is emptied by the registry's resetMetrics(), as prom-client's are, and counts afresh after", async () => {
+    const ours = new Registry();
+    const theirs = new Registry();
+    const h = new DurationHistogram('svc_t_seconds', 'help', ['method', 'route'], BUCKETS, ours);
+    const p = new Histogram({ name: 'svc_t_seconds', help: 'help', labelNames: ['method', 'route'], buckets: BUCKETS, registers: [theirs] });
+    h.observe('GET', '/a', 0.003);
+    p.observe({ method: 'GET', route: '/a' }, 0.003);
+    ours.resetMetrics();
+    theirs.resetMetrics();
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    h.observe('POST', '/b', 0.2);
+    p.observe({ method: 'POST', route: '/b' }, 0.2);
+    h.observe('GET', '/a', 2);
+    p.observe({ method: 'GET', route: '/a' }, 2);
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+  });
+
   it('renders nothing but its help and type before the first observation, as prom-client does', async () => {
     const ours = new Registry();
     const theirs = new Registry();

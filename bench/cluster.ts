@@ -104,6 +104,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
         () => paced([bareUrl + p, bareUrl2 + p], {}, long, 2 * rate, [bare.pid, bare2.pid]),
         () => paced([bareUrl + p], {}, long, rate, [bare.pid]),
       );
+      // One daemon against the bare server at the same rate: the per-request cost below saturation.
+      results.push(versus(`${label} (PostgreSQL, 1 daemon vs bare, ${rate} req/s both)`, svc1, bare1Run));
       results.push(versus(`${label} (PostgreSQL, 2 daemons vs 1, ${rate} req/s each)`, svc2, svc1));
       results.push(versus(`${label} (control: bare, 2 processes vs 1, ${rate} req/s each)`, bare2Run, bare1Run));
       const growth = (a: Load, b: Load) => (a.cpu && b.cpu ? (a.cpu / b.cpu).toFixed(2) : '?');

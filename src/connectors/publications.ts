@@ -1,4 +1,5 @@
-import { type Queryable, isPostgres } from '../db/connect.js';
+import type { Queryable } from '../db/connect.js';
+import { rowsByKeys } from '../db/by-keys.js';
 import type { Article } from '../articles/types.js';
 import type { Connector } from './store.js';
 
@@ -50,22 +51,14 @@ export async function removeAllForArticle(db: Queryable, articleId: string): Pro
 
 /**
  * The publications of these articles on these connectors, keyed `articleId connectorId`. Found by
- * article (the primary key's first column), the connectors kept here: given both lists,
+ * article (the primary key's first column), the connectors kept here: asked for by both,
  * PostgreSQL went through the connector's index and read every publication of the connector for
  * each batch (with or without statistics), so an import read more rows per article as it grew.
- * On PostgreSQL each article is looked up on its own (a lateral subquery; OFFSET 0 keeps it one).
  */
 export async function findMany(db: Queryable, articleIds: string[], connectorIds: string[]): Promise<Map<string, Publication>> {
-  const out = new Map<string, Publication>();
   const wanted = new Set(connectorIds);
-  for (let i = 0; i < articleIds.length; i += 500) {
-    const ids = articleIds.slice(i, i + 500);
-    const rows: Row[] = isPostgres(db)
-      ? (await db.raw('select p.* from unnest(?::text[]) as u (id) cross join lateral (select * from publications where article_id = u.id offset 0) as p', [ids])).rows
-      : await db('publications').whereIn('article_id', ids);
-    for (const r of rows) if (wanted.has(r.connector_id)) out.set(`${r.article_id} ${r.connector_id}`, toPublication(r));
-  }
-  return out;
+  const rows = await rowsByKeys(db, 'publications', 'article_id', articleIds);
+  return new Map(rows.filter((r) => wanted.has(r.connector_id)).map((r) => [`${r.article_id} ${r.connector_id}`, toPublication(r)]));
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type Db, type Queryable, isPostgres } from '../db/connect.js';
+import type { Db, Queryable } from '../db/connect.js';
+import { rowsByKeys } from '../db/by-keys.js';
 import { preparedRows } from '../db/prepared.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
@@ -105,7 +106,7 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
   for (const ids of perTag) for (const id of ids) if (id !== a.id) shared.set(id, (shared.get(id) ?? 0) + 1);
   const candidates: Row[] = [];
   const ids = [...shared.keys()];
-  for (let i = 0; i < ids.length; i += 500) candidates.push(...(await indexRows(db, ids.slice(i, i + 500), ['article_id', 'category', 'published_at'])));
+  candidates.push(...(await rowsByKeys(db, 'content_index', 'article_id', ids, ['article_id', 'category', 'published_at'])));
   const score = (r: Row) => [shared.get(r.article_id)!, r.category === a.category ? 1 : 0, r.published_at as string, r.article_id as string] as const;
   candidates.sort((x, y) => {
     const [a1, b1, c1, d1] = score(x);
@@ -113,7 +114,7 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
     return a2 - a1 || b2 - b1 || (c1 < c2 ? 1 : c1 > c2 ? -1 : 0) || (d1 < d2 ? 1 : d1 > d2 ? -1 : 0);
   });
   const pickedIds = candidates.slice(0, 3).map((r) => r.article_id as string);
-  const picked: Row[] = pickedIds.length ? await indexRows(db, pickedIds, ['article_id', 'index_json']) : [];
+  const picked = await rowsByKeys(db, 'content_index', 'article_id', pickedIds, ['article_id', 'index_json']);
   picked.sort((x, y) => pickedIds.indexOf(x.article_id) - pickedIds.indexOf(y.article_id));
   if (picked.length < 3) {
     picked.push(
@@ -129,19 +130,6 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
     const index = JSON.parse(r.index_json);
     return { id: index.id, headline: index.headline, slug: index.slug };
   });
-}
-
-/**
- * content_index rows by article id, in no particular order. On PostgreSQL each is looked up by the
- * primary key (a LIMIT keeps the lateral subquery from being turned into a join): without
- * statistics, and after ANALYZE on a few thousand posts, an IN list of a few hundred ids was a
- * scan of the whole table. SQLite answers the IN list from the primary key.
- */
-async function indexRows(db: Queryable, ids: string[], columns: Array<'article_id' | 'category' | 'published_at' | 'index_json'>): Promise<Row[]> {
-  if (!isPostgres(db)) return db('content_index').whereIn('article_id', ids).select(columns);
-  const list = columns.map((c) => `ci.${c}`).join(', ');
-  const { rows } = await db.raw(`select ${list} from unnest(?::text[]) as u (id) cross join lateral (select ${columns.join(', ')} from content_index where article_id = u.id limit 1) as ci`, [ids]);
-  return rows as Row[];
 }
 
 export interface TermRow {

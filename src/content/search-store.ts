@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { isPostgres, type Queryable } from '../db/connect.js';
+import { rowsByKeys } from '../db/by-keys.js';
 import type { SearchQuery } from './search-terms.js';
 import { searchDocument } from './search-terms.js';
 import type { StoredArticle } from './snapshot.js';
@@ -120,7 +121,7 @@ export async function searchRows(db: Queryable, workspaceId: string, query: Sear
   found.sort((a, b) => Number(b.score) - Number(a.score) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const ids = found.slice(f.offset, f.offset + f.limit).map((r) => r.id as string);
   if (ids.length === 0) return { rows: [], total: found.length };
-  const json = new Map((await db('content_index').whereIn('article_id', ids).select('article_id', 'index_json')).map((r: Row) => [r.article_id, r.index_json as string]));
+  const json = new Map((await rowsByKeys(db, 'content_index', 'article_id', ids, ['article_id', 'index_json'])).map((r) => [r.article_id, r.index_json as string]));
   return { rows: ids.flatMap((id) => json.get(id) ?? []), total: found.length };
 }
 

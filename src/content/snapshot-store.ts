@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import type { Queryable, Trx } from '../db/connect.js';
+import { rowsByKeys } from '../db/by-keys.js';
 import type { Article } from '../articles/types.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
@@ -30,11 +31,7 @@ export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries:
   // read below cannot move under us.
   await touchState(trx, ws.id, now);
   const snaps = entries.map((e) => buildSnapshot(ws, e.article, e.publication, e.rendered)).sort(byRank);
-  const indexed = new Set<string>();
-  for (let i = 0; i < snaps.length; i += 500) {
-    const rows = await trx('content_index').whereIn('article_id', snaps.slice(i, i + 500).map((x) => x.index.id)).select('article_id');
-    for (const r of rows) indexed.add(r.article_id);
-  }
+  const indexed = new Set((await rowsByKeys(trx, 'content_index', 'article_id', snaps.map((x) => x.index.id), ['article_id'])).map((r) => r.article_id as string));
   for (const snap of snaps.filter((x) => indexed.has(x.index.id))) await saveSnapshot(trx, ws.id, snap, now);
   const fresh = snaps.filter((x) => !indexed.has(x.index.id));
   if (fresh.length === 0) return;

@@ -1,0 +1,29 @@
+import { type Queryable, isPostgres } from './connect.js';
+
+type Row = Record<string, any>;
+
+/**
+ * The rows of `table` whose `column` is one of `keys`, in no particular order (`columns`: all
+ * when absent). On PostgreSQL each key is looked up on its own, in a lateral subquery that OFFSET 0
+ * keeps from being turned into a join, so the index on `column` is used whatever the planner
+ * believes: an IN list of a few hundred keys was planned as a scan of the whole table on a
+ * database without statistics (a new install, a bulk import), and at some sizes after ANALYZE
+ * too. SQLite answers an IN list from the index. Each matching row once, whatever keys repeat (as an
+ * IN list), in chunks of 500 (SQLite's bound on parameters).
+ * `table`, `column` and `columns` are identifiers from code, never from input.
+ */
+export async function rowsByKeys(db: Queryable, table: string, column: string, keys: string[], columns?: string[]): Promise<Row[]> {
+  const out: Row[] = [];
+  const unique = [...new Set(keys)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    if (!isPostgres(db)) {
+      out.push(...(await db(table).whereIn(column, chunk).select(columns ?? '*')));
+      continue;
+    }
+    const what = columns ? columns.map(() => '??').join(', ') : '*';
+    const { rows } = await db.raw(`select t.* from unnest(?::text[]) as u (key) cross join lateral (select ${what} from ?? where ?? = u.key offset 0) as t`, [chunk, ...(columns ?? []), table, column]);
+    out.push(...(rows as Row[]));
+  }
+  return out;
+}

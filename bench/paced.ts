@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { type Load, cpuMicros } from './content.js';
+import { type Load, cpuMicros, percentile } from './content.js';
 
 /**
  * An open-loop load: `rate` requests per second over all `urls` (round robin), sent evenly (a
@@ -51,6 +51,5 @@ export async function paced(urls: string[], headers: Record<string, string>, sec
   if (failed > 0) throw new Error(`${urls.join(', ')}: ${failed} requests failed`);
   ms.sort((a, b) => a - b);
   const spent = after.reduce<number | null>((sum, a, i) => (sum === null || a === null || before[i] === null ? null : sum + a - before[i]!), 0);
-  const at = (q: number) => Math.round(ms[Math.floor(ms.length * q)] * 100) / 100;
-  return { rps: ms.length / elapsed, p50: at(0.5), p99: at(0.99), cpu: spent === null || !pids.length ? undefined : spent / ms.length };
+  return { rps: ms.length / elapsed, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), cpu: spent === null || !pids.length ? undefined : spent / ms.length };
 }

@@ -142,6 +142,9 @@ export function startWebhookWorker(ctx: Ctx): Job {
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
       } else {
         const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, giveUp.signal);
+        // Given up at the shutdown deadline: stop() released its lease first and logged it, so
+        // there is nothing to record (a record would only find the lease gone and warn of it).
+        if (giveUp.signal.aborted) return;
         if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
         if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
         else quick.delete(event.connectorId);

@@ -63,8 +63,13 @@ describe('lease ownership', () => {
     const [first] = await w.receiver.waitFor(1);
     expect((await eventRow(w, first.body.eventId)).lease_token).not.toBeNull();
 
+    const attempted: unknown[] = [];
+    w.d.app.events.on('webhooks.attempted', (e: unknown) => attempted.push(e));
     const started = Date.now();
     expect(await worker.stop(AbortSignal.timeout(100))).toBe(false);
+    // Given up, not an attempt whose lease was lost: nothing recorded, counted or warned of.
+    expect(attempted).toEqual([]);
+    expect((await w.d.app.metrics.webhookDeliveries.get()).values.filter((v) => v.value > 0)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(await eventRow(w, first.body.eventId)).toMatchObject({ status: 'pending', attempts: 0, locked_by: null, locked_until: null, lease_token: null });
     expect(await w.d.app.db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });

@@ -1,4 +1,5 @@
 import type { Db, Trx } from './connect.js';
+import { inWriteTurn } from './write-turns.js';
 
 const isBusy = (err: unknown) => {
   const code = (err as { code?: string } | null)?.code;
@@ -12,13 +13,15 @@ const RETRY_FOR_MS = 10_000;
  * Run fn in one transaction. SQLite may refuse to upgrade a read transaction to a write one
  * when another process wrote meanwhile (SQLITE_BUSY, not covered by busy_timeout); PostgreSQL
  * may abort on serialization. Both are safe to retry from the start: with a growing, jittered
- * pause (up to half a second) for up to RETRY_FOR_MS, then the error stands.
+ * pause (up to half a second) for up to RETRY_FOR_MS, then the error stands. On SQLite the
+ * transactions of this process take turns (write-turns.ts), so only another process can refuse one.
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   const giveUpAt = Date.now() + RETRY_FOR_MS;
   for (let i = 1; ; i++) {
     try {
-      return await db.transaction(fn);
+      // Each try takes its own turn: the pause below holds none.
+      return await inWriteTurn(db, () => db.transaction(fn));
     } catch (err) {
       if (!isBusy(err) || Date.now() >= giveUpAt) throw err;
       await new Promise((r) => setTimeout(r, Math.min(500, 20 * 2 ** i) * (0.5 + Math.random())));

@@ -2,8 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
-import { isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
+import { inWriteTurn } from '../db/write-turns.js';
 import type { Job } from '../jobs/job.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
@@ -81,21 +81,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const giveUp = new AbortController();
   setMaxListeners(concurrency + 1, giveUp.signal); // one listener per request in flight: no leak warning at 11
 
-  // The worker's own writes (claims, group commits) take turns: on SQLite two of them at once on
-  // two pooled connections would only wait for each other's write lock (busy waits and retries).
-  let writing: Promise<unknown> = Promise.resolve();
-  // (PostgreSQL runs them side by side.)
-  const sqlite = !isPostgres(ctx.db);
-  const serially = <T>(fn: () => Promise<T>): Promise<T> => {
-    if (!sqlite) return fn();
-    const p = writing.then(fn, fn);
-    writing = p.catch(() => undefined);
-    return p;
-  };
-
+  // The worker's claims take their turn with the process's other writes on SQLite (its group
+  // commits do too, as transactions): two writers of one process only wait for each other there.
   const record = groupCommit<SentAttempt>(async (list) => {
     try {
-      await serially(() => recordAttempts(ctx, list));
+      await recordAttempts(ctx, list);
     } catch (err) {
       // The leases run out and the events are tried again; nothing is lost.
       ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
@@ -214,7 +204,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       });
       if (pick.length === 0 || stopped) return;
       const lease = newLease(ctx, h, now);
-      const taken = await serially(() => claimEvents(ctx.db, pick.map((e) => e.id), lease, at));
+      const taken = await inWriteTurn(ctx.db, () => claimEvents(ctx.db, pick.map((e) => e.id), lease, at));
       if (taken.length === 0) return;
       const connectors = await connectorsOf([...taking.keys()]);
       for (const event of taken) {

@@ -1,0 +1,33 @@
+import { type Db, isPostgres } from './connect.js';
+
+const turns = new WeakMap<Db, Promise<unknown>>();
+
+/** A writer waits this long at most for its turn, then meets SQLite's lock as before the turns (busy_timeout, withTransaction's retries). */
+export const TURN_WAIT_MS = 10_000;
+
+/**
+ * Run a write of this process on SQLite once the writes before it have ended, in arrival order.
+ * SQLite lets one connection write at a time: another that finds the lock taken naps in
+ * busy_timeout's back-off (growing to 100 ms a nap), or, upgrading a read transaction, fails at
+ * once and is tried again after a pause (withTransaction). Between this process's own writers
+ * that is both slow and unfair: under a burst of 50 publishes the webhook worker's claims napped
+ * while publish after publish took the lock, and deliveries waited 220-360 ms (p50) for the burst
+ * to end. Here they queue instead; only another process (the CLI) still meets SQLite's lock.
+ * PostgreSQL: run at once. `fn` must not wait for another write turn of the same database.
+ */
+export function inWriteTurn<T>(db: Db, fn: () => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
+  if (isPostgres(db)) return fn();
+  const run = atMost(turns.get(db) ?? Promise.resolve(), waitMs).then(fn);
+  turns.set(db, run.catch(() => undefined));
+  return run;
+}
+
+/** `before` settled, or `ms` passed (a write stuck in its turn holds the others no longer than that). */
+function atMost(before: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([before, late]).finally(() => clearTimeout(timer));
+}

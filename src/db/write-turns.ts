@@ -3,7 +3,7 @@ import { type Db, isPostgres } from './connect.js';
 const turns = new WeakMap<Db, Promise<unknown>>();
 
 /** A writer waits this long at most for its turn, then meets SQLite's lock as before the turns (busy_timeout, withTransaction's retries). */
-export const TURN_WAIT_MS = 10_000;
+const TURN_WAIT_MS = 10_000;
 
 /**
  * Run a write of this process on SQLite once the writes before it have ended, in arrival order.

@@ -166,7 +166,9 @@ describe('/metrics', () => {
     await w.receiver.waitFor(2);
     const text = await poll(
       async () => (await fetch(`${w.d.url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } })).text(),
-      (t) => sample(t, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) === 1,
+      // Both in one scrape: the queue's depth is read before the counters (metrics.render), so a
+      // scrape taken while the delivery was being recorded shows it delivered and still pending.
+      (t) => sample(t, 'svc_webhook_deliveries_total', { outcome: 'delivered' }) === 1 && sample(t, 'svc_webhook_queue_depth') === 0,
     );
     expect(sample(text, 'svc_webhook_deliveries_total', { outcome: 'retry' })).toBe(1);
     expect(sample(text, 'svc_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);

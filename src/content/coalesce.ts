@@ -78,7 +78,7 @@ export class FreshBatch<K, V> {
     const newest = this.reading.at(-1);
     const wait = newest ? newest.started + this.patienceMs - performance.now() : 0;
     if (wait <= 0) setImmediate(this.start);
-    else if (this.reading.length < this.maxReads && !this.timer && wait !== Infinity) this.timer = setTimeout(this.impatient, wait);
+    else if (this.reading.length < this.maxReads && !this.timer && wait !== Infinity) this.timer = setTimeout(this.impatient, Math.ceil(wait));
   }
 
   private readonly impatient = (): void => {
@@ -89,8 +89,13 @@ export class FreshBatch<K, V> {
   private readonly start = (): void => {
     const burst = this.next;
     const newest = this.reading.at(-1);
-    // Timers may fire up to a millisecond before performance.now() says they are due.
-    if (!burst || (newest && (this.reading.length >= this.maxReads || performance.now() - newest.started < this.patienceMs - 1))) return;
+    if (!burst || (newest && this.reading.length >= this.maxReads)) return; // a read's end schedules it
+    if (newest && performance.now() - newest.started < this.patienceMs) {
+      // Early: Node counts a timer from the event loop's time, read when the turn began, so a timer
+      // set late in a long turn (a loaded machine) fires that much early. Wait the rest.
+      this.schedule();
+      return;
+    }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.next = null;

@@ -124,4 +124,34 @@ describe('FreshBatch: a read that does not come back', () => {
       vi.useRealTimers();
     }
   });
+
+  it('still starts the next read when its timer fires early: one set late in a long turn (a loaded machine)', async () => {
+    // Real timers on purpose: Node counts a timer from the event loop's time, read when the turn
+    // began, so a timer set after 100 ms of work in one turn fires 100 ms before performance.now()
+    // says it is due. The busy wait below is that long turn. Before, the early timer found the read
+    // in flight still within its patience and gave up: the burst waited for the stuck read's deadline.
+    const patience = 200;
+    const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+    const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), patience);
+    void batch.get('ws-a');
+    await turn();
+    expect(calls).toHaveLength(1);
+    const busyUntil = performance.now() + patience / 2;
+    while (performance.now() < busyUntil);
+    const asked = performance.now();
+    const waiting = batch.get('ws-b');
+    const outcome = await Promise.race([
+      new Promise<string>((resolve) => {
+        const poll = setInterval(() => {
+          if (calls.length < 2) return;
+          clearInterval(poll);
+          resolve(performance.now() - asked >= patience / 2 - 5 ? 'read after the patience' : 'read too soon');
+        }, 5);
+      }),
+      new Promise<string>((resolve) => setTimeout(() => resolve('no second read'), 10 * patience)),
+    ]);
+    expect(outcome).toBe('read after the patience');
+    calls[1].answer(new Map([['ws-b', 2]]));
+    expect((await waiting).get('ws-b')).toBe(2);
+  });
 });

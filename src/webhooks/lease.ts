@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
+import { inWriteTurn } from '../db/write-turns.js';
 import { randomBase62 } from '../lib/crypto.js';
 import { type HolderKind, beatHeart, removeHeartbeat } from './heartbeat-store.js';
 import type { LeaseRef, LeaseTime } from './lease-store.js';
@@ -28,12 +29,15 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
   let lastBeat = 0;
   let beating: Promise<void> | null = null;
   const beat = async () => {
-    // The time is read once a connection is ours: a beat that waited for a busy pool is not stale on arrival.
-    const at = await ctx.db.transaction(async (trx) => {
-      const now = ctx.clock.now();
-      await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
-      return now.getTime();
-    });
+    // The time is read once a connection is ours: a beat that waited for a busy pool (or its
+    // write turn behind a burst of publishes on SQLite) is not stale on arrival.
+    const at = await inWriteTurn(ctx.db, () =>
+      ctx.db.transaction(async (trx) => {
+        const now = ctx.clock.now();
+        await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
+        return now.getTime();
+      }),
+    );
     lastBeat = at;
   };
   await beat();
@@ -51,7 +55,7 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
     async stop() {
       clearInterval(timer);
       await beating;
-      await removeHeartbeat(ctx.db, id).catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
+      await inWriteTurn(ctx.db, () => removeHeartbeat(ctx.db, id)).catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
     },
   };
 }

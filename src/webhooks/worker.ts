@@ -81,8 +81,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const giveUp = new AbortController();
   setMaxListeners(concurrency + 1, giveUp.signal); // one listener per request in flight: no leak warning at 11
 
-  // The worker's claims take their turn with the process's other writes on SQLite (its group
-  // commits do too, as transactions): two writers of one process only wait for each other there.
+  // Every write of the worker takes its turn with the process's other writes on SQLite (its group
+  // commits do too, as transactions): two writers of one process only wait for each other there,
+  // instead of napping in busy_timeout's back-off while a burst of publishes takes the lock.
+  const giveBack = (token: string, ids: string[]) => inWriteTurn(ctx.db, () => releaseLeases(ctx.db, token, { ids }));
   const record = groupCommit<SentAttempt>(async (list) => {
     try {
       await recordAttempts(ctx, list);
@@ -126,7 +128,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
         // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
-        await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
+        await giveBack(lease.token, [event.id]);
       } else if (ANSWERED_AT_ONCE.has(event.event)) {
         // Only ever sent by the process waiting for it; here because that process is gone.
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
@@ -181,7 +183,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const h = holder;
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
-      await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
+      await inWriteTurn(ctx.db, () => pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString()));
     }
     // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
     // receiver, twice its slots (each then waits at most one timeout, well within its lease), or
@@ -210,7 +212,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       for (const event of taken) {
         const known = connectors.get(event.connectorId);
         if (!known) {
-          await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
+          await giveBack(lease.token, [event.id]);
           continue;
         }
         const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
@@ -276,7 +278,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(poll, 0);
 
-  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
+  const release = (list: Claim[]) => Promise.all(list.map((c) => giveBack(c.lease.token, [c.event.id]).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
 
   return {
     /**

@@ -39,16 +39,20 @@ export async function groupSize(db: Queryable, g: RankGroup): Promise<number> {
 }
 
 /**
- * groupSize for many categories or tags of a workspace at once (one grouped query per 500):
- * what bulk paths use instead of one query per group. Absent groups are empty.
+ * groupSize for many categories or tags of a workspace at once, in one statement per 100: each
+ * group's top rank is an index seek (a grouped max() read every row of the groups: a publish
+ * tagged with a 10,000-post tag read 10,000 rows). Absent groups are empty.
  */
 export async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' | 'tag', slugs: string[]): Promise<Map<string, number>> {
   const [table, column, rank] = kind === 'category' ? ['content_index', 'category', 'cat_rank'] : ['content_tags', 'tag', 'rank'];
   const out = new Map<string, number>();
   const unique = [...new Set(slugs)];
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await db(table).where({ workspace_id: workspaceId }).whereIn(column, unique.slice(i, i + 500)).groupBy(column).select(column).max({ top: rank });
-    for (const r of rows as Array<Record<string, unknown>>) out.set(String(r[column]), Number(r.top) + 1);
+  const seek = `select cast(? as text) as slug, (select "${rank}" from "${table}" where workspace_id = ? and "${column}" = ? order by "${rank}" desc limit 1) as top`;
+  for (let i = 0; i < unique.length; i += 100) {
+    const chunk = unique.slice(i, i + 100);
+    const union = chunk.map(() => seek).join(' union all ');
+    const rows = (await db.from(db.raw(`(${union}) as g`, chunk.flatMap((slug) => [slug, workspaceId, slug]))).select('slug', 'top')) as Array<{ slug: string; top: unknown }>;
+    for (const r of rows) if (r.top !== null && r.top !== undefined) out.set(r.slug, Number(r.top) + 1);
   }
   return out;
 }

@@ -3,6 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
+import { writesTakeTurns } from './write-turns.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -50,7 +51,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   // -wal and -shm files take the database file's mode.
   ensurePrivateDir(path.dirname(database.filename));
   ensurePrivateFile(database.filename);
-  return knexFactory({
+  const db = knexFactory({
     client: 'sqlite3',
     log: QUIET,
     compileSqlOnError: false,
@@ -70,6 +71,8 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
       },
     },
   });
+  writesTakeTurns(db);
+  return db;
 }
 
 /** pg.Client settings for `url` with the deadlines: also what a connection of svc's own outside the pool uses. */

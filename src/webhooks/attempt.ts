@@ -3,7 +3,6 @@ import { type Connector, findConnector, updateConnector } from '../connectors/st
 import * as publications from '../connectors/publications.js';
 import { type Trx, isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
-import { inWriteTurn } from '../db/write-turns.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
@@ -224,24 +223,23 @@ async function updateHealth(ctx: Ctx, connector: Connector, r: { ok: boolean; st
   if (r.ok && !connector.failingSince) return; // the common case: healthy and still healthy, no query
   const current = (await findConnector(ctx.db, connector.workspaceId, 'webhook')) ?? connector;
   if (current.id !== connector.id) return;
-  const update = (fields: Parameters<typeof updateConnector>[2]) => inWriteTurn(ctx.db, () => updateConnector(ctx.db, current.id, fields));
   const at = r.at.toISOString();
   if (r.ok) {
-    if (current.failingSince) await update({ failing_since: null, updated_at: at });
+    if (current.failingSince) await updateConnector(ctx.db, current.id, { failing_since: null, updated_at: at });
     return;
   }
   if (r.status === 410) {
     const reason = `The receiver answered 410 Gone at ${at}: deliveries stopped. Run svc webhook enable once it accepts them again.`;
-    await update({ enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(ctx.db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
     return;
   }
   if (r.event === 'test') return; // a failed test says nothing about real deliveries
   if (!current.failingSince) {
-    await update({ failing_since: at, updated_at: at });
+    await updateConnector(ctx.db, current.id, { failing_since: at, updated_at: at });
   } else if (r.at.getTime() - Date.parse(current.failingSince) >= ctx.config.webhooks.disableAfter && current.enabled) {
     const reason = `Every delivery failed since ${current.failingSince}: the webhook was disabled at ${at}. Fix the receiver, then run svc webhook enable.`;
-    await update({ enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(ctx.db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
   }
 }

@@ -2,7 +2,6 @@ import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
-import { inWriteTurn } from '../db/write-turns.js';
 import { AppError } from '../errors.js';
 import { ANSWERED_AT_ONCE, type AttemptOutcome, attemptEvent } from './attempt.js';
 import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
@@ -68,8 +67,7 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
   } finally {
     // Whatever is still held goes back to the queue (events after this one, or all on a failure).
     if (event) {
-      const scope = { connectorId: event.connectorId, articleId: event.articleId };
-      await inWriteTurn(ctx.db, () => releaseLeases(ctx.db, lease.token, scope)).catch((err) => ctx.log.error({ err }, 'could not release webhook leases'));
+      await releaseLeases(ctx.db, lease.token, { connectorId: event.connectorId, articleId: event.articleId }).catch((err) => ctx.log.error({ err }, 'could not release webhook leases'));
       ctx.events.emit('webhooks.enqueued', { workspaceId: event.workspaceId });
     }
     await holder.stop();
@@ -87,7 +85,7 @@ async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 
     const now = ctx.clock.now();
     const renewed = { ...lease, until: leaseUntil(ctx, now) };
     const at = leaseTime(ctx, now);
-    await inWriteTurn(ctx.db, () => holdArticle(ctx.db, scope, renewed, at));
+    await holdArticle(ctx.db, scope, renewed, at);
     const { ours, elsewhere } = await articleQueue(ctx.db, scope, renewed, at);
     if (!ours.some((e) => e.id === event.id)) throw lostLease(event, 'before sending');
     if (elsewhere.length === 0) {

@@ -55,7 +55,7 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
     async stop() {
       clearInterval(timer);
       await beating;
-      await inWriteTurn(ctx.db, () => removeHeartbeat(ctx.db, id)).catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
+      await removeHeartbeat(ctx.db, id).catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
     },
   };
 }

@@ -3,7 +3,6 @@ import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
-import { inWriteTurn } from '../db/write-turns.js';
 import type { Job } from '../jobs/job.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
@@ -81,10 +80,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const giveUp = new AbortController();
   setMaxListeners(concurrency + 1, giveUp.signal); // one listener per request in flight: no leak warning at 11
 
-  // Every write of the worker takes its turn with the process's other writes on SQLite (its group
-  // commits do too, as transactions): two writers of one process only wait for each other there,
-  // instead of napping in busy_timeout's back-off while a burst of publishes takes the lock.
-  const giveBack = (token: string, ids: string[]) => inWriteTurn(ctx.db, () => releaseLeases(ctx.db, token, { ids }));
+  // On SQLite every write of the worker (claims, group commits, leases given back) takes its turn
+  // with the process's other writes (db/write-turns.ts), instead of napping in busy_timeout's
+  // back-off while a burst of publishes takes the lock.
+  const giveBack = (token: string, ids: string[]) => releaseLeases(ctx.db, token, { ids });
   const record = groupCommit<SentAttempt>(async (list) => {
     try {
       await recordAttempts(ctx, list);
@@ -183,7 +182,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const h = holder;
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
-      await inWriteTurn(ctx.db, () => pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString()));
+      await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
     // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
     // receiver, twice its slots (each then waits at most one timeout, well within its lease), or
@@ -206,7 +205,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       });
       if (pick.length === 0 || stopped) return;
       const lease = newLease(ctx, h, now);
-      const taken = await inWriteTurn(ctx.db, () => claimEvents(ctx.db, pick.map((e) => e.id), lease, at));
+      const taken = await claimEvents(ctx.db, pick.map((e) => e.id), lease, at);
       if (taken.length === 0) return;
       const connectors = await connectorsOf([...taking.keys()]);
       for (const event of taken) {

@@ -38,7 +38,9 @@ describe('write turns (db/write-turns.ts)', () => {
     const b = write('b');
     const c = inWriteTurn(db, async () => {
       events.push('c starts');
-      await db('workspaces').where({ id: ws.id }).update({ website_url: 'https://c.example' });
+      // Through a transaction of its own, as the lease holder's heartbeat: a statement on the pool
+      // would take a turn of its own (writesTakeTurns) and wait for this one.
+      await db.transaction((trx) => trx('workspaces').where({ id: ws.id }).update({ website_url: 'https://c.example' }));
       events.push('c ends');
     });
     if (isPostgres(db)) {
@@ -110,5 +112,32 @@ describe('write turns (db/write-turns.ts)', () => {
     expect(events).toEqual(['a wrote', 'a ends', 'beat issued']);
     expect(h.aliveUntil()).toBeGreaterThan(Date.now());
     await h.stop();
+  });
+
+  // SQLite only, as above: single statements outside a transaction (an API key's last use, a
+  // lease given back) napped at SQLite's lock while another writer of the process held it.
+  it.skipIf(PG_URL)('a single write statement outside a transaction waits for the turn in progress', async () => {
+    const d = await startDaemon({ jobs: false });
+    const db = d.app.db;
+    const ws = await seedWorkspace(d.app);
+    const events: string[] = [];
+    db.on('query', (q: { sql: string }) => {
+      if (/website_url/.test(q.sql)) events.push('single issued');
+    });
+    const first = gate();
+    const a = withTransaction(db, async (trx) => {
+      await trx('workspaces').where({ id: ws.id }).update({ name: 'a.example' });
+      events.push('a wrote');
+      await first.opened;
+      events.push('a ends');
+    });
+    while (!events.includes('a wrote')) await new Promise((r) => setImmediate(r));
+    const single = db('workspaces').where({ id: ws.id }).update({ website_url: 'https://single.example' }).then((n) => n); // started now (a builder runs when awaited)
+    await new Promise((r) => setTimeout(r, 50)); // as above: the order is what shows it waited
+    expect(events).toEqual(['a wrote']);
+    first.open();
+    await Promise.all([a, single]);
+    expect(events).toEqual(['a wrote', 'a ends', 'single issued']);
+    expect(await db('workspaces').where({ id: ws.id }).first('website_url')).toEqual({ website_url: 'https://single.example' });
   });
 });

@@ -83,16 +83,17 @@ describe('write turns (db/write-turns.ts)', () => {
     expect(Number(await next)).toBeGreaterThanOrEqual(0);
   });
 
-  // SQLite only, as above. The worker's first claim waits for its first heartbeat, and a worker
-  // whose beats are late claims nothing: a beat that met SQLite's lock napped until a burst of
-  // publishes ended (the bench's burst line: first delivery after 438 ms, the whole burst's length).
-  it.skipIf(PG_URL)("a lease holder's heartbeat takes its turn behind a write in progress instead of meeting SQLite's lock", async () => {
+  /**
+   * A daemon whose write transaction `a` has written (so SQLite's lock is a's) and waits; `events`
+   * records a's steps and every statement matching `watched` the moment it is issued.
+   */
+  async function writeInProgress(watched: RegExp, issued: string) {
     const d = await startDaemon({ jobs: false });
     const db = d.app.db;
     const ws = await seedWorkspace(d.app);
     const events: string[] = [];
     db.on('query', (q: { sql: string }) => {
-      if (/daemon_heartbeats/.test(q.sql)) events.push('beat issued');
+      if (watched.test(q.sql)) events.push(issued);
     });
     const first = gate();
     const a = withTransaction(db, async (trx) => {
@@ -102,12 +103,23 @@ describe('write turns (db/write-turns.ts)', () => {
       events.push('a ends');
     });
     while (!events.includes('a wrote')) await new Promise((r) => setImmediate(r));
+    /** Time for the other statement to reach SQLite if it could (before: at once, to nap there while a held the lock), then a ends. */
+    const finish = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      expect(events).toEqual(['a wrote']);
+      first.open();
+      await a;
+    };
+    return { d, db, ws, events, finish };
+  }
+
+  // SQLite only, as above. The worker's first claim waits for its first heartbeat, and a worker
+  // whose beats are late claims nothing: a beat that met SQLite's lock napped until a burst of
+  // publishes ended (the bench's burst line: first delivery after 438 ms, the whole burst's length).
+  it.skipIf(PG_URL)("a lease holder's heartbeat takes its turn behind a write in progress instead of meeting SQLite's lock", async () => {
+    const { d, events, finish } = await writeInProgress(/daemon_heartbeats/, 'beat issued');
     const holder = startHolder(d.app, 'daemon');
-    // Time for the beat to reach SQLite if it could (before: at once, to nap there while a held the lock).
-    await new Promise((r) => setTimeout(r, 50));
-    expect(events).toEqual(['a wrote']);
-    first.open();
-    await a;
+    await finish();
     const h = await holder;
     expect(events).toEqual(['a wrote', 'a ends', 'beat issued']);
     expect(h.aliveUntil()).toBeGreaterThan(Date.now());
@@ -117,26 +129,10 @@ describe('write turns (db/write-turns.ts)', () => {
   // SQLite only, as above: single statements outside a transaction (an API key's last use, a
   // lease given back) napped at SQLite's lock while another writer of the process held it.
   it.skipIf(PG_URL)('a single write statement outside a transaction waits for the turn in progress', async () => {
-    const d = await startDaemon({ jobs: false });
-    const db = d.app.db;
-    const ws = await seedWorkspace(d.app);
-    const events: string[] = [];
-    db.on('query', (q: { sql: string }) => {
-      if (/website_url/.test(q.sql)) events.push('single issued');
-    });
-    const first = gate();
-    const a = withTransaction(db, async (trx) => {
-      await trx('workspaces').where({ id: ws.id }).update({ name: 'a.example' });
-      events.push('a wrote');
-      await first.opened;
-      events.push('a ends');
-    });
-    while (!events.includes('a wrote')) await new Promise((r) => setImmediate(r));
+    const { db, ws, events, finish } = await writeInProgress(/website_url/, 'single issued');
     const single = db('workspaces').where({ id: ws.id }).update({ website_url: 'https://single.example' }).then((n) => n); // started now (a builder runs when awaited)
-    await new Promise((r) => setTimeout(r, 50)); // as above: the order is what shows it waited
-    expect(events).toEqual(['a wrote']);
-    first.open();
-    await Promise.all([a, single]);
+    await finish();
+    await single;
     expect(events).toEqual(['a wrote', 'a ends', 'single issued']);
     expect(await db('workspaces').where({ id: ws.id }).first('website_url')).toEqual({ website_url: 'https://single.example' });
   });

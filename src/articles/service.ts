@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import { isUniqueViolation, translateDbError } from '../db/errors.js';
+import { withTransaction } from '../db/tx.js';
 import { conflict, invalidInput, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -56,12 +57,13 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     publishError: null,
   };
   // A derived slug another writer took between our check and our insert (two articles with one
-  // title at the same moment) is made again, up to a few times; the savepoint keeps an enclosing
-  // transaction usable on PostgreSQL after the failed insert.
+  // title at the same moment) is made again, up to a few times; inside a caller's transaction the
+  // savepoint keeps it usable on PostgreSQL after the failed insert (and on SQLite, outside one,
+  // the insert takes its write turn).
   for (let attempt = 1; ; attempt++) {
     if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
     try {
-      await ctx.db.transaction((savepoint) => store.insertArticle(savepoint, article));
+      await withTransaction(ctx.db, (savepoint) => store.insertArticle(savepoint, article));
       return article;
     } catch (err) {
       if (data.slug === undefined && isUniqueViolation(err) && attempt < 20) continue;

@@ -15,8 +15,11 @@ const RETRY_FOR_MS = 10_000;
  * may abort on serialization. Both are safe to retry from the start: with a growing, jittered
  * pause (up to half a second) for up to RETRY_FOR_MS, then the error stands. On SQLite the
  * transactions of this process take turns (write-turns.ts), so only another process can refuse one.
+ * Given a transaction, fn runs in a savepoint of it, not retried: a busy or serialization error
+ * belongs to the outermost transaction, which retries the whole (the savepoint is in its turn).
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return db.transaction(fn);
   const giveUpAt = Date.now() + RETRY_FOR_MS;
   for (let i = 1; ; i++) {
     try {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { within } from '../lib/deadline.js';
 import { type Db, isPostgres } from './connect.js';
 
 const turns = new WeakMap<Db, Promise<unknown>>();
@@ -20,7 +21,9 @@ const TURN_WAIT_MS = 10_000;
  */
 export function inWriteTurn<T>(db: Db, fn: () => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
   if (isPostgres(db)) return fn();
-  const run = atMost(turns.get(db) ?? Promise.resolve(), waitMs).then(fn);
+  // The writes before it, or waitMs (a write stuck in its turn holds the others no longer than that).
+  const ahead = within(turns.get(db) ?? Promise.resolve(), waitMs, () => new Error('write turn not given')).catch(() => undefined);
+  const run = ahead.then(fn);
   turns.set(db, run.catch(() => undefined));
   return run;
 }
@@ -51,14 +54,4 @@ export function writesTakeTurns(db: Db): void {
     }
     return r;
   };
-}
-
-/** `before` settled, or `ms` passed (a write stuck in its turn holds the others no longer than that). */
-function atMost(before: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  return Promise.race([before, late]).finally(() => clearTimeout(timer));
 }

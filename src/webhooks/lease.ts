@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
-import { inWriteTurn } from '../db/write-turns.js';
+import { withTransaction } from '../db/tx.js';
 import { randomBase62 } from '../lib/crypto.js';
 import { type HolderKind, beatHeart, removeHeartbeat } from './heartbeat-store.js';
 import type { LeaseRef, LeaseTime } from './lease-store.js';
@@ -31,13 +31,11 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
   const beat = async () => {
     // The time is read once a connection is ours: a beat that waited for a busy pool (or its
     // write turn behind a burst of publishes on SQLite) is not stale on arrival.
-    const at = await inWriteTurn(ctx.db, () =>
-      ctx.db.transaction(async (trx) => {
-        const now = ctx.clock.now();
-        await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
-        return now.getTime();
-      }),
-    );
+    const at = await withTransaction(ctx.db, async (trx) => {
+      const now = ctx.clock.now();
+      await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });
+      return now.getTime();
+    });
     lastBeat = at;
   };
   await beat();

@@ -83,7 +83,6 @@ export function startWebhookWorker(ctx: Ctx): Job {
   // On SQLite every write of the worker (claims, group commits, leases given back) takes its turn
   // with the process's other writes (db/write-turns.ts), instead of napping in busy_timeout's
   // back-off while a burst of publishes takes the lock.
-  const giveBack = (token: string, ids: string[]) => releaseLeases(ctx.db, token, { ids });
   const record = groupCommit<SentAttempt>(async (list) => {
     try {
       await recordAttempts(ctx, list);
@@ -127,7 +126,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
         // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
-        await giveBack(lease.token, [event.id]);
+        await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
       } else if (ANSWERED_AT_ONCE.has(event.event)) {
         // Only ever sent by the process waiting for it; here because that process is gone.
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
@@ -211,7 +210,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       for (const event of taken) {
         const known = connectors.get(event.connectorId);
         if (!known) {
-          await giveBack(lease.token, [event.id]);
+          await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
           continue;
         }
         const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
@@ -277,7 +276,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(poll, 0);
 
-  const release = (list: Claim[]) => Promise.all(list.map((c) => giveBack(c.lease.token, [c.event.id]).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
+  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
 
   return {
     /**

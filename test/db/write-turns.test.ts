@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { isPostgres } from '../../src/db/connect.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { inWriteTurn } from '../../src/db/write-turns.js';
+import { createArticle } from '../../src/publishing/create.js';
+import { startHolder } from '../../src/webhooks/lease.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { PG_URL } from '../helpers/env.js';
-import { startHolder } from '../../src/webhooks/lease.js';
 import { seedWorkspace } from '../helpers/seed.js';
 
 const gate = () => {
@@ -135,5 +136,15 @@ describe('write turns (db/write-turns.ts)', () => {
     await single;
     expect(events).toEqual(['a wrote', 'a ends', 'single issued']);
     expect(await db('workspaces').where({ id: ws.id }).first('website_url')).toEqual({ website_url: 'https://single.example' });
+  });
+
+  // SQLite only, as above: creating a draft outside a transaction (an agent's create_article)
+  // opened a transaction of its own with knex, outside the turns.
+  it.skipIf(PG_URL)('a draft created outside a transaction takes its turn', async () => {
+    const { d, ws, events, finish } = await writeInProgress(/insert into `articles`/, 'draft issued');
+    const created = createArticle(d.app, ws, { title: 'Waits its turn', bodyMarkdown: 'Words.' });
+    await finish();
+    expect((await created).article.title).toBe('Waits its turn');
+    expect(events).toEqual(['a wrote', 'a ends', 'draft issued']);
   });
 });

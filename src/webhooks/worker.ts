@@ -33,6 +33,8 @@ const QUICK_MS = 250;
 // 16-25, PostgreSQL CPU per delivery 0.57-0.67 ms against 0.48-0.51 ms); 64 claims at 4 slots
 // are sent within about 4 s, far inside the lease (maySend gives back any claim that waited too long).
 const CLAIM_AHEAD = 16;
+/** How long a recorded answer may wait for the answers of the attempts still in flight, to share their commit. */
+const GATHER_MS = 5;
 
 /**
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
@@ -83,14 +85,18 @@ export function startWebhookWorker(ctx: Ctx): Job {
   // On SQLite every write of the worker (claims, group commits, leases given back) takes its turn
   // with the process's other writes (db/write-turns.ts), instead of napping in busy_timeout's
   // back-off while a burst of publishes takes the lock.
-  const record = groupCommit<SentAttempt>(async (list) => {
-    try {
-      await recordAttempts(ctx, list);
-    } catch (err) {
-      // The leases run out and the events are tried again; nothing is lost.
-      ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
-    }
-  });
+  // A batch waits (at most GATHER_MS) for the attempts in flight, up to one answer per slot.
+  const record = groupCommit<SentAttempt>(
+    async (list) => {
+      try {
+        await recordAttempts(ctx, list);
+      } catch (err) {
+        // The leases run out and the events are tried again; nothing is lost.
+        ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
+      }
+    },
+    { coming: () => inFlight, size: concurrency, waitMs: GATHER_MS },
+  );
 
   /** How many claims a receiver may have waiting or in flight (see claimDue). */
   const ahead = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver;

@@ -3,6 +3,7 @@ import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
 import { refuseMovedDatabase } from './db/moved.js';
+import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
@@ -38,6 +39,9 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const log = options.log ?? createLogger(config.logging.level);
   if (!options.db) refuseMovedDatabase(config.database);
   const db = options.db ?? openDb(config.database);
+  reportLongTurns(db, (waitedMs) =>
+    log.warn({ waitedMs }, `a database write waited ${waitedMs} ms for its turn and went ahead without it: another write of this process held the turn that long (docs/deployment.md, "Deadlines")`),
+  );
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {
     // A failed migration must not leave the pool open: the process would never exit.

@@ -3,6 +3,8 @@ import { within } from '../lib/deadline.js';
 import { type Db, isPostgres } from './connect.js';
 
 const turns = new WeakMap<Db, Promise<unknown>>();
+/** Told when a write waited out the bound (reportLongTurns). */
+const reporters = new WeakMap<Db, (waitedMs: number) => void>();
 
 /** A writer waits this long at most for its turn, then meets SQLite's lock as before the turns (busy_timeout, withTransaction's retries). */
 const TURN_WAIT_MS = 10_000;
@@ -22,10 +24,20 @@ const TURN_WAIT_MS = 10_000;
 export function inWriteTurn<T>(db: Db, fn: () => Promise<T>, waitMs = TURN_WAIT_MS): Promise<T> {
   if (isPostgres(db)) return fn();
   // The writes before it, or waitMs (a write stuck in its turn holds the others no longer than that).
-  const ahead = within(turns.get(db) ?? Promise.resolve(), waitMs, () => new Error('write turn not given')).catch(() => undefined);
+  const ahead = within(turns.get(db) ?? Promise.resolve(), waitMs, () => new Error('write turn not given')).catch(() => reporters.get(db)?.(waitMs));
   const run = ahead.then(fn);
   turns.set(db, run.catch(() => undefined));
   return run;
+}
+
+/**
+ * `report` is told each time a write of `db` waited out the bound for its turn: a write held its
+ * turn that long, or (the rule of inWriteTurn broken) a write through the pool inside a
+ * transaction's callback waited for the turn it is part of. Either way the write then goes ahead
+ * and meets SQLite's lock; the report makes it visible instead of a silent 10 s stall.
+ */
+export function reportLongTurns(db: Db, report: (waitedMs: number) => void): void {
+  reporters.set(db, report);
 }
 
 const WRITES = new Set(['insert', 'update', 'del', 'truncate']);

@@ -6,6 +6,7 @@ import { createArticle } from '../../src/publishing/create.js';
 import { startHolder } from '../../src/webhooks/lease.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { PG_URL } from '../helpers/env.js';
+import { loggedDaemon } from '../helpers/logged-daemon.js';
 import { seedWorkspace } from '../helpers/seed.js';
 
 const gate = () => {
@@ -63,14 +64,18 @@ describe('write turns (db/write-turns.ts)', () => {
   });
 
   // SQLite only: on PostgreSQL nothing waits for a turn, so there is nothing to bound.
-  it.skipIf(PG_URL)('a write stuck in its turn holds the next one no longer than the wait it is given', async () => {
-    const d = await startDaemon({ jobs: false });
+  it.skipIf(PG_URL)('a write stuck in its turn holds the next one no longer than the wait it is given, and the log says so', async () => {
+    const d = await loggedDaemon();
     const stuck = gate();
     const held = inWriteTurn(d.app.db, () => stuck.opened);
     // With a wait of 20 ms the next write runs while the first still holds its turn.
     expect(await inWriteTurn(d.app.db, async () => 'ran', 20)).toBe('ran');
+    expect(d.lines.filter((l) => l.waitedMs !== undefined)).toEqual([expect.objectContaining({ level: 40, waitedMs: 20, msg: expect.stringContaining('waited 20 ms for its turn') })]);
     stuck.open();
     await held;
+    // A write that got its turn in time says nothing.
+    expect(await inWriteTurn(d.app.db, async () => 'ran', 20)).toBe('ran');
+    expect(d.lines.filter((l) => l.waitedMs !== undefined)).toHaveLength(1);
   });
 
   it('a turn that fails does not hold the next one', async () => {

@@ -15,7 +15,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     setupFiles: ['test/helpers/setup.ts'],
-    // Says before the run which tests skip without PostgreSQL and how to run them.
-    globalSetup: ['test/helpers/skip-notice.ts'],
+    // Says before the run which tests skip without PostgreSQL and how to run them; migrates the
+    // database that test daemons' fresh databases are copied from.
+    globalSetup: ['test/helpers/skip-notice.ts', 'test/helpers/migrated-template.ts'],
   },
 });

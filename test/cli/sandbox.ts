@@ -1,9 +1,9 @@
-import { afterAll } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/lib/log.js';
 import { type CliResult, runCli, spawnCli } from '../helpers/cli.js';
 import { freshEnv } from '../helpers/env.js';
+import { afterFile } from '../helpers/cleanup.js';
 
 export interface Sandbox {
   dir: string;
@@ -22,7 +22,7 @@ export interface Sandbox {
 export async function sandbox(): Promise<Sandbox> {
   const { dir, env } = await freshEnv();
   let app: App | undefined;
-  afterAll(async () => app?.close());
+  afterFile(async () => app?.close());
   const cli: Sandbox['cli'] = (args, opts = {}) => runCli(args, { env: { ...env, ...opts.env }, cwd: dir, stdin: opts.stdin, interactive: opts.interactive });
   return {
     dir,

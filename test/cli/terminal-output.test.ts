@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { pageLine } from '../../src/cli/articles.js';
 import { createLogger } from '../../src/lib/log.js';
 import { BIN } from '../helpers/cli.js';
+import { tempDir } from '../helpers/env.js';
 import { expectCleanError, initialised, sandbox } from './sandbox.js';
 
 // Issue 24, "a terminal that reads well": the real binary as a subprocess.
@@ -95,7 +96,7 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('svc serve on a real terminal (script(1) gives it one) logs human lines', () => {
     // The daemon starts, logs, and is stopped by the 15 s timeout of script's child.
     const r = spawnSync('script', ['-qec', `timeout -s INT 15 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: path.join(process.env.TMPDIR ?? '/tmp', `svc-tty-${process.pid}-${Date.now()}`), NO_COLOR: '1', TERM: 'xterm' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: tempDir('svc-tty-'), NO_COLOR: '1', TERM: 'xterm' },
       encoding: 'utf8',
       timeout: 30_000,
     });

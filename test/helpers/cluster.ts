@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
 import { TestClock } from './clock.js';
 import { type TestDaemon, startDaemonOn } from './daemon.js';
 import { PG_URL, freshEnv } from './env.js';
+import { afterFile } from './cleanup.js';
 
 /** One daemon of a cluster: `url` is its own address, `clock` its injected clock. */
 export interface Member extends TestDaemon {
@@ -74,7 +74,7 @@ async function startFront(): Promise<{ url: string; targets: string[] }> {
     req.pipe(up);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(async () => {
+  afterFile(async () => {
     server.closeAllConnections();
     agent.destroy();
     await new Promise((r) => server.close(r));

@@ -1,4 +1,3 @@
-import { afterAll } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -7,6 +6,7 @@ import { startJobs } from '../../src/jobs/index.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
 import { freshEnv } from './env.js';
+import { afterFile } from './cleanup.js';
 
 export interface TestDaemon {
   app: App;
@@ -20,12 +20,12 @@ export interface TestDaemon {
 }
 
 /**
- * The real daemon in-process: fresh database, migrations, Koa on 127.0.0.1:<ephemeral>, and
+ * The real daemon in-process: a fresh database (a copy of the run's migrated one), Koa on 127.0.0.1:<ephemeral>, and
  * the background jobs (unless jobs: false). Stopped after the test file. Pass a TestClock
  * (helpers/clock.ts) to move time forward instead of sleeping.
  */
 export async function startDaemon(options: { overrides?: Record<string, unknown>; env?: Record<string, string>; jobs?: boolean; clock?: Clock } = {}): Promise<TestDaemon> {
-  const { dir, env } = await freshEnv(options.env);
+  const { dir, env } = await freshEnv(options.env, { migrated: true });
   return startDaemonOn(env, dir, options.overrides, options.jobs, options.clock);
 }
 
@@ -45,6 +45,6 @@ export async function startDaemonOn(env: Record<string, string>, dir: string, ov
     await jobs.stop();
     await app.close();
   };
-  afterAll(stop);
+  afterFile(stop);
   return { app, config, url: config.server.baseUrl, env, dir, http, stop };
 }

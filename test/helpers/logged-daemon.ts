@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
-import { afterAll } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { bindServer, createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/log.js';
 import { freshConfig } from './env.js';
+import { afterFile } from './cleanup.js';
 
 /** The real daemon in-process on an ephemeral port, its log lines (info and up) captured as objects. */
 export async function loggedDaemon(overrides: Record<string, unknown> = {}) {
@@ -21,7 +21,7 @@ export async function loggedDaemon(overrides: Record<string, unknown> = {}) {
   });
   const app = await createApp({ config, log: createLogger('info', stream) });
   const http = createHttpServer(app, server);
-  afterAll(async () => {
+  afterFile(async () => {
     await http.close();
     await app.close();
   });

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll } from 'vitest';
+import { afterFile } from './cleanup.js';
 
 /**
  * A TCP fault proxy to host:port for tests that break the network on purpose. Closed after the
@@ -102,7 +102,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
       link.upstream.resetAndDestroy();
     }
   };
-  afterAll(() => {
+  afterFile(() => {
     reset();
     server.close();
   });

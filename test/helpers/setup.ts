@@ -1,3 +1,5 @@
+import { afterAll } from 'vitest';
+import { runAfterFile } from './cleanup.js';
 import net from 'node:net';
 
 // Tests talk to loopback only: any other outbound connection fails the test.
@@ -10,3 +12,6 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: any[]) {
   }
   return original.apply(this, args as never);
 } as typeof original;
+
+// What helpers made during this file (daemons, temp dirs, databases) is cleaned up at its end.
+afterAll(runAfterFile);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
+import { afterFile } from '../helpers/cleanup.js';
 
 // A local stand-in for DataForSEO v3 that follows its documented envelope
 // ({ status_code: 20000, tasks: [{ status_code, result: [...] }] }), its Basic auth and its error
@@ -144,7 +144,7 @@ export async function startFakeDataForSeo(options: { login?: string; password?: 
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(async () => {
+  afterFile(async () => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
   });

@@ -1,11 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll } from 'vitest';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import { type TestDaemon, startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
+import { afterFile } from '../helpers/cleanup.js';
 
 export type Agent = Client & { call(name: string, args?: Record<string, unknown>): Promise<CallToolResult & { text: string }> };
 
@@ -14,7 +14,7 @@ export async function connect(d: TestDaemon, key: string): Promise<Agent> {
   const client = new Client({ name: 'svc-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
   await client.connect(transport);
-  afterAll(() => client.close());
+  afterFile(() => client.close());
   return Object.assign(client, {
     async call(name: string, args: Record<string, unknown> = {}) {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;

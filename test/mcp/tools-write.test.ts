@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
 import { setWebhook } from '../../src/webhooks/service.js';
+import { afterFile } from '../helpers/cleanup.js';
 import { seedArticle } from '../helpers/seed.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
@@ -168,7 +169,7 @@ describe('MCP publishing tools', () => {
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
+    afterFile(() => new Promise<void>((r) => receiver.close(() => r())));
     const { d, ws, key } = await workspaceWithAdmin();
     await setWebhook(d.app, ws, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
     const a = await seedArticle(d.app, ws, { title: 'Webhook post' });

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Browser, chromium } from 'playwright-core';
-import { afterAll } from 'vitest';
 import { browserPath } from '../helpers/browser.js';
+import { afterFile } from '../helpers/cleanup.js';
 
 export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/oauth');
 
@@ -18,7 +18,7 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: browserPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  afterAll(() => browser.close());
+  afterFile(() => browser.close());
   return browser;
 }
 
@@ -34,7 +34,7 @@ export async function callbackServer(): Promise<{ url: string; next(): Promise<U
     res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Done</title><p>You can close this window.</p>');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterFile(() => new Promise<void>((r) => server.close(() => r())));
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}/callback`,

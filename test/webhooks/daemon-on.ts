@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, onTestFinished } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { afterFile } from '../helpers/cleanup.js';
 
 export { startDaemonOn } from '../helpers/daemon.js';
 
@@ -14,7 +15,7 @@ export async function spawnDaemon(env: Record<string, string>, dir: string): Pro
   try {
     onTestFinished(kill);
   } catch {
-    afterAll(kill);
+    afterFile(kill);
   }
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
+import { afterFile } from '../helpers/cleanup.js';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -72,7 +72,7 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
   });
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  afterAll(() => r.close());
+  afterFile(() => r.close());
   return r;
 }
 

@@ -78,6 +78,9 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // Drains alternated with bare loops (one run swung 4x between two bare loops of one run on this
     // shared machine): each drain is compared with the mean of the bare loops either side of it,
     // and the line reports the median round.
+    // The bare loop warms up too (in four bench runs its first loop was 25-55 % slower than its last): one run
+    // unmeasured, so the first drain is not compared with a cold loop.
+    await barePosts(receivers.urls[0], bytes, n, c);
     const bares = [await barePosts(receivers.urls[0], bytes, n, c)];
     const drains: Array<Awaited<ReturnType<typeof drain>>> = [];
     for (let i = 0; i < DRAIN_ROUNDS; i++) {

@@ -27,8 +27,9 @@ export function tempDir(prefix = 'svc-test-'): string {
 export async function freshEnv(extra: Record<string, string> = {}, options: { migrated?: boolean } = {}): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = tempDir();
   const env: Record<string, string> = { SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', ...extra };
-  if (PG_URL) env.SVC_DATABASE_URL = await createPgDatabase(PG_URL, options.migrated ? inject('pgTemplate') : undefined);
-  else if (options.migrated) copySqliteTemplate(inject('sqliteTemplate'), dir);
+  // Without the template (a vitest config without its globalSetup) the daemon migrates an empty one.
+  if (PG_URL) env.SVC_DATABASE_URL = await createPgDatabase(PG_URL, (options.migrated && inject('pgTemplate')) || undefined);
+  else if (options.migrated && inject('sqliteTemplate')) copySqliteTemplate(inject('sqliteTemplate'), dir);
   return { dir, env };
 }
 

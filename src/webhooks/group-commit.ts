@@ -13,7 +13,8 @@ export interface Gather {
  * one batch); items added while one runs make up the next. With `gather`, a batch smaller than
  * `gather.size` also waits, at most `gather.waitMs`, while more items are on their way: under a
  * steady stream one commit serves several rounds of answers instead of each round paying its own
- * (the PostgreSQL drain: 93 settles per 1,000 deliveries instead of 277, docs/performance.md). A lone item (nothing on its way) waits for nothing but the current turn.
+ * (the PostgreSQL drain: 93 settles per 1,000 deliveries instead of 277, docs/performance.md).
+ * A lone item (nothing on its way) waits for nothing but the current turn.
  * `flush` must not throw (it reports its own errors); if it does, that batch's callers see it.
  */
 export function groupCommit<T>(flush: (items: T[]) => Promise<void>, gather?: Gather): (item: T) => Promise<void> {

@@ -23,9 +23,9 @@ export function groupCommit<T>(flush: (items: T[]) => Promise<void>, gather?: Ga
   /** Ends the current wait for more items, when one is under way. */
   let gathered: (() => void) | null = null;
   const full = () => !gather || queue.length >= gather.size || gather.coming() === 0;
-  const waitForMore = (g: Gather) =>
+  const waitForMore = (waitMs: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => gathered?.(), g.waitMs);
+      const timer = setTimeout(() => gathered?.(), waitMs);
       gathered = () => {
         clearTimeout(timer);
         gathered = null;
@@ -34,7 +34,7 @@ export function groupCommit<T>(flush: (items: T[]) => Promise<void>, gather?: Ga
     });
   const drain = async () => {
     while (queue.length > 0) {
-      if (gather && !full()) await waitForMore(gather);
+      if (gather && !full()) await waitForMore(gather.waitMs);
       const batch = queue;
       queue = [];
       try {

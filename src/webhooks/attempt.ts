@@ -87,7 +87,7 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
     'X-Service-Delivery': deliveryId,
     'X-Service-Event-Id': event.id,
   };
-  const res = await postOnce(new URL(connector.url!), body, headers, ctx.config.webhooks, signal);
+  const res = await postOnce(connector.url!, body, headers, ctx.config.webhooks, signal);
   const ok = res.status !== null && res.status >= 200 && res.status < 300;
   const error = ok ? null : (res.error ?? describeStatus(res.status!));
   const finishedAt = ctx.clock.now();

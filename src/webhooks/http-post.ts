@@ -18,7 +18,7 @@ export interface PostResult {
  * exchange, response read up to `maxBytes`, connections only to addresses the SSRF guard allows.
  * `signal` gives up the exchange (the connection is closed). Never throws: every outcome is a PostResult.
  */
-export function postOnce(url: URL, body: Buffer, headers: Record<string, string>, config: Config['webhooks'], signal?: AbortSignal): Promise<PostResult> {
+export function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: Config['webhooks'], signal?: AbortSignal): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -27,16 +27,19 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
     let resHeaders: http.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (error: string | null) => {
+    /** `ended`: the response came whole; node:http closes that connection itself (Connection: close). */
+    const finish = (error: string | null, ended = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      req.destroy();
+      if (!ended) req.destroy();
       resolve({ status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() });
     };
+    let url: URL;
     try {
       if (signal?.aborted) throw new Error(GIVEN_UP);
+      url = parsed(target);
       assertLiteralAllowed(url, config);
     } catch (err) {
       settled = true;
@@ -47,7 +50,7 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
     const req = lib.request(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Length': String(body.length), 'User-Agent': 'svc-webhooks/1' },
-      lookup: guardedLookup(config) as never,
+      lookup: lookupFor(config) as never,
       agent: false,
     });
     const onAbort = () => finish(GIVEN_UP);
@@ -64,7 +67,7 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
         size += chunk.length;
         if (size >= config.responseExcerptBytes) finish(null);
       });
-      res.on('end', () => finish(null));
+      res.on('end', () => finish(null, true));
       res.on('error', () => finish(null));
     });
     req.on('error', (err) => finish(status === null ? describeError(err) : null));
@@ -73,6 +76,25 @@ export function postOnce(url: URL, body: Buffer, headers: Record<string, string>
 }
 
 const GIVEN_UP = 'given up: the daemon is shutting down';
+
+// A drain sends to a handful of receivers thousands of times: their URLs are parsed, and the
+// guarded lookup made, once (both read only).
+const urls = new Map<string, URL>();
+const parsed = (target: string): URL => {
+  let url = urls.get(target);
+  if (!url) {
+    if (urls.size >= 1_000) urls.clear();
+    url = new URL(target);
+    urls.set(target, url);
+  }
+  return url;
+};
+const lookups = new WeakMap<Config['webhooks'], ReturnType<typeof guardedLookup>>();
+const lookupFor = (config: Config['webhooks']) => {
+  let lookup = lookups.get(config);
+  if (!lookup) lookups.set(config, (lookup = guardedLookup(config)));
+  return lookup;
+};
 
 function describeError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';

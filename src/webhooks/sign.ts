@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
 // Stripe-compatible signatures (decisions.md): `t=<unix seconds>,v1=<hex>[,v1=<hex>...]` where
 // hex = HMAC-SHA256(key = secret as UTF-8, message = "<t>.<raw body>"). During a secret rotation
@@ -9,9 +9,21 @@ type RawBody = string | Uint8Array;
 
 const toBuffer = (body: RawBody): Buffer => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
 
+/** Keys made from the secrets in use (a daemon signs with a handful), so each signature does not copy its secret into a new key. */
+const keys = new Map<string, KeyObject>();
+const keyOf = (secret: string): KeyObject => {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 1_000) keys.clear(); // bounded: rotated secrets drop out
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+};
+
 /** Hex HMAC-SHA256 of `"<t>.<raw body>"`, computed over the exact bytes. */
 export function computeSignature(rawBody: RawBody, timestamp: number, secret: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
+  return createHmac('sha256', keyOf(secret)).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
 }
 
 /** The X-Service-Signature header for a body, signed with every active secret (newest first). */

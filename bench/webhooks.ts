@@ -26,7 +26,8 @@ const BODY = `# Bench\n\n${'## Section\n\nSome words about gardens, soil and see
  * PostgreSQL. Receivers run in a process of their own (bench/receiver-server.ts), answering 200
  * at once unless told otherwise. Lines:
  * (1) outbox drain: N queued events delivered by the worker, against a bare node:http POST loop
- *     of the same bytes, same concurrency, same fresh connection per request (run before and after);
+ *     of the same bytes, same concurrency, keeping its connections as the worker does (run before
+ *     and after each drain); also against a bare loop with a new connection per POST;
  * (2) publish-to-delivery latency, one publish at a time, and (3) under a burst of publishes:
  *     from publishArticle() returning to the receiver having answered;
  * (4) 100 workspaces, each with its own receiver (one slow, one failing, one answering 410):
@@ -80,28 +81,42 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // and the line reports the median round.
     // The bare loop warms up too (in four bench runs its first loop was 25-55 % slower than its last): one run
     // unmeasured, so the first drain is not compared with a cold loop.
-    await barePosts(receivers.urls[0], bytes, n, c);
-    const bares = [await barePosts(receivers.urls[0], bytes, n, c)];
+    // Two bare loops: one keeping its connections as svc does (HTTP keep-alive, the baseline), one
+    // with a new connection per POST (svc's way until 2026-11-27, and the issue's first figures).
+    const kept = new http.Agent({ keepAlive: true, maxFreeSockets: c, scheduling: 'lifo' });
+    const bareKept = () => barePosts(receivers.urls[0], bytes, n, c, kept);
+    const bareNew = () => barePosts(receivers.urls[0], bytes, n, c, false);
+    await bareKept();
+    await bareNew();
+    const bares = [await bareKept()];
+    const fresh = [await bareNew()];
     const drains: Array<Awaited<ReturnType<typeof drain>>> = [];
     for (let i = 0; i < DRAIN_ROUNDS; i++) {
       drains.push(await drain(app, ws, receivers, n));
-      bares.push(await barePosts(receivers.urls[0], bytes, n, c));
+      bares.push(await bareKept());
+      fresh.push(await bareNew());
     }
-    const rounds = drains.map((d, i) => ({ d, bare: (bares[i].reqPerSec + bares[i + 1].reqPerSec) / 2, bareCpu: (bares[i].cpuMs + bares[i + 1].cpuMs) / 2 }));
+    const mean = (xs: Array<{ reqPerSec: number }>, i: number) => (xs[i].reqPerSec + xs[i + 1].reqPerSec) / 2;
+    const rounds = drains.map((d, i) => ({ d, bare: mean(bares, i), fresh: mean(fresh, i), bareCpu: (bares[i].cpuMs + bares[i + 1].cpuMs) / 2 }));
     rounds.sort((x, y) => x.d.reqPerSec / x.bare - y.d.reqPerSec / y.bare);
     const { d: drained, bare, bareCpu } = rounds[Math.floor(rounds.length / 2)];
-    const bareOne = await barePosts(receivers.urls[0], bytes, latencyRuns, 1);
+    const freshRatios = rounds.map((r) => r.d.reqPerSec / r.fresh).sort((x, y) => x - y);
+    const freshRatio = freshRatios[Math.floor(freshRatios.length / 2)];
+    const bareOne = await barePosts(receivers.urls[0], bytes, latencyRuns, 1, kept);
+    kept.destroy();
     await receivers.report(true);
     const single = await publishLatency(app, ws, receivers, latencyRuns, 1);
     const burstLat = await publishLatency(app, ws, receivers, burst, burst);
     const many = await manyReceivers(app, receivers, perReceiver);
     await app.close();
-    log(`${label}: ${DRAIN_ROUNDS} drains of ${n} deliveries (${bytes} bytes): ${drains.map((d) => d.reqPerSec.toFixed(0)).join(', ')}/s; bare loops ${bares.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s (c=${c}); ratios ${rounds.map((r) => (r.d.reqPerSec / r.bare).toFixed(2)).join(', ')}, median ${(drained.reqPerSec / bare).toFixed(2)}`);
+    log(`${label}: ${DRAIN_ROUNDS} drains of ${n} deliveries (${bytes} bytes): ${drains.map((d) => d.reqPerSec.toFixed(0)).join(', ')}/s; bare loops keeping their connections ${bares.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s (c=${c}); ratios ${rounds.map((r) => (r.d.reqPerSec / r.bare).toFixed(2)).join(', ')}, median ${(drained.reqPerSec / bare).toFixed(2)}`);
+    log(`${label}: bare loops with a new connection per POST ${fresh.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s; the drains against them ${freshRatios.map((r) => r.toFixed(2)).join(', ')}, median ${freshRatio.toFixed(2)}`);
     log(`${label}: median round: CPU per delivery ${drained.cpuMs.toFixed(2)} ms; per bare POST ${bareCpu.toFixed(2)} ms (ratio ${(drained.cpuMs / bareCpu).toFixed(1)}x; steadier than req/s on a shared machine)`);
     log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
     log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
       { name: `webhook drain, ${n} events (${label}, c=${c}, median of ${DRAIN_ROUNDS} rounds)`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare },
+      { name: `webhook drain vs a bare loop with a new connection per POST (${label})`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: drained.reqPerSec / freshRatio, ratio: freshRatio },
       { name: `webhook publish-to-delivery, one at a time (${label})`, reqPerSec: single.reqPerSec, p50Ms: single.p50, p99Ms: single.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: single.reqPerSec / bareOne.reqPerSec },
       { name: `webhook publish-to-delivery, burst of ${burst} (${label})`, reqPerSec: burstLat.reqPerSec, p50Ms: burstLat.p50, p99Ms: burstLat.p99, baselineReqPerSec: bare, ratio: burstLat.reqPerSec / bare },
       { name: `webhook 100 receivers, healthy ones (${label}; vs 1 receiver)`, reqPerSec: many.reqPerSec, p50Ms: many.p50, p99Ms: many.p99, baselineReqPerSec: drained.reqPerSec, ratio: many.reqPerSec / drained.reqPerSec },
@@ -167,8 +182,8 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
-/** The baseline: POSTs of svc's payload size with a fresh connection each, as the worker makes them. */
-async function barePosts(url: string, bytes: number, n: number, concurrency: number) {
+/** The baseline: POSTs of svc's payload size, on kept connections as the worker makes them (`agent`), or a new connection each (false). */
+async function barePosts(url: string, bytes: number, n: number, concurrency: number, agent: http.Agent | false) {
   const body = Buffer.alloc(bytes, 'x');
   const times: number[] = [];
   let next = 0;
@@ -177,7 +192,7 @@ async function barePosts(url: string, bytes: number, n: number, concurrency: num
   const one = () =>
     new Promise<void>((ok, fail) => {
       const t = performance.now();
-      const req = http.request(url, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
+      const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
         res.resume();
         res.on('end', () => {
           times.push(performance.now() - t);

@@ -13,6 +13,7 @@ import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
 import { type Limits, createLimits } from './limits/index.js';
 import { Metrics } from './lib/metrics.js';
+import { closeIdleConnections } from './webhooks/http-post.js';
 import { pendingTotals } from './webhooks/store.js';
 import { usageThisMonth } from './workspaces/usage.js';
 
@@ -57,6 +58,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const metrics = new Metrics();
   const limits = createLimits({ config, db, log, clock, events, metrics });
+  closers.push(() => closeIdleConnections(config.webhooks)); // runs last: the worker, registered later, stops first
   closers.push(() => limits.close());
   const app: App = {
     config,

@@ -13,12 +13,42 @@ export interface PostResult {
   durationMs: number;
 }
 
+type WebhookConfig = Config['webhooks'];
+
+/**
+ * An idle connection to a receiver is kept this long for the next delivery (shorter when the
+ * receiver's Keep-Alive header says it closes sooner: node:http keeps one second below that).
+ * Short, so a drain reuses its connections while an idle daemon holds none.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
 /**
  * POST bytes once: no redirects followed (a 3xx is just a status), one timeout for the whole
  * exchange, response read up to `maxBytes`, connections only to addresses the SSRF guard allows.
+ * The connection is kept for the next POST to the same receiver when the answer came whole and
+ * the receiver allows it (HTTP keep-alive); a kept connection the receiver closed meanwhile (the
+ * request failed on it before any answer) is tried once more on a new one, within the same timeout.
  * `signal` gives up the exchange (the connection is closed). Never throws: every outcome is a PostResult.
  */
-export function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: Config['webhooks'], signal?: AbortSignal): Promise<PostResult> {
+export async function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: WebhookConfig, signal?: AbortSignal): Promise<PostResult> {
+  const started = performance.now();
+  const first = await exchange(target, body, headers, config, config.timeout, true, signal);
+  if (!first.staleConnection) return first.result;
+  const left = Math.max(1, config.timeout - (performance.now() - started));
+  const again = await exchange(target, body, headers, config, left, false, signal);
+  return { ...again.result, durationMs: Math.round(performance.now() - started) };
+}
+
+/** One request. `reuse`: on a kept connection if there is one, else on a new connection closed after it. */
+function exchange(
+  target: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  config: WebhookConfig,
+  timeoutMs: number,
+  reuse: boolean,
+  signal?: AbortSignal,
+): Promise<{ result: PostResult; staleConnection: boolean }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -27,14 +57,14 @@ export function postOnce(target: string, body: Buffer, headers: Record<string, s
     let resHeaders: http.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    /** `ended`: the response came whole; node:http closes that connection itself (Connection: close). */
-    const finish = (error: string | null, ended = false) => {
+    /** `ended`: the response came whole; node:http then keeps or closes the connection itself. */
+    const finish = (error: string | null, ended = false, staleConnection = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (!ended) req.destroy();
-      resolve({ status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() });
+      resolve({ result: { status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() }, staleConnection });
     };
     let url: URL;
     try {
@@ -43,22 +73,22 @@ export function postOnce(target: string, body: Buffer, headers: Record<string, s
       assertLiteralAllowed(url, config);
     } catch (err) {
       settled = true;
-      resolve({ status: null, headers: {}, body: '', error: (err as Error).message, durationMs: elapsed() });
+      resolve({ result: { status: null, headers: {}, body: '', error: (err as Error).message, durationMs: elapsed() }, staleConnection: false });
       return;
     }
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, {
+    const tls = url.protocol === 'https:';
+    const req = (tls ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Length': String(body.length), 'User-Agent': 'svc-webhooks/1' },
       lookup: lookupFor(config) as never,
-      agent: false,
+      agent: reuse ? agentsFor(config)[tls ? 'https' : 'http'] : false,
     });
     const onAbort = () => finish(GIVEN_UP);
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => {
       // A receiver that answered 2xx but is slow to finish its body still answered in time.
       finish(status === null ? `timed out after ${config.timeout} ms` : null);
-    }, config.timeout);
+    }, timeoutMs);
     req.on('response', (res) => {
       status = res.statusCode ?? null;
       resHeaders = res.headers;
@@ -70,12 +100,22 @@ export function postOnce(target: string, body: Buffer, headers: Record<string, s
       res.on('end', () => finish(null, true));
       res.on('error', () => finish(null));
     });
-    req.on('error', (err) => finish(status === null ? describeError(err) : null));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = status === null && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      finish(status === null ? describeError(err) : null, false, stale);
+    });
     req.end(body);
   });
 }
 
 const GIVEN_UP = 'given up: the daemon is shutting down';
+
+function describeError(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ECONNREFUSED') return 'connection refused';
+  if (err.code === 'ENOTFOUND') return 'host not found';
+  if (err.code === 'ECONNRESET') return 'connection reset by the receiver';
+  return err.message || String(err.code ?? err);
+}
 
 // A drain sends to a handful of receivers thousands of times: their URLs are parsed, and the
 // guarded lookup made, once (both read only).
@@ -89,16 +129,33 @@ const parsed = (target: string): URL => {
   }
   return url;
 };
-const lookups = new WeakMap<Config['webhooks'], ReturnType<typeof guardedLookup>>();
-const lookupFor = (config: Config['webhooks']) => {
+const lookups = new WeakMap<WebhookConfig, ReturnType<typeof guardedLookup>>();
+const lookupFor = (config: WebhookConfig) => {
   let lookup = lookups.get(config);
   if (!lookup) lookups.set(config, (lookup = guardedLookup(config)));
   return lookup;
 };
 
-function describeError(err: NodeJS.ErrnoException): string {
-  if (err.code === 'ECONNREFUSED') return 'connection refused';
-  if (err.code === 'ENOTFOUND') return 'host not found';
-  if (err.code === 'ECONNRESET') return 'connection reset by the receiver';
-  return err.message || String(err.code ?? err);
+/**
+ * The kept connections, one pool per configuration (a process has one). No bound on connections
+ * in use: the worker bounds requests per receiver (webhooks.concurrencyPerReceiver), and a pool
+ * that queued requests would make one receiver's requests wait behind another's on the same host.
+ * Each was checked by the SSRF guard when it connected; an idle one does not keep the process alive.
+ */
+const agents = new WeakMap<WebhookConfig, { http: http.Agent; https: https.Agent }>();
+function agentsFor(config: WebhookConfig) {
+  let pair = agents.get(config);
+  if (!pair) {
+    const options = { keepAlive: true, maxFreeSockets: config.concurrencyPerReceiver, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
+    pair = { http: new http.Agent(options), https: new https.Agent(options) };
+    agents.set(config, pair);
+  }
+  return pair;
+}
+
+/** Close the kept connections that are idle (the daemon stopping; requests in flight are the worker's to end). */
+export function closeIdleConnections(config: WebhookConfig): void {
+  const pair = agents.get(config);
+  if (!pair) return;
+  for (const agent of [pair.http, pair.https]) for (const list of Object.values(agent.freeSockets)) for (const socket of list ?? []) socket.destroy();
 }

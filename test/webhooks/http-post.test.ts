@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { postOnce } from '../../src/webhooks/http-post.js';
+import { closeIdleConnections, postOnce } from '../../src/webhooks/http-post.js';
 
 // postOnce against receivers written at the socket level, so each can break HTTP the way a real
 // one does: keep the connection after a whole answer, never end the body, stop mid-body.
@@ -9,44 +9,87 @@ const config = { ...loadConfig({ env: { SVC_DATA_DIR: '/nonexistent', SVC_WEBHOO
 
 interface RawReceiver {
   url: string;
-  /** Resolves when the connection of the first request was closed, with who closed it first. */
-  closed: Promise<'svc' | 'receiver'>;
+  /** Resolves when the first connection was closed by svc (its FIN or reset). */
+  closed: Promise<'svc'>;
+  /** Connections accepted, and requests (first bytes of each request) seen. */
+  connections: number;
+  requests: number;
 }
 
 const servers: net.Server[] = [];
 afterEach(() => {
+  closeIdleConnections(config);
   for (const s of servers.splice(0)) s.close();
 });
 
-/** A receiver that answers each request with `answer(socket)` and never closes a connection itself. */
-async function rawReceiver(answer: (socket: net.Socket) => void): Promise<RawReceiver> {
-  let onClosed!: (by: 'svc' | 'receiver') => void;
-  const closed = new Promise<'svc' | 'receiver'>((ok) => (onClosed = ok));
+/**
+ * A receiver at the socket level that never closes a connection itself: `answer(socket, n, request)`
+ * for each request (n counts the requests of that connection from 1; each request fits in one read here).
+ */
+async function rawReceiver(answer: (socket: net.Socket, n: number, request: string) => void): Promise<RawReceiver> {
+  let onClosed!: (by: 'svc') => void;
+  const closed = new Promise<'svc'>((ok) => (onClosed = ok));
+  const r: RawReceiver = { url: '', closed, connections: 0, requests: 0 };
   const server = net.createServer((socket) => {
-    let answered = false;
-    socket.on('data', () => {
-      if (answered) return;
-      answered = true;
-      answer(socket);
+    const first = ++r.connections === 1;
+    let n = 0;
+    let buffered = '';
+    socket.on('data', (d) => {
+      buffered += d.toString('latin1');
+      // One request is its head and a body of Content-Length bytes.
+      const head = buffered.indexOf('\r\n\r\n');
+      if (head < 0) return;
+      const length = Number(/content-length: (\d+)/i.exec(buffered.slice(0, head))?.[1] ?? 0);
+      if (buffered.length < head + 4 + length) return;
+      const request = buffered.slice(0, head + 4 + length);
+      buffered = buffered.slice(request.length);
+      r.requests++;
+      answer(socket, ++n, request);
     });
-    socket.on('end', () => onClosed('svc')); // svc sent its FIN (or reset) first
-    socket.on('error', () => onClosed('svc'));
+    socket.on('end', () => first && onClosed('svc'));
+    socket.on('error', () => first && onClosed('svc'));
   });
   servers.push(server);
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`, closed };
+  r.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+  return r;
 }
+
+const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 17\r\nConnection: keep-alive\r\n\r\n{"received":true}';
 
 /** Fails the test instead of hanging when the promise does not settle within `ms`. */
 const within = <T>(p: Promise<T>, ms: number, what: string) =>
   Promise.race([p, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`${what}: not within ${ms} ms`)), ms))]);
 
 describe('postOnce against receivers that keep the connection', () => {
-  it('a whole answer on a connection the receiver keeps open: the answer counts and svc closes the connection', async () => {
-    const r = await rawReceiver((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 17\r\nConnection: keep-alive\r\n\r\n{"received":true}'));
-    const res = await postOnce(r.url, Buffer.from('{}'), { 'Content-Type': 'application/json' }, config);
-    expect(res).toMatchObject({ status: 200, error: null, body: '{"received":true}' });
+  it('a whole answer on a connection the receiver keeps: the next POST to it goes on the same connection; idle ones close on closeIdleConnections', async () => {
+    const r = await rawReceiver((s) => s.write(OK));
+    for (let i = 0; i < 3; i++) expect(await postOnce(r.url, Buffer.from(`{"n":${i}}`), { 'Content-Type': 'application/json' }, config)).toMatchObject({ status: 200, error: null, body: '{"received":true}' });
+    expect({ connections: r.connections, requests: r.requests }).toEqual({ connections: 1, requests: 3 });
+    closeIdleConnections(config);
     expect(await within(r.closed, 2_000, 'the connection closed')).toBe('svc');
+  });
+
+  it('a receiver that answers Connection: close: each POST on a new connection, which svc closes', async () => {
+    const r = await rawReceiver((s) => s.write('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n'));
+    for (let i = 0; i < 2; i++) expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: 204, error: null });
+    expect(r.connections).toBe(2);
+    expect(await within(r.closed, 2_000, 'the connection closed')).toBe('svc');
+  });
+
+  it('a kept connection the receiver drops when the next request comes (its idle timeout, a restart): the request goes again on a new connection, once', async () => {
+    // Answers the first request of each connection; resets the connection at its second.
+    const r = await rawReceiver((s, n) => (n === 1 ? s.write(OK) : s.resetAndDestroy()));
+    expect(await postOnce(r.url, Buffer.from('{"n":1}'), {}, config)).toMatchObject({ status: 200 });
+    const again = await postOnce(r.url, Buffer.from('{"n":2}'), {}, config);
+    expect(again).toMatchObject({ status: 200, error: null, body: '{"received":true}' });
+    expect({ connections: r.connections, requests: r.requests }).toEqual({ connections: 2, requests: 3 });
+  });
+
+  it('a new connection reset before any answer is a failed attempt, not tried again', async () => {
+    const r = await rawReceiver((s) => s.resetAndDestroy());
+    expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: null, error: 'connection reset by the receiver' });
+    expect(r.requests).toBe(1);
   });
 
   it('an answer whose body never ends: read up to responseExcerptBytes, then the connection is closed', async () => {

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
@@ -80,7 +79,6 @@ export function startWebhookWorker(ctx: Ctx): Job {
   let pruneAt = 0;
   /** Aborts every attempt in flight at once (a shutdown deadline): one controller for all, none per attempt. */
   const giveUp = new AbortController();
-  setMaxListeners(concurrency + 1, giveUp.signal); // one listener per request in flight: no leak warning at 11
 
   // On SQLite every write of the worker (claims, group commits, leases given back) takes its turn
   // with the process's other writes (db/write-turns.ts), instead of napping in busy_timeout's

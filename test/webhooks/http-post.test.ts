@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -118,6 +119,19 @@ describe('postOnce against receivers that keep the connection', () => {
     const res = await postOnce(r.url, Buffer.from('{}'), {}, config);
     expect(res).toMatchObject({ status: null, error: `timed out after ${config.timeout} ms` });
     expect(await within(r.closed, 2_000, 'the connection closed')).toBe('svc');
+  });
+
+  it('one signal for many requests in flight (as at the worker shutdown deadline): one listener on it, and its abort gives each up and closes its connection', async () => {
+    const r = await rawReceiver(() => {}); // never answers
+    const giveUp = new AbortController();
+    const sent = Array.from({ length: 20 }, (_, i) => postOnce(r.url, Buffer.from(`{"n":${i}}`), {}, { ...config, timeout: 10_000 }, giveUp.signal));
+    while (r.requests < 20) await new Promise((ok) => setTimeout(ok, 5));
+    expect(getEventListeners(giveUp.signal, 'abort')).toHaveLength(1);
+    giveUp.abort();
+    for (const res of await within(Promise.all(sent), 2_000, 'every request given up')) expect(res).toMatchObject({ status: null, error: 'given up: the daemon is shutting down' });
+    expect(await within(r.closed, 2_000, 'the connection closed')).toBe('svc');
+    expect(await postOnce(r.url, Buffer.from('{}'), {}, config, giveUp.signal)).toMatchObject({ status: null, error: 'given up: the daemon is shutting down' });
+    expect(r.requests).toBe(20);
   });
 
   it('a target that is not a URL: an error outcome, not a throw', async () => {

@@ -79,15 +79,18 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // Drains alternated with bare loops (one run swung 4x between two bare loops of one run on this
     // shared machine): each drain is compared with the mean of the bare loops either side of it,
     // and the line reports the median round.
-    // The bare loop warms up too (in four bench runs its first loop was 25-55 % slower than its last): one run
-    // unmeasured, so the first drain is not compared with a cold loop.
+    // The bare loops warm up too (the one with new connections was 25-55 % slower in its first loop
+    // than its last; the one keeping them rose 2-4x through a run after one loop of warm-up): three
+    // loops of each unmeasured, so the first drain is not compared with a cold loop.
     // Two bare loops: one keeping its connections as svc does (HTTP keep-alive, the baseline), one
     // with a new connection per POST (svc's way until 2026-11-27, and the first figures).
     const kept = new http.Agent({ keepAlive: true, maxFreeSockets: c, scheduling: 'lifo' });
     const bareKept = () => barePosts(receivers.urls[0], bytes, n, c, kept);
     const bareNew = () => barePosts(receivers.urls[0], bytes, n, c, false);
-    await bareKept();
-    await bareNew();
+    for (let i = 0; i < 3; i++) {
+      await bareKept();
+      await bareNew();
+    }
     const bares = [await bareKept()];
     const fresh = [await bareNew()];
     const drains: Array<Awaited<ReturnType<typeof drain>>> = [];

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { Config } from '../config/schema.js';
 import { assertLiteralAllowed, guardedLookup } from './targets.js';
 
@@ -156,18 +157,33 @@ const lookupFor = (config: WebhookConfig) => {
  * The kept connections, one pool per configuration (a process has one). No bound on connections
  * in use: the worker bounds requests per receiver (webhooks.concurrencyPerReceiver), and a pool
  * that queued requests would make one receiver's requests wait behind another's on the same host.
- * Each was checked by the SSRF guard when it connected; an idle one does not keep the process alive.
+ * Idle ones: at most concurrencyPerReceiver per receiver and twice webhooks.concurrency in all (a
+ * daemon sending to thousands of receivers must not hold a descriptor for each); a connection that
+ * finds the bound reached closes as it would have without keep-alive. Each was checked by the
+ * SSRF guard when it connected; an idle one does not keep the process alive.
  */
 const agents = new WeakMap<WebhookConfig, { http: http.Agent; https: https.Agent }>();
 function agentsFor(config: WebhookConfig) {
   let pair = agents.get(config);
   if (!pair) {
     const options = { keepAlive: true, maxFreeSockets: config.concurrencyPerReceiver, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
-    pair = { http: new http.Agent(options), https: new https.Agent(options) };
-    agents.set(config, pair);
+    const both = { http: new http.Agent(options), https: new https.Agent(options) };
+    const most = 2 * config.concurrency;
+    for (const agent of [both.http, both.https]) {
+      // node:http's own hook: false closes the connection instead of keeping it.
+      const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Duplex) => boolean;
+      agent.keepSocketAlive = ((socket: Duplex) => idleIn(both.http) + idleIn(both.https) < most && keep(socket)) as never;
+    }
+    agents.set(config, (pair = both));
   }
   return pair;
 }
+
+const idleIn = (agent: http.Agent): number => {
+  let n = 0;
+  for (const list of Object.values(agent.freeSockets)) n += list?.length ?? 0;
+  return n;
+};
 
 /** Close the kept connections that are idle (the daemon stopping; requests in flight are the worker's to end). */
 export function closeIdleConnections(config: WebhookConfig): void {

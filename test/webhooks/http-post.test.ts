@@ -71,6 +71,19 @@ describe('postOnce against receivers that keep the connection', () => {
     expect(await within(r.closed, 2_000, 'the connection closed')).toBe('svc');
   });
 
+  it('idle connections in all are bounded at twice webhooks.concurrency: past it, a finished connection is closed, not kept', async () => {
+    const small = { ...config, concurrency: 2 }; // at most 4 idle in all
+    const receivers = await Promise.all(Array.from({ length: 6 }, () => rawReceiver((s) => s.write(OK))));
+    let closedSoFar = 0;
+    const closedBy = receivers.map((r, i) => r.closed.then(() => ((closedSoFar += 1), i)));
+    for (const r of receivers) expect(await postOnce(r.url, Buffer.from('{}'), {}, small)).toMatchObject({ status: 200 });
+    // The fifth and sixth found four idle already: closed at once; the first four stay open.
+    expect((await within(Promise.all([closedBy[4], closedBy[5]]), 2_000, 'the fifth and sixth closed')).sort()).toEqual([4, 5]);
+    expect(closedSoFar).toBe(2);
+    closeIdleConnections(small);
+    expect((await within(Promise.all(closedBy.slice(0, 4)), 2_000, 'the idle four closed')).sort()).toEqual([0, 1, 2, 3]);
+  });
+
   it('a receiver that answers Connection: close: each POST on a new connection, which svc closes', async () => {
     const r = await rawReceiver((s) => s.write('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n'));
     for (let i = 0; i < 2; i++) expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: 204, error: null });

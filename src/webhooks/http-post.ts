@@ -58,13 +58,17 @@ function exchange(
     let resHeaders: http.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    /** `ended`: the response came whole; node:http then keeps or closes the connection itself. */
+    /**
+     * `ended`: the response came whole; node:http then keeps or closes the connection itself, once
+     * our request went out whole too. A receiver that answered early and stopped reading the rest
+     * would hold that connection with nothing left to end it: closed here, as every other outcome.
+     */
     const finish = (error: string | null, ended = false, staleConnection = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       forget();
-      if (!ended) req.destroy();
+      if (!ended || !req.writableFinished) req.destroy();
       resolve({ result: { status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() }, staleConnection });
     };
     let url: URL;
@@ -81,8 +85,8 @@ function exchange(
     const req = (tls ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Length': String(body.length), 'User-Agent': 'svc-webhooks/1' },
-      lookup: lookupFor(config) as never,
-      agent: reuse ? agentsFor(config)[tls ? 'https' : 'http'] : false,
+      lookup: connectionsFor(config).lookup as never,
+      agent: reuse ? connectionsFor(config)[tls ? 'https' : 'http'] : false,
     });
     const forget = signal ? onAbort(signal, () => finish(GIVEN_UP)) : () => {};
     const timer = setTimeout(() => {
@@ -134,8 +138,7 @@ function describeError(err: NodeJS.ErrnoException): string {
   return err.message || String(err.code ?? err);
 }
 
-// A drain sends to a handful of receivers thousands of times: their URLs are parsed, and the
-// guarded lookup made, once (both read only).
+// A drain sends to a handful of receivers thousands of times: their URLs are parsed once (read only).
 const urls = new Map<string, URL>();
 const parsed = (target: string): URL => {
   let url = urls.get(target);
@@ -146,37 +149,37 @@ const parsed = (target: string): URL => {
   }
   return url;
 };
-const lookups = new WeakMap<WebhookConfig, ReturnType<typeof guardedLookup>>();
-const lookupFor = (config: WebhookConfig) => {
-  let lookup = lookups.get(config);
-  if (!lookup) lookups.set(config, (lookup = guardedLookup(config)));
-  return lookup;
-};
 
 /**
- * The kept connections, one pool per configuration (a process has one). No bound on connections
- * in use: the worker bounds requests per receiver (webhooks.concurrencyPerReceiver), and a pool
- * that queued requests would make one receiver's requests wait behind another's on the same host.
- * Idle ones: at most concurrencyPerReceiver per receiver and twice webhooks.concurrency in all (a
- * daemon sending to thousands of receivers must not hold a descriptor for each); a connection that
- * finds the bound reached closes as it would have without keep-alive. Each was checked by the
- * SSRF guard when it connected; an idle one does not keep the process alive.
+ * The kept connections and the guarded lookup, one set per configuration (a process has one). No
+ * bound on connections in use: the worker bounds requests per receiver
+ * (webhooks.concurrencyPerReceiver), and a pool that queued requests would make one receiver's
+ * requests wait behind another's on the same host. Idle ones: at most concurrencyPerReceiver per
+ * receiver and twice webhooks.concurrency in all (a daemon sending to thousands of receivers must
+ * not hold a descriptor for each); a connection that finds the bound reached closes as it would
+ * have without keep-alive. Each was checked by the SSRF guard when it connected; an idle one does
+ * not keep the process alive.
  */
-const agents = new WeakMap<WebhookConfig, { http: http.Agent; https: https.Agent }>();
-function agentsFor(config: WebhookConfig) {
-  let pair = agents.get(config);
-  if (!pair) {
+interface Connections {
+  http: http.Agent;
+  https: https.Agent;
+  lookup: ReturnType<typeof guardedLookup>;
+}
+const connections = new WeakMap<WebhookConfig, Connections>();
+function connectionsFor(config: WebhookConfig): Connections {
+  let found = connections.get(config);
+  if (!found) {
     const options = { keepAlive: true, maxFreeSockets: config.concurrencyPerReceiver, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
-    const both = { http: new http.Agent(options), https: new https.Agent(options) };
+    const made = { http: new http.Agent(options), https: new https.Agent(options), lookup: guardedLookup(config) };
     const most = 2 * config.concurrency;
-    for (const agent of [both.http, both.https]) {
+    for (const agent of [made.http, made.https]) {
       // node:http's own hook: false closes the connection instead of keeping it.
       const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Duplex) => boolean;
-      agent.keepSocketAlive = ((socket: Duplex) => idleIn(both.http) + idleIn(both.https) < most && keep(socket)) as never;
+      agent.keepSocketAlive = ((socket: Duplex) => idleIn(made.http) + idleIn(made.https) < most && keep(socket)) as never;
     }
-    agents.set(config, (pair = both));
+    connections.set(config, (found = made));
   }
-  return pair;
+  return found;
 }
 
 const idleIn = (agent: http.Agent): number => {
@@ -187,7 +190,7 @@ const idleIn = (agent: http.Agent): number => {
 
 /** Close the kept connections that are idle (the daemon stopping; requests in flight are the worker's to end). */
 export function closeIdleConnections(config: WebhookConfig): void {
-  const pair = agents.get(config);
-  if (!pair) return;
-  for (const agent of [pair.http, pair.https]) for (const list of Object.values(agent.freeSockets)) for (const socket of list ?? []) socket.destroy();
+  const found = connections.get(config);
+  if (!found) return;
+  for (const agent of [found.http, found.https]) for (const list of Object.values(agent.freeSockets)) for (const socket of list ?? []) socket.destroy();
 }

@@ -100,6 +100,28 @@ describe('postOnce against receivers that keep the connection', () => {
     expect({ connections: r.connections, requests: r.requests }).toEqual({ connections: 2, requests: 3 });
   });
 
+  it('an answer before the request went out whole (the receiver stops reading): the answer counts, and svc closes the connection instead of keeping it', async () => {
+    let onClosed!: () => void;
+    const closed = new Promise<void>((ok) => (onClosed = ok));
+    let held: net.Socket | undefined;
+    const server = net.createServer((socket) => {
+      held = socket;
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n');
+        socket.pause(); // reads no more: the rest of the body stays unsent, in svc's buffers
+      });
+      socket.on('close', onClosed);
+    });
+    servers.push(server);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+    // Far more than the kernel's socket buffers hold, so the write cannot finish.
+    const res = await postOnce(url, Buffer.alloc(32 * 1024 * 1024, 'x'), {}, config);
+    expect(res).toMatchObject({ status: 413, error: null });
+    held!.resume(); // reading again, the receiver sees what svc did with the connection: closed it
+    await within(closed, 2_000, 'the connection closed');
+  });
+
   it('a new connection reset before any answer is a failed attempt, not tried again', async () => {
     const r = await rawReceiver((s) => s.resetAndDestroy());
     expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: null, error: 'connection reset by the receiver' });

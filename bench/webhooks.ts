@@ -11,7 +11,10 @@ import { createArticle } from '../src/publishing/create.js';
 import { loadConfig } from '../src/config/load.js';
 import { publishArticle } from '../src/publishing/publish.js';
 import { createLogger } from '../src/lib/log.js';
+import { findConnector } from '../src/connectors/store.js';
+import { sendAttempt } from '../src/webhooks/attempt.js';
 import { setWebhook } from '../src/webhooks/service.js';
+import { toEvent } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { createWorkspace } from '../src/workspaces/service.js';
 import type { Workspace } from '../src/workspaces/types.js';
@@ -27,7 +30,8 @@ const BODY = `# Bench\n\n${'## Section\n\nSome words about gardens, soil and see
  * at once unless told otherwise. Lines:
  * (1) outbox drain: N queued events delivered by the worker, against a bare node:http POST loop
  *     of the same bytes, same concurrency, keeping its connections as the worker does (run before
- *     and after each drain); also against a bare loop with a new connection per POST;
+ *     and after each drain); also against a bare loop with a new connection per POST, and svc's
+ *     send alone (the drain's events sent again with no database and no worker: its ceiling);
  * (2) publish-to-delivery latency, one publish at a time, and (3) under a burst of publishes:
  *     from publishArticle() returning to the receiver having answered;
  * (4) 100 workspaces, each with its own receiver (one slow, one failing, one answering 410):
@@ -94,8 +98,10 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const bares = [await bareKept()];
     const fresh = [await bareNew()];
     const drains: Array<Awaited<ReturnType<typeof drain>>> = [];
+    const sends: Array<Awaited<ReturnType<typeof sendAlone>>> = [];
     for (let i = 0; i < DRAIN_ROUNDS; i++) {
       drains.push(await drain(app, ws, receivers, n));
+      sends.push(await sendAlone(app, ws, n, c));
       bares.push(await bareKept());
       fresh.push(await bareNew());
     }
@@ -105,6 +111,8 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const { d: drained, bare, bareCpu } = rounds[Math.floor(rounds.length / 2)];
     const freshRatios = rounds.map((r) => r.d.reqPerSec / r.fresh).sort((x, y) => x - y);
     const freshRatio = freshRatios[Math.floor(freshRatios.length / 2)];
+    const sendRatios = sends.map((x, i) => ({ x, ratio: x.reqPerSec / mean(bares, i), cpu: x.cpuMs / ((bares[i].cpuMs + bares[i + 1].cpuMs) / 2) })).sort((x, y) => x.ratio - y.ratio);
+    const sent = sendRatios[Math.floor(sendRatios.length / 2)];
     const bareOne = await barePosts(receivers.urls[0], bytes, latencyRuns, 1, kept);
     kept.destroy();
     await receivers.report(true);
@@ -114,12 +122,14 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     await app.close();
     log(`${label}: ${DRAIN_ROUNDS} drains of ${n} deliveries (${bytes} bytes): ${drains.map((d) => d.reqPerSec.toFixed(0)).join(', ')}/s; bare loops keeping their connections ${bares.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s (c=${c}); ratios ${rounds.map((r) => (r.d.reqPerSec / r.bare).toFixed(2)).join(', ')}, median ${(drained.reqPerSec / bare).toFixed(2)}`);
     log(`${label}: bare loops with a new connection per POST ${fresh.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s; the drains against them ${freshRatios.map((r) => r.toFixed(2)).join(', ')}, median ${freshRatio.toFixed(2)}`);
+    log(`${label}: the send alone (no database, no worker) ${sends.map((x) => x.reqPerSec.toFixed(0)).join(', ')}/s; against the bare loops keeping their connections ${sendRatios.map((r) => r.ratio.toFixed(2)).join(', ')}, median ${sent.ratio.toFixed(2)}, CPU per POST ${sent.cpu.toFixed(1)}x: the most a drain could reach`);
     log(`${label}: median round: CPU per delivery ${drained.cpuMs.toFixed(2)} ms; per bare POST ${bareCpu.toFixed(2)} ms (ratio ${(drained.cpuMs / bareCpu).toFixed(1)}x; steadier than req/s on a shared machine)`);
     log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
     log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
       { name: `webhook drain, ${n} events (${label}, c=${c}, median of ${DRAIN_ROUNDS} rounds)`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare },
       { name: `webhook drain vs a bare loop with a new connection per POST (${label})`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: drained.reqPerSec / freshRatio, ratio: freshRatio },
+      { name: `webhook send alone, no database: the drain's ceiling (${label})`, reqPerSec: sent.x.reqPerSec, p50Ms: sent.x.p50, p99Ms: sent.x.p99, baselineReqPerSec: sent.x.reqPerSec / sent.ratio, ratio: sent.ratio },
       { name: `webhook publish-to-delivery, one at a time (${label})`, reqPerSec: single.reqPerSec, p50Ms: single.p50, p99Ms: single.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: single.reqPerSec / bareOne.reqPerSec },
       { name: `webhook publish-to-delivery, burst of ${burst} (${label})`, reqPerSec: burstLat.reqPerSec, p50Ms: burstLat.p50, p99Ms: burstLat.p99, baselineReqPerSec: bare, ratio: burstLat.reqPerSec / bare },
       { name: `webhook 100 receivers, healthy ones (${label}; vs 1 receiver)`, reqPerSec: many.reqPerSec, p50Ms: many.p50, p99Ms: many.p99, baselineReqPerSec: drained.reqPerSec, ratio: many.reqPerSec / drained.reqPerSec },
@@ -213,6 +223,33 @@ async function barePosts(url: string, bytes: number, n: number, concurrency: num
   const ms = performance.now() - started;
   times.sort((a, b) => a - b);
   return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, n) };
+}
+
+/**
+ * svc's send path alone, the drain's ceiling: the last `n` events of the workspace (the drain's,
+ * read before the clock starts) sent again through sendAttempt (payload, signature, POST on the
+ * worker's kept connections) at concurrency `c`; no claim, no record, no worker.
+ */
+async function sendAlone(app: App, ws: Workspace, n: number, c: number) {
+  const connector = (await findConnector(app.db, ws.id, 'webhook'))!;
+  const events = (await app.db('webhook_events').where({ connector_id: connector.id }).orderBy('seq', 'desc').limit(n)).map(toEvent);
+  const lease = { holderId: 'bench', token: 'bench', until: new Date(Date.now() + 3_600_000).toISOString() };
+  const times: number[] = [];
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (next < events.length) {
+        const sent = await sendAttempt(app, events[next++], connector, lease, null);
+        if (!sent.outcome.ok) throw new Error(`the send alone failed: ${sent.outcome.error}`);
+        times.push(sent.outcome.durationMs);
+      }
+    }),
+  );
+  const ms = performance.now() - started;
+  times.sort((a, b) => a - b);
+  return { reqPerSec: (events.length * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, events.length) };
 }
 
 /** This process's user+system CPU time (all its threads, SQLite's included) per request since `from`. */

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -17,7 +18,7 @@ interface RawReceiver {
   requests: number;
 }
 
-const servers: net.Server[] = [];
+const servers: Array<net.Server | http.Server> = [];
 afterEach(() => {
   closeIdleConnections(config);
   for (const s of servers.splice(0)) s.close();
@@ -173,5 +174,51 @@ describe('postOnce against receivers that keep the connection', () => {
     const res = await postOnce('not a url', Buffer.from('{}'), {}, config);
     expect(res.status).toBeNull();
     expect(res.error).toMatch(/invalid url/i);
+  });
+});
+
+describe('postOnce against the keep-alive of real servers', () => {
+  /** A node:http receiver (the server under Express, Fastify, Next.js): answers 200 once the body is read. */
+  async function nodeReceiver(keepAliveTimeout?: number) {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"received":true}'));
+    });
+    if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
+    const sockets: net.Socket[] = [];
+    server.on('connection', (socket) => sockets.push(socket));
+    servers.push(server);
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`, sockets };
+  }
+
+  it('a node:http receiver with its defaults (Keep-Alive: timeout=5): POSTs one after another share one connection', async () => {
+    const r = await nodeReceiver();
+    for (let i = 0; i < 4; i++) expect(await postOnce(r.url, Buffer.from(`{"n":${i}}`), {}, config)).toMatchObject({ status: 200, error: null });
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it('a receiver announcing a short keep-alive (Keep-Alive: timeout=2): svc closes the idle connection before the receiver would, so no POST meets a connection closing under it', async () => {
+    const r = await nodeReceiver(2_000);
+    expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: 200 });
+    const [socket] = r.sockets;
+    // Who ends the idle connection first: svc (its FIN reaches the receiver: 'end') or the receiver (its idle timer: 'timeout').
+    const first = await within(new Promise<string>((ok) => (socket.once('end', () => ok('svc')), socket.once('timeout', () => ok('receiver')))), 5_000, 'the idle connection ended');
+    expect(first).toBe('svc');
+    expect(await postOnce(r.url, Buffer.from('{}'), {}, config)).toMatchObject({ status: 200, error: null });
+    expect(r.sockets).toHaveLength(2);
+  });
+
+  it('a receiver that closes idle connections itself and announces nothing (gunicorn keeps them 2 s): the next POST goes on a new connection, without an error or a second try', async () => {
+    // Answers, then ends the connection after 50 ms idle, as such a server does.
+    const r = await rawReceiver((s) => {
+      s.write(OK);
+      setTimeout(() => s.end(), 50);
+    });
+    expect(await postOnce(r.url, Buffer.from('{"n":1}'), {}, config)).toMatchObject({ status: 200 });
+    await within(r.closed, 2_000, 'the receiver closed the idle connection');
+    expect(await postOnce(r.url, Buffer.from('{"n":2}'), {}, config)).toMatchObject({ status: 200, error: null });
+    // Two requests in all: the second never went on the closed connection (it would have been sent again).
+    expect({ connections: r.connections, requests: r.requests }).toEqual({ connections: 2, requests: 2 });
   });
 });

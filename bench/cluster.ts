@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/lib/log.js';
 import { BIN, HERE, type Load, alternate, cpuText, firstLine, load, versus } from './content.js';
 import { paced } from './paced.js';
+import { scratchDatabase } from './scratch-db.js';
 import { seedPublished } from './seed.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -26,12 +26,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     log('skipped: set SVC_BENCH_DATABASE_URL (or SVC_TEST_DATABASE_URL) to a PostgreSQL server to measure one vs two daemons');
     return [];
   }
-  const name = `svc_bench_${Date.now().toString(36)}`;
-  await admin(server, `CREATE DATABASE ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
+  const db = await scratchDatabase(server, 'svc_bench', log);
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-pg-'));
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_DATABASE_URL: url.toString(), SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_DATABASE_URL: db.url, SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
   const children: ChildProcess[] = [];
   try {
     const app = await createApp({ config: loadConfig({ env, cwd: dir }), log: createLogger('warn') });
@@ -116,16 +113,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     for (const c of children) c.kill('SIGTERM');
     await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)));
     rmSync(dir, { recursive: true, force: true });
-    await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => log(`could not drop ${name}: ${err}`));
+    await db.drop();
   }
 }
 
-async function admin(connectionString: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}

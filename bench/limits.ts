@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/lib/log.js';
 import { firstLine, load } from './content.js';
+import { scratchDatabase } from './scratch-db.js';
 import { seedPublished } from './seed.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -25,7 +25,7 @@ const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * memory's. Skipped when PostgreSQL is unreachable; the Redis line when Redis is.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
-  const dbUrl = await createDatabase();
+  const dbUrl = await scratchDatabase(PG_URL, 'svc_bench', log).catch(() => undefined);
   if (!dbUrl) {
     log(`PostgreSQL unreachable at ${PG_URL}: skipped`);
     return [];
@@ -74,29 +74,6 @@ async function measure(env: Record<string, string>, cwd: string, key: string, se
   }
 }
 
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
-  const name = `svc_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-  } catch {
-    return undefined;
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 async function redisUp(): Promise<boolean> {
   const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });

@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createApp, type App } from '../src/app.js';
 import { generateBlogKey } from '../src/auth/blog-keys.js';
 import { createArticle } from '../src/publishing/create.js';
@@ -18,6 +17,7 @@ import { toEvent } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { createWorkspace } from '../src/workspaces/service.js';
 import type { Workspace } from '../src/workspaces/types.js';
+import { scratchDatabase } from './scratch-db.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -44,14 +44,11 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     log('PostgreSQL lines skipped: set SVC_BENCH_DATABASE_URL (or SVC_TEST_DATABASE_URL)');
     return results;
   }
-  const name = `svc_bench_wh_${Date.now().toString(36)}`;
-  await admin(server, `CREATE DATABASE ${name}`);
+  const db = await scratchDatabase(server, 'svc_bench_wh', log);
   try {
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    results.push(...(await runOn('PostgreSQL', url.toString(), opts)));
+    results.push(...(await runOn('PostgreSQL', db.url, opts)));
   } finally {
-    await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => log(`could not drop ${name}: ${err}`));
+    await db.drop();
   }
   return results;
 }
@@ -361,15 +358,6 @@ async function manyReceivers(app: App, receivers: Receivers, k: number) {
   return { ms, healthy: target, reqPerSec: (target * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), slowAnswered: slowAtEnd };
 }
 
-async function admin(connectionString: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 // `node dist/bench/webhooks.js [--quick]`: this bench alone.
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -1,0 +1,38 @@
+import pg from 'pg';
+
+/** A database of its own for one bench module, on a PostgreSQL server; drop() removes it. */
+export interface ScratchDatabase {
+  url: string;
+  /** Drops it; a failure is logged, not thrown (the bench's figures still count). */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database named `<prefix>_<time>` on the server `serverUrl` names. Throws when
+ * the server cannot be reached (within 10 s: a silent server fails the bench instead of holding it).
+ */
+export async function scratchDatabase(serverUrl: string, prefix: string, log: (s: string) => void): Promise<ScratchDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}`;
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err) => log(`could not drop ${name}: ${err}`)),
+  };
+}
+
+/**
+ * One statement on its own connection to `connectionString`: CREATE and DROP DATABASE cannot run
+ * in a pool's transaction. Bounded, so a silent server fails the caller instead of holding it (the
+ * tests' globalSetup, which has no vitest timeout, uses it too).
+ */
+export async function adminQuery(connectionString: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000, query_timeout: 60_000 });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}

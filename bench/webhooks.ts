@@ -193,33 +193,19 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 /** The baseline: POSTs of svc's payload size, on kept connections as the worker makes them (`agent`), or a new connection each (false). */
-async function barePosts(url: string, bytes: number, n: number, concurrency: number, agent: http.Agent | false) {
+function barePosts(url: string, bytes: number, n: number, concurrency: number, agent: http.Agent | false) {
   const body = Buffer.alloc(bytes, 'x');
-  const times: number[] = [];
-  let next = 0;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const one = () =>
-    new Promise<void>((ok, fail) => {
-      const t = performance.now();
+  return timedLoop(n, concurrency, () => {
+    const t = performance.now();
+    return new Promise<number>((ok, fail) => {
       const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
         res.resume();
-        res.on('end', () => {
-          times.push(performance.now() - t);
-          ok();
-        });
+        res.on('end', () => ok(performance.now() - t));
       });
       req.on('error', fail);
       req.end(body);
     });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < n) await one();
-    }),
-  );
-  const ms = performance.now() - started;
-  times.sort((a, b) => a - b);
-  return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, n) };
+  });
 }
 
 /**
@@ -231,22 +217,27 @@ async function sendAlone(app: App, ws: Workspace, n: number, c: number) {
   const connector = (await findConnector(app.db, ws.id, 'webhook'))!;
   const events = (await app.db('webhook_events').where({ connector_id: connector.id }).orderBy('seq', 'desc').limit(n)).map(toEvent);
   const lease = { holderId: 'bench', token: 'bench', until: new Date(Date.now() + 3_600_000).toISOString() };
+  return timedLoop(events.length, c, async (i) => {
+    const sent = await sendAttempt(app, events[i], connector, lease, null);
+    if (!sent.outcome.ok) throw new Error(`the send alone failed: ${sent.outcome.error}`);
+    return sent.outcome.durationMs;
+  });
+}
+
+/** `one(i)` for i below n, at most `concurrency` at once, each answering its duration in ms: rate, p50, p99 and CPU per call. */
+async function timedLoop(n: number, concurrency: number, one: (i: number) => Promise<number>) {
   const times: number[] = [];
   let next = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: c }, async () => {
-      while (next < events.length) {
-        const sent = await sendAttempt(app, events[next++], connector, lease, null);
-        if (!sent.outcome.ok) throw new Error(`the send alone failed: ${sent.outcome.error}`);
-        times.push(sent.outcome.durationMs);
-      }
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) times.push(await one(next++));
     }),
   );
   const ms = performance.now() - started;
   times.sort((a, b) => a - b);
-  return { reqPerSec: (events.length * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, events.length) };
+  return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, n) };
 }
 
 /** This process's user+system CPU time (all its threads, SQLite's included) per request since `from`. */

@@ -82,11 +82,12 @@ function exchange(
       return;
     }
     const tls = url.protocol === 'https:';
+    const kept = connectionsFor(config);
     const req = (tls ? https : http).request(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Length': String(body.length), 'User-Agent': 'svc-webhooks/1' },
-      lookup: connectionsFor(config).lookup as never,
-      agent: reuse ? connectionsFor(config)[tls ? 'https' : 'http'] : false,
+      lookup: kept.lookup as never,
+      agent: reuse ? kept[tls ? 'https' : 'http'] : false,
     });
     const forget = signal ? onAbort(signal, () => finish(GIVEN_UP)) : () => {};
     const timer = setTimeout(() => {

@@ -112,13 +112,18 @@ async function http(env: Record<string, string>, cwd: string, seeded: Seeded, se
 /** One line of svc against a baseline measured the same way (ratio: the median of the rounds' ratios when alternated). */
 export const versus = (name: string, svc: Load, base: Load): BenchResult => ({
   name, reqPerSec: svc.rps, p50Ms: svc.p50, p99Ms: svc.p99, baselineReqPerSec: base.rps, ratio: svc.ratio ?? svc.rps / base.rps,
-  baselineP99Ms: base.p99, cpuUsPerReq: svc.cpu, baselineCpuUsPerReq: base.cpu,
+  baselineP99Ms: base.p99, cpuUsPerReq: svc.cpu, baselineCpuUsPerReq: base.cpu, p99Ratio: svc.p99Ratio, cpuRatio: svc.cpuRatio,
 });
 
 /** Runs of svc and of its baseline, alternated, per line: the shared machine's swings hit both sides alike. */
 export const ROUNDS = 3;
 
-/** `a` and `b` run alternately ROUNDS times; each figure is the median of its runs, a's ratio the median of the rounds' req/s ratios. */
+/**
+ * `a` and `b` run alternately ROUNDS times; each figure is the median of its runs, a's ratios
+ * (req/s, p99, CPU per request) the medians of the rounds' ratios: a round's two runs saw the
+ * same machine, where the medians of each side may come from different rounds (one run's CPU per
+ * request swung 25 % between rounds here, 2026-11-27).
+ */
 export async function alternate(a: () => Promise<Load>, b: () => Promise<Load>): Promise<[Load, Load]> {
   const as: Load[] = [];
   const bs: Load[] = [];
@@ -132,7 +137,8 @@ export async function alternate(a: () => Promise<Load>, b: () => Promise<Load>):
     return sorted[Math.floor(sorted.length / 2)];
   };
   const of = (ls: Load[]): Load => ({ rps: median(ls.map((l) => l.rps))!, p50: median(ls.map((l) => l.p50))!, p99: median(ls.map((l) => l.p99))!, cpu: median(ls.map((l) => l.cpu)) });
-  return [{ ...of(as), ratio: median(as.map((l, i) => l.rps / bs[i].rps)) }, of(bs)];
+  const ratios = (f: (l: Load) => number | undefined) => median(as.map((l, i) => (f(l) === undefined || !f(bs[i]) ? undefined : f(l)! / f(bs[i])!)));
+  return [{ ...of(as), ratio: ratios((l) => l.rps), p99Ratio: ratios((l) => l.p99), cpuRatio: ratios((l) => l.cpu) }, of(bs)];
 }
 
 export const cpuText = (l: Load) => `p99 ${l.p99} ms, ${l.cpu === undefined ? 'CPU unknown' : `${l.cpu.toFixed(1)} us CPU/req`}`;
@@ -160,8 +166,10 @@ export interface Load {
   p99: number;
   /** CPU time (user + system) of the serving processes over the requests answered, in us; undefined without /proc. */
   cpu?: number;
-  /** Against a baseline run alternately (alternate()): the median of the rounds' req/s ratios. */
+  /** Against a baseline run alternately (alternate()): the median of the rounds' req/s, p99 and CPU ratios. */
   ratio?: number;
+  p99Ratio?: number;
+  cpuRatio?: number;
 }
 
 /**

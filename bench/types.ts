@@ -13,6 +13,13 @@ export interface BenchResult {
   /** The serving processes' CPU time (user + system) over the requests they answered, in microseconds. */
   cpuUsPerReq?: number;
   baselineCpuUsPerReq?: number;
+  /**
+   * svc's p99 and CPU per request over the baseline's, when the two ran alternately: the median of
+   * the rounds' ratios (each round's pair saw the same machine), as `ratio` is for req/s. Absent:
+   * the ratio of the two figures.
+   */
+  p99Ratio?: number;
+  cpuRatio?: number;
 }
 
 export interface BenchOptions {

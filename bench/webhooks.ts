@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp, type App } from '../src/app.js';
@@ -17,6 +17,8 @@ import { toEvent } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { createWorkspace } from '../src/workspaces/service.js';
 import type { Workspace } from '../src/workspaces/types.js';
+import { isPostgres } from '../src/db/connect.js';
+import { cpuMicros } from './content.js';
 import { scratchDatabase } from './scratch-db.js';
 import type { BenchOptions, BenchResult } from './types.js';
 
@@ -86,8 +88,8 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // Two bare loops: one keeping its connections as svc does (HTTP keep-alive, the baseline), one
     // with a new connection per POST (svc's way until 2026-11-27, and the issue's first figures).
     const kept = new http.Agent({ keepAlive: true, maxFreeSockets: c, scheduling: 'lifo' });
-    const bareKept = () => barePosts(receivers.urls[0], bytes, n, c, kept);
-    const bareNew = () => barePosts(receivers.urls[0], bytes, n, c, false);
+    const bareKept = () => barePosts(receivers, bytes, n, c, kept);
+    const bareNew = () => barePosts(receivers, bytes, n, c, false);
     for (let i = 0; i < 3; i++) {
       await bareKept();
       await bareNew();
@@ -103,14 +105,23 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
       fresh.push(await bareNew());
     }
     const mean = (xs: Array<{ reqPerSec: number }>, i: number) => (xs[i].reqPerSec + xs[i + 1].reqPerSec) / 2;
-    const rounds = drains.map((d, i) => ({ d, bare: mean(bares, i), fresh: mean(fresh, i), bareCpu: (bares[i].cpuMs + bares[i + 1].cpuMs) / 2 }));
+    const rounds = drains.map((d, i) => ({
+      d, bare: mean(bares, i), fresh: mean(fresh, i), bareCpu: (bares[i].cpuMs + bares[i + 1].cpuMs) / 2, bareReceiver: (bares[i].receiverMs + bares[i + 1].receiverMs) / 2,
+    }));
     rounds.sort((x, y) => x.d.reqPerSec / x.bare - y.d.reqPerSec / y.bare);
-    const { d: drained, bare, bareCpu } = rounds[Math.floor(rounds.length / 2)];
+    const { d: drained, bare, bareCpu, bareReceiver } = rounds[Math.floor(rounds.length / 2)];
+    // Every process of a drain and of a bare loop shares this machine's cores: the CPU a delivery
+    // costs, all processes counted (svc, PostgreSQL's backends, the receiver), bounds the drain's rate.
+    const drainAll = drained.cpuMs + drained.databaseMs + drained.receiverMs;
+    const bareAll = bareCpu + bareReceiver;
+    // The most any drain at this CPU cost could deliver here, every core busy with nothing else.
+    const cores = os.cpus().length;
+    const drainMax = (cores * 1000) / drainAll;
     const freshRatios = rounds.map((r) => r.d.reqPerSec / r.fresh).sort((x, y) => x - y);
     const freshRatio = freshRatios[Math.floor(freshRatios.length / 2)];
     const sendRatios = sends.map((x, i) => ({ x, ratio: x.reqPerSec / mean(bares, i), cpu: x.cpuMs / ((bares[i].cpuMs + bares[i + 1].cpuMs) / 2) })).sort((x, y) => x.ratio - y.ratio);
     const sent = sendRatios[Math.floor(sendRatios.length / 2)];
-    const bareOne = await barePosts(receivers.urls[0], bytes, latencyRuns, 1, kept);
+    const bareOne = await barePosts(receivers, bytes, latencyRuns, 1, kept);
     kept.destroy();
     await receivers.report(true);
     const single = await publishLatency(app, ws, receivers, latencyRuns, 1);
@@ -121,10 +132,11 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     log(`${label}: bare loops with a new connection per POST ${fresh.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s; the drains against them ${freshRatios.map((r) => r.toFixed(2)).join(', ')}, median ${freshRatio.toFixed(2)}`);
     log(`${label}: the send alone (no database, no worker) ${sends.map((x) => x.reqPerSec.toFixed(0)).join(', ')}/s; against the bare loops keeping their connections ${sendRatios.map((r) => r.ratio.toFixed(2)).join(', ')}, median ${sent.ratio.toFixed(2)}, CPU per POST ${sent.cpu.toFixed(1)}x: the most a drain could reach`);
     log(`${label}: median round: CPU per delivery ${drained.cpuMs.toFixed(2)} ms; per bare POST ${bareCpu.toFixed(2)} ms (ratio ${(drained.cpuMs / bareCpu).toFixed(1)}x; steadier than req/s on a shared machine)`);
+    log(`${label}: median round, CPU by process: per delivery svc ${drained.cpuMs.toFixed(3)} + database ${drained.databaseMs.toFixed(3)} + receiver ${drained.receiverMs.toFixed(3)} = ${drainAll.toFixed(3)} ms; per bare POST loop ${bareCpu.toFixed(3)} + receiver ${bareReceiver.toFixed(3)} = ${bareAll.toFixed(3)} ms (${(drainAll / bareAll).toFixed(1)}x); at that cost this machine's ${cores} cores deliver at most ${drainMax.toFixed(0)}/s, ${(drainMax / bare).toFixed(2)} of the bare loop's rate`);
     log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
     log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
-      { name: `webhook drain, ${n} events (${label}, c=${c}, median of ${DRAIN_ROUNDS} rounds)`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare },
+      { name: `webhook drain, ${n} events (${label}, c=${c}, median of ${DRAIN_ROUNDS} rounds)`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare, cpuUsPerReq: drainAll * 1000, baselineCpuUsPerReq: bareAll * 1000 },
       { name: `webhook drain vs a bare loop with a new connection per POST (${label})`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: drained.reqPerSec / freshRatio, ratio: freshRatio },
       { name: `webhook send alone, no database: the drain's ceiling (${label})`, reqPerSec: sent.x.reqPerSec, p50Ms: sent.x.p50, p99Ms: sent.x.p99, baselineReqPerSec: sent.x.reqPerSec / sent.ratio, ratio: sent.ratio },
       { name: `webhook publish-to-delivery, one at a time (${label})`, reqPerSec: single.reqPerSec, p50Ms: single.p50, p99Ms: single.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: single.reqPerSec / bareOne.reqPerSec },
@@ -152,6 +164,8 @@ interface Receivers {
   /** Parse and report every answer (latency lines), or neither (the drains and the bare loops, so both cost the receiver the same). */
   report(on: boolean): Promise<void>;
   close(): void;
+  /** The receivers' process. */
+  pid: number | undefined;
 }
 
 async function startReceivers(behaviours: string[]): Promise<Receivers> {
@@ -180,6 +194,7 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
         child.send(on ? 'notify' : 'quiet');
       }),
     close: () => child.kill('SIGTERM'),
+    pid: child.pid,
   };
   child.on('message', (m: { i: number; article: string; bytes: number } | { ack: string }) => {
     if ('ack' in m) return acked?.();
@@ -193,9 +208,11 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
 /** The baseline: POSTs of svc's payload size, on kept connections as the worker makes them (`agent`), or a new connection each (false). */
-function barePosts(url: string, bytes: number, n: number, concurrency: number, agent: http.Agent | false) {
+async function barePosts(receivers: Receivers, bytes: number, n: number, concurrency: number, agent: http.Agent | false) {
+  const url = receivers.urls[0];
   const body = Buffer.alloc(bytes, 'x');
-  return timedLoop(n, concurrency, () => {
+  const others = await otherProcesses(null, receivers);
+  const loop = await timedLoop(n, concurrency, () => {
     const t = performance.now();
     return new Promise<number>((ok, fail) => {
       const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': body.length } }, (res) => {
@@ -206,6 +223,7 @@ function barePosts(url: string, bytes: number, n: number, concurrency: number, a
       req.end(body);
     });
   });
+  return { ...loop, receiverMs: (await others.per(n)).receiverMs };
 }
 
 /**
@@ -240,6 +258,24 @@ async function timedLoop(n: number, concurrency: number, one: (i: number) => Pro
   return { reqPerSec: (n * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), cpuMs: cpuMsPer(cpu, n) };
 }
 
+/**
+ * The CPU time the other processes of a drain or a bare loop spend: the receivers' process, and
+ * on PostgreSQL the server's backends serving this database (svc's pool; a backend that started
+ * meanwhile counts whole). `per(n)`: their time since this call, in ms per request.
+ */
+async function otherProcesses(app: App | null, receivers: Receivers) {
+  const backends = async () => (app && isPostgres(app.db) ? ((await app.db.raw('select pid from pg_stat_activity where datname = current_database()')).rows as Array<{ pid: number }>).map((r) => r.pid) : []);
+  const receiverFrom = cpuMicros(receivers.pid) ?? 0;
+  const databaseFrom = new Map((await backends()).map((pid) => [pid, cpuMicros(pid) ?? 0]));
+  return {
+    async per(n: number) {
+      let database = 0;
+      for (const pid of await backends()) database += (cpuMicros(pid) ?? 0) - (databaseFrom.get(pid) ?? 0);
+      return { receiverMs: ((cpuMicros(receivers.pid) ?? 0) - receiverFrom) / 1000 / n, databaseMs: database / 1000 / n };
+    },
+  };
+}
+
 /** This process's user+system CPU time (all its threads, SQLite's included) per request since `from`. */
 const cpuMsPer = (from: NodeJS.CpuUsage, n: number) => {
   const c = process.cpuUsage(from);
@@ -270,15 +306,17 @@ function recorded(app: App, n: number): Promise<void> {
 async function drain(app: App, ws: Workspace, receivers: Receivers, n: number) {
   for (const id of await makeArticles(app, ws, n)) await publishArticle(app, ws, id);
   const done = recorded(app, n);
+  const others = await otherProcesses(app, receivers);
   const cpu = process.cpuUsage();
   const started = performance.now();
   const worker = startWebhookWorker(app);
   await done;
   const ms = performance.now() - started;
   const cpuMs = cpuMsPer(cpu, n);
+  const { receiverMs, databaseMs } = await others.per(n);
   await worker.stop();
   const durations = (await app.db('webhook_deliveries').orderBy('created_at', 'desc').limit(n).pluck('duration_ms')).map(Number).sort((a, b) => a - b);
-  return { ms, reqPerSec: (n * 1000) / ms, p50: pct(durations, 50), p99: pct(durations, 99), cpuMs };
+  return { ms, reqPerSec: (n * 1000) / ms, p50: pct(durations, 50), p99: pct(durations, 99), cpuMs, receiverMs, databaseMs };
 }
 
 /**

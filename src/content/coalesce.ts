@@ -28,6 +28,8 @@ interface Burst<K, V> {
   /** performance.now() when its first caller asked, and when its read started. */
   since: number;
   started: number;
+  /** Answered (by its own read or a later one): a burst still reading but answered holds nobody. */
+  answered?: boolean;
   promise: Promise<Map<K, V>>;
   resolve(values: Map<K, V>): void;
   reject(err: unknown): void;
@@ -45,7 +47,8 @@ interface Burst<K, V> {
  *
  * A read still running `patienceMs` after it started (a silent connection) no longer holds the
  * next burst: that one starts a read of its own, with the stuck bursts' keys too, and whichever
- * read answers first answers them (both started after they asked). At most `maxReads` run at once.
+ * read answers first answers them (both started after they asked). With no caller since (a lone
+ * request), the stuck bursts get that read all the same. At most `maxReads` run at once.
  */
 export class FreshBatch<K, V> {
   private next: Burst<K, V> | null = null;
@@ -61,16 +64,26 @@ export class FreshBatch<K, V> {
 
   get(key: K): Promise<Map<K, V>> {
     if (!this.next) {
-      const burst = { keys: new Set<K>(), since: performance.now(), started: 0 } as Burst<K, V>;
-      burst.promise = new Promise<Map<K, V>>((resolve, reject) => {
-        burst.resolve = resolve;
-        burst.reject = reject;
-      });
-      this.next = burst;
+      this.next = this.burst();
       this.schedule();
     }
     this.next.keys.add(key);
     return this.next.promise;
+  }
+
+  private burst(): Burst<K, V> {
+    const burst = { keys: new Set<K>(), since: performance.now(), started: 0 } as Burst<K, V>;
+    burst.promise = new Promise<Map<K, V>>((resolve, reject) => {
+      burst.resolve = (values) => {
+        burst.answered = true;
+        resolve(values);
+      };
+      burst.reject = (err) => {
+        burst.answered = true;
+        reject(err);
+      };
+    });
+    return burst;
   }
 
   /** The next burst starts at the end of this turn when no read runs, else once the newest read outlived patienceMs. */
@@ -83,6 +96,11 @@ export class FreshBatch<K, V> {
 
   private readonly impatient = (): void => {
     this.timer = null;
+    // No caller since the read got stuck: its callers still get another read (one nobody else awaits, so its failure is nobody's).
+    if (!this.next && this.reading.some((b) => !b.answered)) {
+      this.next = this.burst();
+      this.next.promise.catch(() => undefined);
+    }
     this.start();
   };
 
@@ -104,6 +122,8 @@ export class FreshBatch<K, V> {
     for (const b of stuck) for (const k of b.keys) keys.add(k);
     burst.started = performance.now();
     this.reading.push(burst);
+    // Should this read hang, its callers get another at patienceMs, whether or not anyone else asks by then.
+    if (this.reading.length < this.maxReads && this.patienceMs !== Infinity) this.timer = setTimeout(this.impatient, Math.ceil(this.patienceMs));
     // A read that throws at once still ends, and lets the next burst start.
     new Promise<Map<K, V>>((resolve) => resolve(this.read([...keys], burst.started - burst.since)))
       .then((values) => {
@@ -112,6 +132,10 @@ export class FreshBatch<K, V> {
       .finally(() => {
         this.reading.splice(this.reading.indexOf(burst), 1);
         if (this.next) this.schedule();
+        else if (this.timer && !this.reading.some((b) => !b.answered)) {
+          clearTimeout(this.timer);
+          this.timer = null;
+        }
       });
   };
 }

@@ -85,9 +85,9 @@ export class ContentDelivery {
     ctx.events.on('content.changed', this.onChange);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.ctx.events.off('content.changed', this.onChange);
-    this.versions.close();
+    await this.versions.close();
   }
 
   /** The reader behind a key, or null for a missing, wrong, regenerated or revoked key. */

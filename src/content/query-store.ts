@@ -1,6 +1,6 @@
 import type { Db, Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
-import { preparedRows } from '../db/prepared.js';
+import { HeldReads } from '../db/held-reads.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from '../client/types.js';
 import { slugForms } from '../lib/slug.js';
@@ -153,21 +153,21 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 /**
  * The freshness check: workspaces' content versions, never older than a change committed before
  * the call. One read for every workspace a burst asks about (callers of one burst share it:
- * FreshBatch in coalesce.ts): on PostgreSQL a prepared statement on a pooled connection (the
- * knex builder cost more than the read: docs/performance.md), on SQLite one indexed read, skipped
- * for a workspace when nothing was committed anywhere since its last read (SqliteChangeSignal, one
- * pread of the -shm file). Nothing here holds a connection or waits on one of its own: the pool's
- * deadlines bound every read.
+ * FreshBatch in coalesce.ts): on PostgreSQL a prepared statement (the knex builder cost more
+ * than the read: docs/performance.md) on the connection kept for these reads when it is free, else
+ * on a pooled one (HeldReads: it never waits on a connection of its own, and the pool's deadlines
+ * bound every read); on SQLite one indexed read, skipped for a workspace when nothing was
+ * committed anywhere since its last read (SqliteChangeSignal, one pread of the -shm file).
  */
 export class VersionReader {
   private readonly sqlite: SqliteChangeSignal | null;
-  private readonly pg: boolean;
+  private readonly pg: HeldReads | null;
   private readonly known = new Map<string, { token: string; version: number | null }>();
 
   constructor(private readonly db: Db) {
     const { client, connection } = db.client.config as { client: string; connection?: Record<string, any> };
     this.sqlite = client === 'sqlite3' && connection?.filename ? new SqliteChangeSignal(`${connection.filename}-shm`) : null;
-    this.pg = client === 'pg';
+    this.pg = client === 'pg' ? new HeldReads(db) : null;
   }
 
   /**
@@ -178,7 +178,7 @@ export class VersionReader {
    */
   async changeToken(): Promise<string | null> {
     if (this.pg) {
-      const rows = await preparedRows(this.db, 'svc_content_change_token', CHANGE_TOKEN_SQL, []);
+      const rows = await this.pg.rows('svc_content_change_token', CHANGE_TOKEN_SQL, []);
       return (rows[0]?.[0] as string | undefined) ?? null;
     }
     return this.sqlite?.token() ?? null;
@@ -188,7 +188,7 @@ export class VersionReader {
   async read(workspaceIds: string[]): Promise<Map<string, number>> {
     const versions = new Map<string, number>();
     if (this.pg) {
-      for (const [id, version] of await preparedRows(this.db, 'svc_content_versions', VERSIONS_SQL, [workspaceIds])) versions.set(id as string, Number(version));
+      for (const [id, version] of await this.pg.rows('svc_content_versions', VERSIONS_SQL, [workspaceIds])) versions.set(id as string, Number(version));
       return versions;
     }
     // The token is taken before the read it vouches for: a change during the read moves it.
@@ -207,8 +207,9 @@ export class VersionReader {
     return versions;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.sqlite?.close();
+    await this.pg?.close();
   }
 }
 

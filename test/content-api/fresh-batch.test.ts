@@ -99,6 +99,52 @@ describe('FreshBatch: a read that does not come back', () => {
     }
   });
 
+  it('reads again for a lone caller once its read outlived its patience, with nobody else asking', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+      const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
+      const lone = batch.get('ws-a');
+      await turns(() => calls.length === 1);
+      vi.advanceTimersByTime(PATIENCE - 1);
+      await turn();
+      expect(calls, 'within patience').toHaveLength(1);
+      vi.advanceTimersByTime(1);
+      await turns(() => calls.length === 2);
+      expect(calls[1].keys).toEqual(['ws-a']);
+      calls[1].answer(new Map([['ws-a', 6]]));
+      expect((await lone).get('ws-a')).toBe(6);
+      calls[0].answer(new Map([['ws-a', 5]]));
+      await turn();
+      vi.advanceTimersByTime(10 * PATIENCE);
+      await turn();
+      expect(calls, 'every caller answered: no read more').toHaveLength(2);
+      expect(vi.getTimerCount(), 'no timer left behind').toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('leaves nothing behind a read answered within its patience: no second read, no timer', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+      const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
+      const asked = batch.get('ws-a');
+      await turns(() => calls.length === 1);
+      expect(vi.getTimerCount(), 'the patience timer of the read in flight').toBe(1);
+      calls[0].answer(new Map([['ws-a', 1]]));
+      expect((await asked).get('ws-a')).toBe(1);
+      await turn();
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(10 * PATIENCE);
+      await turn();
+      expect(calls).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('runs at most maxReads reads: a burst behind stuck reads waits until one of them ends', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {

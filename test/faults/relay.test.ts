@@ -62,8 +62,8 @@ describe('the fault proxy', () => {
     a.socket.write('a3');
     await a.until('a3');
     expect(relay.connections).toEqual([
-      { index: 0, open: true, port: a.socket.localPort },
-      { index: 1, open: false, port: expect.any(Number) },
+      { index: 0, open: true, port: a.socket.localPort, upstreamPort: expect.any(Number) },
+      { index: 1, open: false, port: expect.any(Number), upstreamPort: expect.any(Number) },
     ]);
     relay.cut();
     await a.closed();

@@ -12,7 +12,8 @@ import { afterFile } from './cleanup.js';
  *   relay.refuse()         // new connections are closed at once (a server down); restore() undoes it
  *   relay.restore(which?)  // forward normally again (the silent ones get what was held back: nothing was dropped)
  *   relay.cut()            // reset(): every connection, kept for the old API
- *   relay.connections      // { index, open, port } of each connection accepted so far (port: the connecting side's)
+ *   relay.connections      // { index, open, port, upstreamPort } of each connection accepted so far (port: the
+ *                          // connecting side's; upstreamPort: the relay's own towards host:port, what that server sees)
  *
  * `which` picks connections: omitted or 'all' (every connection, open now or opened later),
  * 'new' (only connections opened from now on), a number (that connection's index) or a
@@ -33,6 +34,8 @@ interface Link {
   open: boolean;
   /** The connecting side's port, read when accepted (a closed socket no longer knows it). */
   port: number | undefined;
+  /** The relay's port on its connection to host:port (PostgreSQL's pg_stat_activity.client_port), once connected. */
+  upstreamPort: number | undefined;
 }
 
 export interface Relay {
@@ -43,7 +46,7 @@ export interface Relay {
   refuse(): void;
   restore(which?: Which): void;
   cut(): void;
-  readonly connections: ReadonlyArray<{ index: number; open: boolean; port: number | undefined }>;
+  readonly connections: ReadonlyArray<{ index: number; open: boolean; port: number | undefined; upstreamPort: number | undefined }>;
 }
 
 export async function startRelay(host: string, port: number): Promise<Relay> {
@@ -66,8 +69,9 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
       return;
     }
     const upstream = net.connect(port, host);
-    const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true, port: client.remotePort };
+    const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true, port: client.remotePort, upstreamPort: undefined };
     links.push(link);
+    upstream.once('connect', () => (link.upstreamPort = upstream.localPort));
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.on('data', (b) => pass(link, upstream, b));
     upstream.on('data', (b) => pass(link, client, b));
@@ -120,7 +124,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     },
     cut: () => reset(),
     get connections() {
-      return links.map((l) => ({ index: l.index, open: l.open, port: l.port }));
+      return links.map((l) => ({ index: l.index, open: l.open, port: l.port, upstreamPort: l.upstreamPort }));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { setImmediate as turn } from 'node:timers/promises';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FreshBatch } from '../../src/content/coalesce.js';
 
 /** A read whose answer the test gives: each call is recorded with the keys it was asked for. */
@@ -74,103 +74,91 @@ describe('FreshBatch: the freshness read shared by a burst', () => {
 
 describe('FreshBatch: a read that does not come back', () => {
   const PATIENCE = 100;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('lets the next burst read once the read in flight outlived its patience, and answers the stuck burst from that read too', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
-      const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
-      const stuck = batch.get('ws-a');
-      await turns(() => calls.length === 1);
-      vi.advanceTimersByTime(PATIENCE / 2);
-      const waiting = batch.get('ws-b');
-      await turn();
-      expect(calls, 'within patience the burst waits for the read in flight').toHaveLength(1);
-      vi.advanceTimersByTime(PATIENCE / 2);
-      await turns(() => calls.length === 2);
-      expect(calls[1].keys.sort(), "the stuck burst's keys are read again").toEqual(['ws-a', 'ws-b']);
-      calls[1].answer(new Map([['ws-a', 4], ['ws-b', 9]]));
-      expect((await stuck).get('ws-a')).toBe(4);
-      expect((await waiting).get('ws-b')).toBe(9);
-      calls[0].answer(new Map([['ws-a', 3]])); // the late answer changes nothing
-      expect((await stuck).get('ws-a')).toBe(4);
-    } finally {
-      vi.useRealTimers();
-    }
+    const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+    const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
+    const stuck = batch.get('ws-a');
+    await turns(() => calls.length === 1);
+    vi.advanceTimersByTime(PATIENCE / 2);
+    const waiting = batch.get('ws-b');
+    await turn();
+    expect(calls, 'within patience the burst waits for the read in flight').toHaveLength(1);
+    vi.advanceTimersByTime(PATIENCE / 2);
+    await turns(() => calls.length === 2);
+    expect(calls[1].keys.sort(), "the stuck burst's keys are read again").toEqual(['ws-a', 'ws-b']);
+    calls[1].answer(new Map([['ws-a', 4], ['ws-b', 9]]));
+    expect((await stuck).get('ws-a')).toBe(4);
+    expect((await waiting).get('ws-b')).toBe(9);
+    calls[0].answer(new Map([['ws-a', 3]])); // the late answer changes nothing
+    expect((await stuck).get('ws-a')).toBe(4);
   });
 
   it('reads again for a lone caller once its read outlived its patience, with nobody else asking', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
-      const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
-      const lone = batch.get('ws-a');
-      await turns(() => calls.length === 1);
-      vi.advanceTimersByTime(PATIENCE - 1);
-      await turn();
-      expect(calls, 'within patience').toHaveLength(1);
-      vi.advanceTimersByTime(1);
-      await turns(() => calls.length === 2);
-      expect(calls[1].keys).toEqual(['ws-a']);
-      calls[1].answer(new Map([['ws-a', 6]]));
-      expect((await lone).get('ws-a')).toBe(6);
-      calls[0].answer(new Map([['ws-a', 5]]));
-      await turn();
-      vi.advanceTimersByTime(10 * PATIENCE);
-      await turn();
-      expect(calls, 'every caller answered: no read more').toHaveLength(2);
-      expect(vi.getTimerCount(), 'no timer left behind').toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+    const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
+    const lone = batch.get('ws-a');
+    await turns(() => calls.length === 1);
+    vi.advanceTimersByTime(PATIENCE - 1);
+    await turn();
+    expect(calls, 'within patience').toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await turns(() => calls.length === 2);
+    expect(calls[1].keys).toEqual(['ws-a']);
+    calls[1].answer(new Map([['ws-a', 6]]));
+    expect((await lone).get('ws-a')).toBe(6);
+    calls[0].answer(new Map([['ws-a', 5]]));
+    await turn();
+    vi.advanceTimersByTime(10 * PATIENCE);
+    await turn();
+    expect(calls, 'every caller answered: no read more').toHaveLength(2);
+    expect(vi.getTimerCount(), 'no timer left behind').toBe(0);
   });
 
   it('leaves nothing behind a read answered within its patience: no second read, no timer', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
-      const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
-      const asked = batch.get('ws-a');
-      await turns(() => calls.length === 1);
-      expect(vi.getTimerCount(), 'the patience timer of the read in flight').toBe(1);
-      calls[0].answer(new Map([['ws-a', 1]]));
-      expect((await asked).get('ws-a')).toBe(1);
-      await turn();
-      expect(vi.getTimerCount()).toBe(0);
-      vi.advanceTimersByTime(10 * PATIENCE);
-      await turn();
-      expect(calls).toHaveLength(1);
-    } finally {
-      vi.useRealTimers();
-    }
+    const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void }> = [];
+    const batch = new FreshBatch<string, number>((keys) => new Promise((answer) => calls.push({ keys, answer })), PATIENCE);
+    const asked = batch.get('ws-a');
+    await turns(() => calls.length === 1);
+    expect(vi.getTimerCount(), 'the patience timer of the read in flight').toBe(1);
+    calls[0].answer(new Map([['ws-a', 1]]));
+    expect((await asked).get('ws-a')).toBe(1);
+    await turn();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10 * PATIENCE);
+    await turn();
+    expect(calls).toHaveLength(1);
   });
 
   it('runs at most maxReads reads: a burst behind stuck reads waits until one of them ends', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void; fail(e: Error): void }> = [];
-      const batch = new FreshBatch<string, number>((keys) => new Promise((answer, fail) => calls.push({ keys, answer, fail })), PATIENCE, 2);
-      void batch.get('ws-a').catch(() => undefined);
-      await turns(() => calls.length === 1);
-      const second = batch.get('ws-b');
-      vi.advanceTimersByTime(PATIENCE);
-      await turns(() => calls.length === 2);
-      const third = batch.get('ws-c');
-      vi.advanceTimersByTime(10 * PATIENCE);
-      await turn();
-      await turn();
-      expect(calls, 'two stuck reads: no third').toHaveLength(2);
-      calls[0].fail(new Error('query timeout'));
-      await turns(() => calls.length === 3);
-      expect(calls[2].keys.sort(), 'the next read starts at once: the other one is past its patience').toEqual(['ws-b', 'ws-c']);
-      calls[2].answer(new Map([['ws-b', 1], ['ws-c', 2]]));
-      expect((await second).get('ws-b')).toBe(1);
-      expect((await third).get('ws-c')).toBe(2);
-    } finally {
-      vi.useRealTimers();
-    }
+    const calls: Array<{ keys: string[]; answer(v: Map<string, number>): void; fail(e: Error): void }> = [];
+    const batch = new FreshBatch<string, number>((keys) => new Promise((answer, fail) => calls.push({ keys, answer, fail })), PATIENCE, 2);
+    void batch.get('ws-a').catch(() => undefined);
+    await turns(() => calls.length === 1);
+    const second = batch.get('ws-b');
+    vi.advanceTimersByTime(PATIENCE);
+    await turns(() => calls.length === 2);
+    const third = batch.get('ws-c');
+    vi.advanceTimersByTime(10 * PATIENCE);
+    await turn();
+    await turn();
+    expect(calls, 'two stuck reads: no third').toHaveLength(2);
+    calls[0].fail(new Error('query timeout'));
+    await turns(() => calls.length === 3);
+    expect(calls[2].keys.sort(), 'the next read starts at once: the other one is past its patience').toEqual(['ws-b', 'ws-c']);
+    calls[2].answer(new Map([['ws-b', 1], ['ws-c', 2]]));
+    expect((await second).get('ws-b')).toBe(1);
+    expect((await third).get('ws-c')).toBe(2);
   });
+});
 
+describe('FreshBatch: patience on a loaded machine', () => {
   it('still starts the next read when its timer fires early: one set late in a long turn (a loaded machine)', async () => {
     // Real timers on purpose: Node counts a timer from the event loop's time, read when the turn
     // began, so a timer set after 100 ms of work in one turn fires 100 ms before performance.now()

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { endClient } from '../src/db/connect.js';
 
 /** A database of its own for one bench module, on a PostgreSQL server; drop() removes it. */
 export interface ScratchDatabase {
@@ -33,6 +34,6 @@ export async function adminQuery(connectionString: string, sql: string): Promise
   try {
     await c.query(sql);
   } finally {
-    await c.end();
+    await endClient(c);
   }
 }

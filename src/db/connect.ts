@@ -98,7 +98,7 @@ export function dropOnQueryTimeout(client: pg.Client): void {
   const check = (err: unknown) => {
     if ((err as Error | null)?.message !== 'Query read timeout') return;
     (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = err; // knex then destroys it instead of reusing it
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    cutClient(client);
   };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const last = args.length - 1;
@@ -113,6 +113,21 @@ export function dropOnQueryTimeout(client: pg.Client): void {
     if (result instanceof Promise) result.catch(check);
     return result;
   };
+}
+
+/**
+ * Ends a connection of svc's own outside the pool politely (Terminate, then FIN), cut after `ms`:
+ * pg's end() waits for the server to close its side, which a silent link never does.
+ */
+export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
+  const timer = setTimeout(() => cutClient(client), ms);
+  await client.end().catch(() => undefined);
+  clearTimeout(timer);
+}
+
+/** Drops a connection at once (pg reports it ended; a query in flight on it fails). */
+export function cutClient(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

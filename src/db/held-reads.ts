@@ -1,12 +1,10 @@
 import pg from 'pg';
 import type { Db } from './connect.js';
-import { dropOnQueryTimeout } from './connect.js';
+import { cutClient, dropOnQueryTimeout, endClient } from './connect.js';
 import { preparedRows } from './prepared.js';
 
 /** After a connect that failed, reads go through the pool for this long before the next attempt. */
 const RETRY_MS = 5_000;
-/** How long close() lets the connection say goodbye before cutting it. */
-const CLOSE_MS = 1_000;
 /** What the connection is called in pg_stat_activity. */
 export const HELD_READS_NAME = 'svc content freshness';
 
@@ -54,7 +52,7 @@ export class HeldReads {
     this.closed = true;
     const client = this.client;
     this.client = null;
-    if (client) await ending(client);
+    if (client) await endClient(client);
   }
 
   /** The held connection when connected and idle; else null, connecting one in the background when none is. */
@@ -74,12 +72,12 @@ export class HeldReads {
     dropOnQueryTimeout(client);
     try {
       await client.connect();
-      if (this.closed) return await ending(client);
+      if (this.closed) return await endClient(client);
       this.client = client;
       this.busy = false;
     } catch {
       this.retryAt = Date.now() + RETRY_MS;
-      cut(client);
+      cutClient(client);
     } finally {
       this.connecting = false;
     }
@@ -89,17 +87,6 @@ export class HeldReads {
     if (this.client !== client) return;
     this.client = null;
     this.busy = false;
-    cut(client);
+    cutClient(client);
   }
-}
-
-/** Ends a connection politely, cut after CLOSE_MS (a silent link never answers the goodbye). */
-async function ending(client: pg.Client): Promise<void> {
-  const timer = setTimeout(() => cut(client), CLOSE_MS);
-  await client.end().catch(() => undefined);
-  clearTimeout(timer);
-}
-
-function cut(client: pg.Client): void {
-  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../lib/log.js';
-import type { Db } from './connect.js';
+import { type Db, endClient } from './connect.js';
 import { sqliteLock } from './sqlite-lock.js';
 
 /**
@@ -53,8 +53,9 @@ export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: 
     }
     return await fn();
   } finally {
-    // Ending the session releases the lock; no unlock round trip needed.
-    await client.end().catch(() => {});
+    // Ending the session releases the lock; no unlock round trip needed. Cut if the link went
+    // silent: the server then ends the session (and the lock) once its keepalive gives up.
+    await endClient(client);
   }
 }
 

@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
@@ -225,5 +226,78 @@ describe('postOnce against the keep-alive of real servers', () => {
     expect(await postOnce(r.url, Buffer.from('{"n":3}'), {}, config)).toMatchObject({ status: 200, error: null });
     // Three requests in all: the third never went on the closed connection (it would have been sent again).
     expect({ connections: r.connections, requests: r.requests }).toEqual({ connections: 2, requests: 3 });
+  });
+});
+
+describe("postOnce against a server not written in Node: CPython's http.server", () => {
+  // CPython's http.server speaking HTTP/1.1 keeps connections, announces no keep-alive timeout, and
+  // drops a connection idle longer than its handler's `timeout` (like gunicorn's keepalive): a
+  // real implementation of that behaviour, not one written here. Each answer names the client's
+  // port, and the server prints a line per request and per connection it closed.
+  const SERVER = [
+    'import http.server, json, sys',
+    'class H(http.server.BaseHTTPRequestHandler):',
+    '    protocol_version = "HTTP/1.1"',
+    '    timeout = 0.3',
+    '    def do_POST(self):',
+    '        self.rfile.read(int(self.headers.get("Content-Length", 0)))',
+    '        body = json.dumps({"port": self.client_address[1]}).encode()',
+    '        self.send_response(200)',
+    '        self.send_header("Content-Type", "application/json")',
+    '        self.send_header("Content-Length", str(len(body)))',
+    '        self.end_headers()',
+    '        self.wfile.write(body)',
+    '        print("request", self.client_address[1], flush=True)',
+    '    def finish(self):',
+    '        super().finish()',
+    '        print("closed", self.client_address[1], flush=True)',
+    '    def log_message(self, *args):',
+    '        pass',
+    's = http.server.HTTPServer(("127.0.0.1", 0), H)',
+    'print("port", s.server_address[1], flush=True)',
+    's.serve_forever()',
+  ].join('\n');
+  let python: ChildProcess | undefined;
+  afterEach(() => python?.kill());
+
+  it('POSTs back to back share its connection; once it dropped the idle one, the next POST goes on a new connection without an error or a second try', async () => {
+    python = spawn('python3', ['-c', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    const waiters: Array<() => void> = [];
+    let buffered = '';
+    python.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      lines.push(...parts);
+      for (const w of waiters.splice(0)) w();
+    });
+    const line = (prefix: string) =>
+      within(
+        new Promise<string>((ok) => {
+          const look = () => {
+            const found = lines.find((l) => l.startsWith(prefix));
+            if (found) ok(found);
+            else waiters.push(look);
+          };
+          look();
+        }),
+        5_000,
+        `python's "${prefix}" line`,
+      );
+    const port = Number((await line('port ')).split(' ')[1]);
+    const url = `http://127.0.0.1:${port}/hook`;
+    const post = async (n: number) => {
+      const res = await postOnce(url, Buffer.from(`{"n":${n}}`), { 'Content-Type': 'application/json' }, config);
+      expect(res).toMatchObject({ status: 200, error: null });
+      return (JSON.parse(res.body) as { port: number }).port;
+    };
+    const first = await post(1);
+    expect(await post(2), 'the second POST on the kept connection').toBe(first);
+    await line(`closed ${first}`); // the server dropped it once idle, announcing nothing
+    const third = await post(3);
+    expect(third, 'a new connection').not.toBe(first);
+    await line(`request ${third}`);
+    expect(lines.filter((l) => l.startsWith('request ')), 'three requests in all: none sent twice').toHaveLength(3);
   });
 });

@@ -24,7 +24,8 @@ export const HELD_READS_NAME = 'svc content freshness';
 export class HeldReads {
   private client: pg.Client | null = null;
   private busy = false;
-  private connecting = false;
+  /** A connection being made, cut if the reader closes meanwhile. */
+  private connecting: pg.Client | null = null;
   private retryAt = 0;
   private closed = false;
 
@@ -50,6 +51,7 @@ export class HeldReads {
   /** Ends the held connection; reads after this go through the pool. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.connecting) cutClient(this.connecting);
     const client = this.client;
     this.client = null;
     if (client) await endClient(client);
@@ -63,10 +65,10 @@ export class HeldReads {
   }
 
   private async connect(): Promise<void> {
-    this.connecting = true;
     // The pool's own settings (db/connect.ts): the same deadlines and keepalive.
     const settings = this.db.client.config.connection as pg.ClientConfig;
     const client = new pg.Client({ ...settings, application_name: HELD_READS_NAME });
+    this.connecting = client;
     client.on('error', () => this.drop(client)); // a reset, a server gone: unhandled, it would end the process
     client.on('end', () => this.drop(client));
     dropOnQueryTimeout(client);
@@ -79,7 +81,7 @@ export class HeldReads {
       this.retryAt = Date.now() + RETRY_MS;
       cutClient(client);
     } finally {
-      this.connecting = false;
+      this.connecting = null;
     }
   }
 

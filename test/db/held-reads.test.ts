@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { openDb } from '../../src/db/connect.js';
+import { HeldReads } from '../../src/db/held-reads.js';
+import { PG_URL } from '../helpers/env.js';
+import { startRelay } from '../helpers/relay.js';
+import { until } from '../helpers/serve.js';
+
+describe.skipIf(!PG_URL)('HeldReads: the connection kept for the freshness reads', () => {
+  it('closing while that connection is still being made (a server that does not answer) cuts it at once, not at the connect deadline', async () => {
+    const direct = new URL(PG_URL!);
+    const relay = await startRelay(direct.hostname, Number(direct.port || 5432));
+    const viaRelay = new URL(direct);
+    viaRelay.host = `127.0.0.1:${relay.port}`;
+    const db = openDb({ client: 'pg', url: viaRelay.toString(), poolMax: 1, connectTimeout: 10_000, acquireTimeout: 10_000 });
+    const reads = new HeldReads(db);
+    relay.silence(); // every connection from now on hangs in its startup
+    // The first read goes through the pool (it hangs too: not awaited) and starts the held connection.
+    void reads.rows('svc_test_one', 'select 1', []).catch(() => undefined);
+    await until(() => relay.connections.length === 2, 5_000, 'the pooled and the held connection opened');
+    const started = performance.now();
+    await reads.close();
+    await until(() => relay.connections.filter((c) => c.open).length <= 1, 2_000, 'the held connection cut');
+    expect(performance.now() - started, 'far from the 10 s connect deadline').toBeLessThan(2_000);
+    relay.reset();
+    await db.destroy();
+  });
+});

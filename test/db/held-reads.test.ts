@@ -11,7 +11,7 @@ describe.skipIf(!PG_URL)('HeldReads: the connection kept for the freshness reads
     const relay = await startRelay(direct.hostname, Number(direct.port || 5432));
     const viaRelay = new URL(direct);
     viaRelay.host = `127.0.0.1:${relay.port}`;
-    const db = openDb({ client: 'pg', url: viaRelay.toString(), poolMax: 1, connectTimeout: 10_000, acquireTimeout: 10_000 });
+    const db = openDb({ client: 'pg', url: viaRelay.toString(), filename: '', poolMax: 1, connectTimeout: 10_000, acquireTimeout: 10_000 });
     const reads = new HeldReads(db);
     relay.silence(); // every connection from now on hangs in its startup
     // The first read goes through the pool (it hangs too: not awaited) and starts the held connection.

@@ -22,10 +22,11 @@ const CONTENT_TIMEOUT = 2000;
 
 /**
  * The relay's port (PostgreSQL's client_port) of the connection a daemon behind `relay` keeps for
- * its freshness reads, or null while it has none. (The other daemon keeps one too, not through the relay.)
+ * its freshness reads, once a read ran on it (so it is connected, not still being made), or null.
+ * (The other daemon keeps one too, not through the relay.)
  */
 async function heldPort(db: App['db'], database: string, relay: Relay): Promise<number | null> {
-  const { rows } = await db.raw('select client_port from pg_stat_activity where application_name = ? and datname = ?', [HELD_READS_NAME, database]);
+  const { rows } = await db.raw("select client_port from pg_stat_activity where application_name = ? and datname = ? and query <> ''", [HELD_READS_NAME, database]);
   const ports = (rows as Array<{ client_port: number }>).map((r) => r.client_port).filter((p) => relay.connections.some((c) => c.open && c.upstreamPort === p));
   expect(ports.length, 'one held connection at most').toBeLessThanOrEqual(1);
   return ports[0] ?? null;
@@ -66,7 +67,14 @@ describe.skipIf(!PG_URL)('a freshness read stuck on its silent connection', () =
     // The held connection, found by its name on PostgreSQL's side and by its port on the relay's.
     const database = direct.pathname.slice(1);
     let held: number | null = null;
-    await until(async () => (held = await heldPort(other.app.db, database, relay)) !== null, 5_000, 'the held freshness connection');
+    await until(
+      async () => {
+        expect((await get()).status).toBe(200);
+        return (held = await heldPort(other.app.db, database, relay)) !== null;
+      },
+      5_000,
+      'the held freshness connection',
+    );
     const silenced = relay.connections.find((c) => c.open && c.upstreamPort === held);
     expect(silenced, 'the held connection goes through the relay').toBeDefined();
     // Spare pooled connections opened first: the read replacing the stuck one is then a query, not also a connect through the relay.

@@ -23,6 +23,9 @@ export class FreshRead<T> {
   }
 }
 
+/** A burst this large means a busy daemon: the next read waits one more event-loop turn for more callers. */
+const BUSY_BURST = 8;
+
 interface Burst<K, V> {
   keys: Set<K>;
   /** performance.now() when its first caller asked, and when its read started. */
@@ -30,6 +33,8 @@ interface Burst<K, V> {
   started: number;
   /** Answered (by its own read or a later one): a burst still reading but answered holds nobody. */
   answered?: boolean;
+  /** How many callers asked. */
+  callers: number;
   promise: Promise<Map<K, V>>;
   resolve(values: Map<K, V>): void;
   reject(err: unknown): void;
@@ -49,9 +54,17 @@ interface Burst<K, V> {
  * next burst: that one starts a read of its own, with the stuck bursts' keys too, and whichever
  * read answers first answers them (both started after they asked). With no caller since (a lone
  * request), the stuck bursts get that read all the same. At most `maxReads` run at once.
+ *
+ * After a burst of BUSY_BURST callers or more (a busy daemon), the next read starts one
+ * event-loop turn later than it could: the requests read from the sockets in that turn join it.
+ * On PostgreSQL under load that halves the reads for a turn of waiting, and costs less CPU per
+ * request with a lower p99 (docs/performance.md, issue 25); a quiet daemon's bursts are smaller
+ * and wait for nothing.
  */
 export class FreshBatch<K, V> {
   private next: Burst<K, V> | null = null;
+  /** Callers of the burst whose read started last. */
+  private lastCallers = 0;
   /** Bursts whose read is running, oldest first. */
   private readonly reading: Array<Burst<K, V>> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -68,11 +81,12 @@ export class FreshBatch<K, V> {
       this.schedule();
     }
     this.next.keys.add(key);
+    this.next.callers++;
     return this.next.promise;
   }
 
   private burst(): Burst<K, V> {
-    const burst = { keys: new Set<K>(), since: performance.now(), started: 0 } as Burst<K, V>;
+    const burst = { keys: new Set<K>(), since: performance.now(), started: 0, callers: 0 } as Burst<K, V>;
     burst.promise = new Promise<Map<K, V>>((resolve, reject) => {
       burst.resolve = (values) => {
         burst.answered = true;
@@ -90,9 +104,13 @@ export class FreshBatch<K, V> {
   private schedule(): void {
     const newest = this.reading.at(-1);
     const wait = newest ? newest.started + this.patienceMs - performance.now() : 0;
-    if (wait <= 0) setImmediate(this.start);
+    if (wait <= 0) setImmediate(this.lastCallers >= BUSY_BURST ? this.startNextTurn : this.start);
     else if (this.reading.length < this.maxReads && !this.timer && wait !== Infinity) this.timer = setTimeout(this.impatient, Math.ceil(wait));
   }
+
+  private readonly startNextTurn = (): void => {
+    setImmediate(this.start);
+  };
 
   private readonly impatient = (): void => {
     this.timer = null;
@@ -121,6 +139,7 @@ export class FreshBatch<K, V> {
     const keys = new Set(burst.keys);
     for (const b of stuck) for (const k of b.keys) keys.add(k);
     burst.started = performance.now();
+    this.lastCallers = burst.callers;
     this.reading.push(burst);
     // Should this read hang, its callers get another at patienceMs, whether or not anyone else asks by then.
     if (this.reading.length < this.maxReads && this.patienceMs !== Infinity) this.timer = setTimeout(this.impatient, Math.ceil(this.patienceMs));

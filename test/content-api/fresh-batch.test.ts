@@ -59,6 +59,31 @@ describe('FreshBatch: the freshness read shared by a burst', () => {
     expect((await later).has('ws-c'), 'a key the read did not find is absent').toBe(false);
   });
 
+  it('after a burst of a busy daemon (8 callers or more), the next read waits one more turn: the callers of that turn join it', async () => {
+    /** Read 1 for `first` callers, one caller waiting during it, read 1 answered, then a caller one turn later: the keys of read 2. */
+    const secondRead = async (first: number) => {
+      const reads: string[][] = [];
+      let answerFirst!: (v: Map<string, number>) => void;
+      const batch = new FreshBatch<string, number>((keys) => {
+        reads.push(keys);
+        if (reads.length === 1) return new Promise((answer) => (answerFirst = answer));
+        return Promise.resolve(new Map(keys.map((k) => [k, 2])));
+      });
+      const firsts = Array.from({ length: first }, () => batch.get('ws-a'));
+      await turn();
+      expect(reads).toHaveLength(1);
+      const waiting = batch.get('ws-a');
+      answerFirst(new Map([['ws-a', 1]]));
+      await Promise.all(firsts);
+      await turn();
+      const late = batch.get('ws-b');
+      await Promise.all([waiting, late]);
+      return reads[1];
+    };
+    expect(await secondRead(8), 'busy: the late caller joins read 2').toEqual(['ws-a', 'ws-b']);
+    expect(await secondRead(1), 'quiet: read 2 started at once, without it').toEqual(['ws-a']);
+  });
+
   it('fails the burst whose read failed, and reads again for the next', async () => {
     const { batch, calls } = scriptedReads();
     const failed = batch.get('ws-a');

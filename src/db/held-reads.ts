@@ -38,9 +38,11 @@ export class HeldReads {
     this.busy = true;
     try {
       return (await client.query<unknown[]>({ name, text, values, rowMode: 'array' })).rows;
-    } catch {
-      // The connection failed or timed out (a bad statement fails on the pool too, below): drop
-      // it, and read on a pooled one; the caller's deadline still counts from its own start.
+    } catch (err) {
+      // PostgreSQL answered with an error: the connection is fine, and the pool would get the same answer.
+      if (err instanceof pg.DatabaseError) throw err;
+      // The connection failed or timed out: drop it, and read on a pooled one (the caller's
+      // deadline still counts from its own start).
       this.drop(client);
       return preparedRows(this.db, name, text, values);
     } finally {

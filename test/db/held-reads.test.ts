@@ -24,4 +24,23 @@ describe.skipIf(!PG_URL)('HeldReads: the connection kept for the freshness reads
     relay.reset();
     await db.destroy();
   });
+
+  it("an error PostgreSQL answers is the caller's, once: the connection is kept, not dropped for a read on the pool", async () => {
+    const db = openDb({ client: 'pg', url: PG_URL!, filename: '', poolMax: 2 });
+    const reads = new HeldReads(db);
+    try {
+      const pid = async () => (await reads.rows('svc_test_pid', 'select pg_backend_pid()', []))[0][0] as number;
+      let held = 0;
+      // The first reads go through the pool while the held connection is made.
+      await until(async () => {
+        const { rows } = await db.raw("select pid from pg_stat_activity where application_name = 'svc content freshness' and pid = ?", [(held = await pid())]);
+        return rows.length === 1;
+      }, 5_000, 'a read on the held connection');
+      await expect(reads.rows('svc_test_bad', 'select 1 / 0', [])).rejects.toThrow(/division by zero/);
+      expect(await pid(), 'the same connection').toBe(held);
+    } finally {
+      await reads.close();
+      await db.destroy();
+    }
+  });
 });

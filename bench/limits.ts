@@ -25,13 +25,13 @@ const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * memory's. Skipped when PostgreSQL is unreachable; the Redis line when Redis is.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
-  const dbUrl = await scratchDatabase(PG_URL, 'svc_bench', log).catch(() => undefined);
-  if (!dbUrl) {
+  const db = await scratchDatabase(PG_URL, 'svc_bench', log).catch(() => undefined);
+  if (!db) {
     log(`PostgreSQL unreachable at ${PG_URL}: skipped`);
     return [];
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-bench-limits-'));
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_DATABASE_URL: dbUrl.url, SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_DATA_DIR: dir, SVC_DATABASE_URL: db.url, SVC_LOG_LEVEL: 'warn', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' };
   try {
     const app = await createApp({ config: loadConfig({ env, cwd: dir }), log: createLogger('warn') });
     const seeded = await seedPublished(app, 'bench-limits.example', 1_000, 300);
@@ -57,7 +57,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult[]> {
     }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await dbUrl.drop();
+    await db.drop();
   }
 }
 
@@ -73,7 +73,6 @@ async function measure(env: Record<string, string>, cwd: string, key: string, se
     await new Promise((r) => daemon.once('exit', r));
   }
 }
-
 
 async function redisUp(): Promise<boolean> {
   const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });

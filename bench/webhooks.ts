@@ -104,9 +104,14 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
       bares.push(await bareKept());
       fresh.push(await bareNew());
     }
-    const mean = (xs: Array<{ reqPerSec: number }>, i: number) => (xs[i].reqPerSec + xs[i + 1].reqPerSec) / 2;
+    // Round i is measured against the two bare loops either side of it, i and i + 1.
+    const mean = <T>(xs: T[], i: number, of: (x: T) => number) => (of(xs[i]) + of(xs[i + 1])) / 2;
     const rounds = drains.map((d, i) => ({
-      d, bare: mean(bares, i), fresh: mean(fresh, i), bareCpu: (bares[i].cpuMs + bares[i + 1].cpuMs) / 2, bareReceiver: (bares[i].receiverMs + bares[i + 1].receiverMs) / 2,
+      d,
+      bare: mean(bares, i, (b) => b.reqPerSec),
+      fresh: mean(fresh, i, (b) => b.reqPerSec),
+      bareCpu: mean(bares, i, (b) => b.cpuMs),
+      bareReceiver: mean(bares, i, (b) => b.receiverMs),
     }));
     rounds.sort((x, y) => x.d.reqPerSec / x.bare - y.d.reqPerSec / y.bare);
     const { d: drained, bare, bareCpu, bareReceiver } = rounds[Math.floor(rounds.length / 2)];
@@ -119,7 +124,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const drainMax = (cores * 1000) / drainAll;
     const freshRatios = rounds.map((r) => r.d.reqPerSec / r.fresh).sort((x, y) => x - y);
     const freshRatio = freshRatios[Math.floor(freshRatios.length / 2)];
-    const sendRatios = sends.map((x, i) => ({ x, ratio: x.reqPerSec / mean(bares, i), cpu: x.cpuMs / ((bares[i].cpuMs + bares[i + 1].cpuMs) / 2) })).sort((x, y) => x.ratio - y.ratio);
+    const sendRatios = sends.map((x, i) => ({ x, ratio: x.reqPerSec / mean(bares, i, (b) => b.reqPerSec), cpu: x.cpuMs / mean(bares, i, (b) => b.cpuMs) })).sort((x, y) => x.ratio - y.ratio);
     const sent = sendRatios[Math.floor(sendRatios.length / 2)];
     const bareOne = await barePosts(receivers, bytes, latencyRuns, 1, kept);
     kept.destroy();
@@ -386,7 +391,6 @@ async function manyReceivers(app: App, receivers: Receivers, k: number) {
   times.sort((a, b) => a - b);
   return { ms, healthy: target, reqPerSec: (target * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), slowAnswered: slowAtEnd };
 }
-
 
 // `node dist/bench/webhooks.js [--quick]`: this bench alone.
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -262,6 +262,12 @@ describe("postOnce against a server not written in Node: CPython's http.server",
 
   it('POSTs back to back share its connection; once it dropped the idle one, the next POST goes on a new connection without an error or a second try', async () => {
     python = spawn('python3', ['-c', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // python3 is on every machine that builds sqlite3 (node-gyp needs it); say so if it is not.
+    const gone = new Promise<never>((_, fail) => {
+      python!.once('error', (err) => fail(new Error(`python3 could not run (${err.message}): this test needs it, as sqlite3's build does`)));
+      python!.once('exit', (code) => fail(new Error(`the python3 receiver exited (${code})`)));
+    });
+    gone.catch(() => undefined); // raced below; after the test the kill's exit is nobody's concern
     const lines: string[] = [];
     const waiters: Array<() => void> = [];
     let buffered = '';
@@ -285,7 +291,7 @@ describe("postOnce against a server not written in Node: CPython's http.server",
         5_000,
         `python's "${prefix}" line`,
       );
-    const port = Number((await line('port ')).split(' ')[1]);
+    const port = Number((await Promise.race([line('port '), gone])).split(' ')[1]);
     const url = `http://127.0.0.1:${port}/hook`;
     const post = async (n: number) => {
       const res = await postOnce(url, Buffer.from(`{"n":${n}}`), { 'Content-Type': 'application/json' }, config);

@@ -26,7 +26,9 @@ export const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTime
  * gives up after connectTimeout, a query after queryTimeout (client side, which is what ends a
  * wait on a silent link, and server side as statement_timeout), every connection has TCP
  * keepalive on, and waiting for a pooled connection gives up after acquireTimeout. A connection
- * whose query timed out is closed (dropOnQueryTimeout), so the pool opens a fresh one.
+ * whose query timed out is closed (dropOnQueryTimeout), so the pool opens a fresh one, and one the
+ * pool ends (destroy() on stop, an idle one reaped) is cut if the server does not answer the
+ * goodbye within a second (endWithDeadline).
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
   const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
@@ -39,6 +41,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
         max: database.poolMax,
         afterCreate(conn: pg.Client, done: (err: Error | null, c: unknown) => void) {
           dropOnQueryTimeout(conn);
+          endWithDeadline(conn);
           done(null, conn);
         },
       },
@@ -121,8 +124,24 @@ export function dropOnQueryTimeout(client: pg.Client): void {
  */
 export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   const timer = setTimeout(() => cutClient(client), ms);
-  await client.end().catch(() => undefined);
+  // pg's own end, not the pool's bounded one (endWithDeadline) that calls this.
+  const end = pg.Client.prototype.end as (this: pg.Client) => Promise<void>;
+  await end.call(client).catch(() => undefined);
   clearTimeout(timer);
+}
+
+/**
+ * A pooled connection ends through endClient: knex calls its end(callback) when the pool is
+ * destroyed (a daemon stopping) or reaps an idle one, and waits for it; over a silent link that
+ * wait was the whole shutdown deadline, then an exit with "work cut" where nothing was in progress.
+ */
+function endWithDeadline(client: pg.Client): void {
+  (client as unknown as { end: (callback?: () => void) => Promise<void> | undefined }).end = (callback) => {
+    const ending = endClient(client);
+    if (!callback) return ending;
+    void ending.then(() => callback());
+    return undefined;
+  };
 }
 
 /** Drops a connection at once (pg reports it ended; a query in flight on it fails). */

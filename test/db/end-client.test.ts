@@ -1,46 +1,24 @@
-import net from 'node:net';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endClient } from '../../src/db/connect.js';
 import { PG_URL } from '../helpers/env.js';
+import { startRelay } from '../helpers/relay.js';
 
 // pg's end() says goodbye and waits for the server to close its side; over a link gone silent that
 // never comes, and whoever awaited it (the migration lock's release on a daemon's start, the held
 // freshness connection on its stop) would wait for TCP keepalive, minutes. endClient cuts it.
 describe.skipIf(!PG_URL)('ending a connection of our own', () => {
-  const sockets: net.Socket[] = [];
-  const servers: net.Server[] = [];
-  afterAll(() => {
-    for (const s of sockets) s.destroy();
-    for (const s of servers) s.close();
-  });
-
-  /**
-   * A client through a link that can go silent the way a dropped NAT mapping is: nothing passes
-   * either way, not even the client's FIN (the fault proxy of helpers/relay.ts still lets a FIN
-   * through, as its sockets close their side when the other does).
-   */
+  /** A client through the fault proxy, whose silence holds even the client's FIN (a dropped NAT mapping). */
   async function clientThroughLink() {
     const direct = new URL(PG_URL!);
-    let silent = false;
-    const server = net.createServer({ allowHalfOpen: true }, (near) => {
-      const far = net.connect({ host: direct.hostname, port: Number(direct.port || 5432), allowHalfOpen: true });
-      sockets.push(near, far);
-      for (const [from, to] of [[near, far], [far, near]]) {
-        from.on('error', () => undefined);
-        from.on('data', (d) => silent || to.write(d));
-        from.on('end', () => silent || to.end());
-      }
-    });
-    servers.push(server);
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const relay = await startRelay(direct.hostname, Number(direct.port || 5432));
     const viaLink = new URL(direct);
-    viaLink.host = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    viaLink.host = `127.0.0.1:${relay.port}`;
     const client = new pg.Client({ connectionString: viaLink.toString() });
     client.on('error', () => undefined);
     await client.connect();
     expect((await client.query('select 1 as one')).rows[0].one).toBe(1);
-    return { client, silence: () => (silent = true) };
+    return { client, silence: () => relay.silence() };
   }
 
   it('ends politely when the server answers, and is cut after its deadline when the link is silent', async () => {

@@ -4,10 +4,25 @@ import { startRelay } from '../helpers/relay.js';
 
 /** An echo server and a client that reads what comes back, for the fault proxy's own test. */
 async function echoServer(): Promise<number> {
-  const server = net.createServer((s) => s.on('error', () => undefined).pipe(s));
+  return (await echoServerSeeing()).port;
+}
+
+/** An echo server that also records what its connections saw: a FIN (`end`) and a close, in order. */
+async function echoServerSeeing() {
+  const seen: string[] = [];
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((s) => {
+    sockets.push(s);
+    s.on('error', () => undefined).pipe(s);
+    s.on('end', () => seen.push('end'));
+    s.on('close', () => seen.push('close'));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(() => void server.close());
-  return (server.address() as net.AddressInfo).port;
+  afterAll(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return { port: (server.address() as net.AddressInfo).port, seen };
 }
 
 function connect(port: number) {
@@ -92,6 +107,32 @@ describe('the fault proxy', () => {
     await again.opened;
     again.socket.write('x');
     await again.until('x');
+    relay.cut();
+  });
+
+  it('a silenced link passes no FIN and no close either way, as a dead link would; restore() delivers them', async () => {
+    const server = await echoServerSeeing();
+    const relay = await startRelay('127.0.0.1', server.port);
+    const a = connect(relay.port);
+    await a.opened;
+    a.socket.write('a1');
+    await a.until('a1');
+    relay.silence(0);
+    // The client says goodbye and then drops its socket: neither reaches the server.
+    a.socket.end();
+    a.socket.destroy();
+    await a.closed();
+    expect(relay.connections[0].open, 'the connecting side closed its socket').toBe(false);
+    const b = connect(relay.port); // a probe through the same relay: had a's FIN passed, it would be there by now
+    await b.opened;
+    b.socket.write('b1');
+    await b.until('b1');
+    expect(server.seen).toEqual([]);
+    relay.restore(0);
+    const started = Date.now();
+    while (!server.seen.includes('close') && Date.now() - started < 2_000) await new Promise((r) => setTimeout(r, 5));
+    expect(server.seen[0]).toBe('end');
+    expect(server.seen).toContain('close');
     relay.cut();
   });
 });

@@ -6,13 +6,15 @@ import { afterFile } from './cleanup.js';
  * test file. Every connection accepted is numbered from 0 in the order it was opened.
  *
  *   const relay = await startRelay(host, port);   // forwards everything; relay.port is where to connect
- *   relay.silence(which?)  // stop passing bytes both ways, sockets kept open (a NAT idle timeout, a paused server)
+ *   relay.silence(which?)  // pass nothing either way, not even a close: a FIN or a reset from one side is held
+ *                          // too, its peer stays open (a dropped NAT mapping, a paused server, a pulled cable)
  *   relay.delay(ms, which?) // pass bytes, each chunk ms late
  *   relay.reset(which?)    // destroy the matching connections now (both sides see a reset/close)
  *   relay.refuse()         // new connections are closed at once (a server down); restore() undoes it
- *   relay.restore(which?)  // forward normally again (the silent ones get what was held back: nothing was dropped)
+ *   relay.restore(which?)  // forward normally again (the silent ones get what was held back, closes included)
  *   relay.cut()            // reset(): every connection, kept for the old API
- *   relay.connections      // { index, open, port, upstreamPort } of each connection accepted so far (port: the
+ *   relay.connections      // { index, open, port, upstreamPort } of each connection accepted so far (open: the
+ *                          // connecting side has not closed or half-closed its socket, whatever passed on; port: the
  *                          // connecting side's; upstreamPort: the relay's own towards host:port, what that server sees)
  *
  * `which` picks connections: omitted or 'all' (every connection, open now or opened later),
@@ -29,8 +31,8 @@ interface Link {
   client: net.Socket;
   upstream: net.Socket;
   mode: Mode;
-  /** Bytes held back while silent, per direction, released by restore(). */
-  held: Array<{ to: net.Socket; bytes: Buffer }>;
+  /** Bytes held back while silent, per direction, released by restore(); `end`: that side's FIN, `close`: that side gone. */
+  held: Array<{ to: net.Socket; bytes?: Buffer; end?: true; close?: true }>;
   open: boolean;
   /** The connecting side's port, read when accepted (a closed socket no longer knows it). */
   port: number | undefined;
@@ -61,27 +63,47 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     else if (mode.kind === 'silent') link.held.push({ to, bytes });
     else setTimeout(() => to.writable && to.write(bytes), mode.ms);
   };
+  /** What arrived (bytes, a FIN, a close) goes on to `to`, in order. */
+  const deliver = (link: Link, item: Link['held'][number]) => {
+    const { to } = item;
+    if (item.bytes) {
+      if (to.writable) to.write(item.bytes);
+    } else if (item.end) to.end();
+    else to.destroy();
+  };
+  /** A FIN or a close from one side: passed on now, later (delay) or once restored (silent). */
+  const passClose = (link: Link, item: { to: net.Socket; end?: true; close?: true }) => {
+    const { mode } = link;
+    if (mode.kind === 'silent') link.held.push(item);
+    else if (mode.kind === 'delay') setTimeout(() => deliver(link, item), mode.ms);
+    else deliver(link, item);
+  };
 
-  const server = net.createServer((client) => {
+  // Half-open allowed on both sockets: a side's FIN is passed on (or held) by the relay itself, so
+  // a silent link keeps its other side open, as a dead link would.
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
     if (refusing) {
       client.on('error', () => undefined);
       client.resetAndDestroy();
       return;
     }
-    const upstream = net.connect(port, host);
+    const upstream = net.connect({ port, host, allowHalfOpen: true });
     const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true, port: client.remotePort, upstreamPort: undefined };
     links.push(link);
     upstream.once('connect', () => (link.upstreamPort = upstream.localPort));
     for (const s of [client, upstream]) s.on('error', () => undefined);
     client.on('data', (b) => pass(link, upstream, b));
     upstream.on('data', (b) => pass(link, client, b));
-    const close = () => {
+    client.on('end', () => {
       link.open = false;
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', close);
-    upstream.on('close', close);
+      passClose(link, { to: upstream, end: true });
+    });
+    upstream.on('end', () => passClose(link, { to: client, end: true }));
+    client.on('close', () => {
+      link.open = false;
+      passClose(link, { to: upstream, close: true });
+    });
+    upstream.on('close', () => passClose(link, { to: client, close: true }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
@@ -95,9 +117,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     if (which === 'all' || which === 'new') future = mode;
     for (const link of matching(which)) {
       link.mode = mode;
-      if (mode.kind !== 'silent') {
-        for (const { to, bytes } of link.held.splice(0)) if (to.writable) to.write(bytes);
-      }
+      if (mode.kind !== 'silent') for (const item of link.held.splice(0)) deliver(link, item);
     }
   };
   const reset = (which: Which = 'all') => {

@@ -5,6 +5,8 @@ import { preparedRows } from './prepared.js';
 
 /** After a connect that failed, reads go through the pool for this long before the next attempt. */
 const RETRY_MS = 5_000;
+/** Severities of an error after which PostgreSQL closes the session. */
+const SESSION_ENDED = new Set(['FATAL', 'PANIC']);
 /** What the connection is called in pg_stat_activity. */
 export const HELD_READS_NAME = 'svc content freshness';
 
@@ -39,10 +41,11 @@ export class HeldReads {
     try {
       return (await client.query<unknown[]>({ name, text, values, rowMode: 'array' })).rows;
     } catch (err) {
-      // PostgreSQL answered with an error: the connection is fine, and the pool would get the same answer.
-      if (err instanceof pg.DatabaseError) throw err;
-      // The connection failed or timed out: drop it, and read on a pooled one (the caller's
-      // deadline still counts from its own start).
+      // PostgreSQL answered with an error about the statement: the connection is fine, and the pool
+      // would get the same answer. A FATAL one ends the session (a backend terminated, a restart).
+      if (err instanceof pg.DatabaseError && !SESSION_ENDED.has(err.severity ?? '')) throw err;
+      // The connection failed, timed out or was ended: drop it, and read on a pooled one (the
+      // caller's deadline still counts from its own start).
       this.drop(client);
       return preparedRows(this.db, name, text, values);
     } finally {

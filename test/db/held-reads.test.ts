@@ -43,4 +43,22 @@ describe.skipIf(!PG_URL)('HeldReads: the connection kept for the freshness reads
       await db.destroy();
     }
   });
+
+  it('a read in flight when its backend is terminated (a restart, an administrator) is read again on the pool, not failed', async () => {
+    const db = openDb({ client: 'pg', url: PG_URL!, filename: '', poolMax: 2 });
+    const reads = new HeldReads(db);
+    try {
+      const SLOW = "select pg_backend_pid(), application_name from pg_stat_activity where pid = pg_backend_pid() and pg_sleep(0.5) is not null";
+      await until(async () => (await reads.rows('svc_test_who', SLOW, []))[0][1] === 'svc content freshness', 10_000, 'a read on the held connection');
+      const reading = reads.rows('svc_test_who', SLOW, []);
+      await until(async () => (await db.raw("select 1 from pg_stat_activity where application_name = 'svc content freshness' and state = 'active'")).rows.length === 1, 2_000, 'the read running');
+      await db.raw("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'svc content freshness'");
+      // PostgreSQL's answer to the read is a FATAL error: the session is gone, and the same read on the pool succeeds.
+      const [row] = await reading;
+      expect(row[1], 'answered by a pooled connection').not.toBe('svc content freshness');
+    } finally {
+      await reads.close();
+      await db.destroy();
+    }
+  });
 });

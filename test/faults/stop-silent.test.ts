@@ -22,7 +22,7 @@ describe.skipIf(!PG_URL)('stopping with the database link silent', () => {
     const relay = await startRelay(direct.hostname, Number(direct.port || 5432));
     const viaRelay = new URL(direct);
     viaRelay.host = `127.0.0.1:${relay.port}`;
-    const shutdownMs = 6_000;
+    const shutdownMs = 8_000;
     const d = await serve(
       { ...env, SVC_DATABASE_URL: viaRelay.toString(), SVC_SERVER_SHUTDOWN_TIMEOUT: `${shutdownMs}`, SVC_DATABASE_QUERY_TIMEOUT: '1200', SVC_DATABASE_CONNECT_TIMEOUT: '800' },
       dir,

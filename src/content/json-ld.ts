@@ -1,4 +1,4 @@
-import type { ArticleIndex } from '../client/types.js';
+import type { ArticleIndex } from './schemas.js';
 
 /** What the Article node needs besides the index fields. */
 export interface JsonLdInput {

@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { HeldReads } from '../db/held-reads.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
-import type { RelatedPost } from '../client/types.js';
+import type { RelatedPost } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
@@ -145,9 +145,13 @@ export async function termRows(db: Queryable, workspaceId: string, kind: 'catego
 }
 
 /** When the workspace's served content last changed (null: never published). */
+/** When the workspace's content last changed; before its first publish, when it was created (every 200 carries Last-Modified). */
 export async function changedAt(db: Queryable, workspaceId: string): Promise<string | null> {
-  const row = await db('content_state').where({ workspace_id: workspaceId }).first('changed_at');
-  return row?.changed_at ?? null;
+  const row = await db('workspaces as w')
+    .leftJoin('content_state as cs', 'cs.workspace_id', 'w.id')
+    .where('w.id', workspaceId)
+    .first('cs.changed_at', 'w.created_at');
+  return row ? (row.changed_at ?? row.created_at) : null;
 }
 
 /**

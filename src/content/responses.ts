@@ -36,7 +36,7 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
   switch (route.kind) {
     case 'page': {
       // A filter that is no slug at all names nothing: the empty Page of an unknown slug, on every database.
-      if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(emptyPage(route), null, version);
+      if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(emptyPage(route), await q.changedAt(db, workspaceId), version);
       const tag = route.tag === undefined ? undefined : await q.storedTag(db, workspaceId, route.tag);
       const listed = route.q === undefined ? q.pageRows(db, workspaceId, { ...route, tag }) : searchRows(db, workspaceId, parseSearchQuery(route.q), { ...route, tag, offset: route.page * route.limit });
       const [{ rows, total }, changed] = await Promise.all([listed, q.changedAt(db, workspaceId)]);

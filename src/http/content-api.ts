@@ -10,17 +10,19 @@ import { SLUG_MAX, normaliseSlug } from '../lib/slug.js';
 import { charLength } from '../lib/validate.js';
 import { parseSearchQuery } from '../content/search-terms.js';
 import { previewArticle } from '../publishing/previews.js';
-import { contentApiDocumentBytes } from './openapi.js';
+import { contentApiDocumentIn } from './openapi.js';
 import { isNotModified } from './middleware/conditional-get.js';
 import { CORS_HEADERS, PREFLIGHT_HEADERS } from './middleware/cors.js';
 import { logFailure } from '../lib/failure-log.js';
 
 const PREFIX = '/api/v1/content';
-// stale-if-error (RFC 5861): a client cache may keep showing its copy while svc answers 503 (docs/content-api.md).
-const CACHE_CONTROL = 'private, max-age=60, stale-if-error=86400';
+// Exactly the specification's value (decisions.md); what caches may do with it: docs/content-api.md.
+const CACHE_CONTROL = 'private, max-age=60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 type Path = { kind: 'articles' } | { kind: 'article'; slug: string } | { kind: 'categories' | 'tags' | 'sitemap' } | { kind: 'openapi' };
+/** A path as matched, before the method is checked: an article's segment is still undecoded. */
+type MatchedPath = Exclude<Path, { kind: 'article' }> | { kind: 'article'; segment: string };
 
 /** Route patterns for the metrics labels: never the slug itself. */
 const PATTERNS: Record<Path['kind'], string> = {
@@ -84,14 +86,16 @@ export function createContentApi(app: App): ContentApi {
     const headers: Record<string, string> = Object.assign({}, CORS_HEADERS);
     let route = `${PREFIX}/*`; // the metrics label until the path is known
     try {
-      const path = matchPath(req.path.slice(PREFIX.length));
-      route = PATTERNS[path.kind];
+      const matched = matchPath(req.path.slice(PREFIX.length));
+      route = PATTERNS[matched.kind];
       if (req.method === 'OPTIONS') return { status: 204, headers: Object.assign({}, PREFLIGHT_HEADERS), body: null, route };
+      // The method is decided before the slug is read: a POST is a 405 whatever its slug.
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         headers.Allow = 'GET, HEAD, OPTIONS';
         throw new AppError('method_not_allowed', 405, `Method ${req.method} is not allowed: the content API is read-only (GET)`);
       }
-      if (path.kind === 'openapi') return documentAnswer(headers, route);
+      const path: Path = matched.kind === 'article' ? articlePath(matched.segment) : matched;
+      if (path.kind === 'openapi') return await documentAnswer(req, encodingFor(req.header('accept-encoding')), headers, route);
       const query: Query = req.querystring ? new URLSearchParams(req.querystring) : NO_QUERY;
       const key = presentedKey(req.header, query);
       const reader = await app.limits.blogKey(req.address, () => delivery.authenticate(key));
@@ -105,7 +109,8 @@ export function createContentApi(app: App): ContentApi {
       }
       const delivered = delivery.respond(reader, toRoute(path, query), encodingFor(req.header('accept-encoding')));
       const res = delivered instanceof Promise ? await delivered : delivered;
-      headers['Cache-Control'] = CACHE_CONTROL;
+      // A cached 404 (an unknown slug) is an error: no-store, like every error.
+      headers['Cache-Control'] = res.status === 200 ? CACHE_CONTROL : 'no-store';
       if (res.lastModified) headers['Last-Modified'] = res.lastModified;
       if (res.etag) {
         // Every answer with a body the coding could change says so, 304s included (RFC 9110 15.4.5).
@@ -140,9 +145,14 @@ export function createContentApi(app: App): ContentApi {
   return { owns, answer, middleware };
 }
 
-/** The OpenAPI document (http/openapi.ts): public, no key, the same for every daemon of a version. */
-function documentAnswer(headers: Record<string, string>, route: string): ContentAnswer {
-  return { status: 200, headers: { ...headers, 'Cache-Control': 'public, max-age=3600', 'Content-Type': JSON_TYPE }, body: contentApiDocumentBytes(), route };
+/** The OpenAPI document (http/openapi.ts): public, no key, the same for every daemon of a version; ETag, 304 and compression like every answer. */
+async function documentAnswer(req: ContentRequest, coding: Coding | 'identity', headers: Record<string, string>, route: string): Promise<ContentAnswer> {
+  const doc = await contentApiDocumentIn(coding);
+  Object.assign(headers, { 'Cache-Control': 'public, max-age=3600', Vary: 'Accept-Encoding', ETag: doc.etag });
+  if (isNotModified(req.header, doc.etag, null)) return { status: 304, headers, body: null, route };
+  headers['Content-Type'] = JSON_TYPE;
+  if (doc.encoding) headers['Content-Encoding'] = doc.encoding;
+  return { status: 200, headers, body: doc.body, route };
 }
 
 /** A draft preview (publishing/previews.ts): built per request, never cached, never indexed. */
@@ -158,19 +168,19 @@ type Query = Pick<URLSearchParams, 'get' | 'getAll' | 'has'>;
 
 /** The query of every request that has none (most of them): read-only, so sharing it is safe. */
 const NO_QUERY: Query = Object.freeze({ get: () => null, getAll: () => [], has: () => false });
-const ARTICLES: Path = { kind: 'articles' };
+const ARTICLES: MatchedPath = { kind: 'articles' };
 const ARTICLE_PREFIX = '/articles/';
 
-function matchPath(rest: string): Path {
+function matchPath(rest: string): MatchedPath {
   // The two common shapes, without splitting (issue 25): /articles and /articles/{slug}.
   if (rest === '/articles') return ARTICLES;
-  if (rest.startsWith(ARTICLE_PREFIX) && rest.length > ARTICLE_PREFIX.length && !rest.includes('/', ARTICLE_PREFIX.length)) return articlePath(rest.slice(ARTICLE_PREFIX.length));
+  if (rest.startsWith(ARTICLE_PREFIX) && rest.length > ARTICLE_PREFIX.length && !rest.includes('/', ARTICLE_PREFIX.length)) return { kind: 'article', segment: rest.slice(ARTICLE_PREFIX.length) };
   const parts = rest.split('/').filter(Boolean);
   if (parts.length === 1 && (parts[0] === 'articles' || parts[0] === 'categories' || parts[0] === 'tags' || parts[0] === 'sitemap')) {
     return parts[0] === 'articles' ? { kind: 'articles' } : { kind: parts[0] };
   }
   if (parts.length === 1 && parts[0] === 'openapi.json') return { kind: 'openapi' };
-  if (parts.length === 2 && parts[0] === 'articles') return articlePath(parts[1]);
+  if (parts.length === 2 && parts[0] === 'articles') return { kind: 'article', segment: parts[1] };
   throw new AppError('not_found', 404, `No content API route ${PREFIX}${rest}: use /articles, /articles/{slug}, /categories, /tags, /sitemap or /openapi.json`);
 }
 

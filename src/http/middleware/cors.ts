@@ -1,5 +1,5 @@
 /** Headers the content API lets browsers read (decisions.md: CORS on every response). */
-const EXPOSED = 'ETag, Last-Modified, Retry-After, Cache-Control';
+const EXPOSED = 'ETag, Last-Modified, Retry-After, Cache-Control, Allow';
 
 /**
  * CORS for a public read-only API: any origin, no credentials (the key is a header or query).

@@ -9,6 +9,14 @@ export interface SplitFile {
 }
 
 /**
+ * A Markdown document with `data` as YAML front matter, written by the yaml library (so a value
+ * like `Tea: a guide #1` is quoted and reads back as the same string), then `body`.
+ */
+export function withFrontMatter(data: Record<string, unknown>, body: string): string {
+  return `---\n${YAML.stringify(data, { lineWidth: 0 })}---\n\n${body}`;
+}
+
+/**
  * Split front matter from the body: YAML between `---` lines (Jekyll, Hugo, Astro, Next.js),
  * TOML between `+++` lines (Hugo), or a JSON object ending on a line of its own `}` (Hugo).
  * A file without front matter is all body. Throws invalid_input with the parser's reason.

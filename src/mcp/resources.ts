@@ -1,6 +1,7 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { getArticle, listArticles } from '../articles/service.js';
+import { publishedArticle, publishedFrontMatter, publishedIndex } from '../content/published.js';
+import { withFrontMatter } from '../imports/front-matter.js';
 import { scopeRefusal } from '../auth/scopes.js';
 import { AppError, toAppError } from '../errors.js';
 import type { ToolEnv } from './result.js';
@@ -8,7 +9,10 @@ import { INVALID_PARAMS, REFUSED, RESOURCE_NOT_FOUND, RpcError } from './rpc-err
 
 const MAX_LISTED = 200;
 
-/** Published articles as resources `article://<slug>` (Markdown), readable with the `read` scope. */
+/**
+ * Published articles as resources `article://<slug>` (Markdown), readable with the `read` scope:
+ * the published snapshot, exactly what the content API serves (docs/mcp.md). A draft has none.
+ */
 export function registerArticleResources(server: McpServer, env: ToolEnv): void {
   const requireRead = () => {
     if (!env.principal.scopes.includes('read')) throw new RpcError(REFUSED, scopeRefusal('read'), { code: 'scope_not_granted' });
@@ -18,13 +22,13 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
     new ResourceTemplate('article://{slug}', {
       list: async () => {
         requireRead();
-        const page = await listArticles(env.app, env.workspace, { status: 'published', limit: MAX_LISTED });
+        const page = await publishedIndex(env.app, env.workspace.id, MAX_LISTED);
         return {
           resources: page.articles.map((a) => ({
             uri: `article://${encodeURIComponent(a.slug)}`, // a valid URI for slugs of any script
             name: a.slug,
             title: a.title,
-            description: a.metaDescription ?? undefined,
+            description: a.metaDescription || undefined,
             mimeType: 'text/markdown',
           })),
         };
@@ -35,10 +39,10 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
       requireRead();
       const slug = decodeSlug(String(variables.slug ?? ''));
       try {
-        const a = await getArticle(env.app, env.workspace, slug);
-        if (a.status !== 'published') throw new AppError('not_found', 404, `No published article "${slug}"`);
-        const front = [`title: ${a.title}`, `slug: ${a.slug}`, `focusKeyword: ${a.focusKeyword ?? ''}`, `metaDescription: ${a.metaDescription ?? ''}`, `seoScore: ${a.seoScore ?? ''}`];
-        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `---\n${front.join('\n')}\n---\n# ${a.title}\n\n${a.bodyMarkdown}` }] };
+        const a = await publishedArticle(env.app, env.workspace.id, slug);
+        if (!a) throw new AppError('not_found', 404, `No published article "${slug}"`);
+        // The snapshot's markdown is the body without its leading H1: the title is the one H1.
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: withFrontMatter(publishedFrontMatter(a), `# ${a.title}\n\n${a.markdown}`) }] };
       } catch (err) {
         if (err instanceof RpcError) throw err;
         const e = toAppError(err);

@@ -146,11 +146,6 @@ describe('architecture: what may import what', () => {
     expect(violations(rule)).toEqual([]);
   });
 
-  it('client/ imports nothing from the server', () => {
-    const rule: Rule = (f, i) => (folder(f.file) === 'client' && i.target && folder(i.target) !== 'client' ? 'the content client ships to templates on its own' : undefined);
-    expect(violations(rule)).toEqual([]);
-  });
-
   it('libraries stay in their one place', () => {
     const confined: Array<[string, (file: string) => boolean, string]> = [
       ['knex', (file) => folder(file) === 'db' || isStore(file), 'db/ and store modules'],

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type * as client from '../../src/client/types.js';
+import type * as client from '../../packages/content-client/src/types.js';
 import type * as schemas from '../../src/content/schemas.js';
 import { ContractViolation, checkContentResponse } from '../helpers/openapi-contract.js';
 import { PG_URL } from '../helpers/env.js';
@@ -64,7 +64,7 @@ describe(`GET /api/v1/content/openapi.json (${PG_URL ? 'PostgreSQL' : 'SQLite'})
     await expect(checkContentResponse('GET', url, new Response(JSON.stringify({ data: { articles: [], total: 0, page: 0, limit: 10 } }), { status: 200 }))).rejects.toThrow(/header Cache-Control missing/);
   });
 
-  it('the typed client (src/client) has exactly the shapes of the document', () => {
+  it('svc-content-client (packages/content-client) has exactly the shapes of the document', () => {
     expectTypeOf<client.ArticleIndex>().toEqualTypeOf<z.infer<typeof schemas.articleIndexSchema>>();
     expectTypeOf<client.Article>().toEqualTypeOf<z.infer<typeof schemas.articleSchema>>();
     expectTypeOf<client.RelatedPost>().toEqualTypeOf<z.infer<typeof schemas.relatedPostSchema>>();

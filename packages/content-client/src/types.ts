@@ -1,8 +1,7 @@
 /**
- * The content API's public shapes (spec: ArticleIndex, Article, Page, Sitemap), with the
- * template-compatibility details of decisions.md: string ids, `id` on category and tags,
- * `deleted`/`published` on Article, UTC ISO dates. The server builds its snapshots from
- * these types, so client and server cannot drift.
+ * The content API's wire shapes (ArticleIndex, Article, Page, Sitemap): string ids, `id` on
+ * category and tags, `deleted`/`published` on Article, UTC ISO dates. The daemon's test suite
+ * holds them equal to the OpenAPI document's schemas, so client and server cannot drift.
  */
 export interface Term {
   id: string;
@@ -72,4 +71,17 @@ export interface Sitemap {
 
 export interface ContentErrorBody {
   error: { code: string; message: string; retryAfterSeconds?: number; parameter?: string };
+}
+
+/**
+ * The shapes headless-blog templates were typed against (`Blog.IArticle` ...), as BlogClient
+ * returns them: the wire shapes with `image` always a string (`''` for an article without a
+ * featured image), so template code written for those types compiles unchanged.
+ */
+export declare namespace Blog {
+  type ICategory = Category;
+  type ITag = Tag;
+  type IRelatedPost = RelatedPost;
+  type IArticleIndex = Omit<ArticleIndex, 'image'> & { image: string };
+  type IArticle = Omit<Article, 'image'> & { image: string };
 }

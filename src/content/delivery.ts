@@ -7,6 +7,7 @@ import { VersionReader } from './query-store.js';
 import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
 import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
+import { SearchSlots } from './search-slots.js';
 
 /** What to send: the entry, or its variant in `coding`. */
 function delivered(res: CachedResponse, variant: Variant | null, coding: Coding | null): Delivered {
@@ -58,6 +59,8 @@ export class ContentDelivery {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
+  /** Searches running at once, per key (its workspace) and in all (search-slots.ts). */
+  private readonly searches: SearchSlots;
   private readonly versions: VersionReader;
   /** Content versions by workspace, read once per burst for all the burst's workspaces. */
   private readonly fresh: FreshBatch<string, number>;
@@ -78,6 +81,8 @@ export class ContentDelivery {
 
   constructor(private readonly ctx: Ctx) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
+    const { content, database } = ctx.config;
+    this.searches = new SearchSlots(Math.max(1, Math.floor(database.poolMax / 2)), content.searchConcurrency, content.searchWait);
     this.versions = new VersionReader(ctx.db);
     // A read stuck a quarter of the deadline (a silent connection) lets the next burst read on another.
     this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs), ctx.config.content.timeout / 4);
@@ -157,7 +162,9 @@ export class ContentDelivery {
   /** Build and cache the entry; concurrent misses share one build. */
   private fill(key: string, reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute): Promise<CachedResponse> {
     return this.fills.run(`${key}\0${reader.version}`, async () => {
-      const res = await this.bounded(buildResponse(this.ctx.db, reader.workspaceId, route, reader.version));
+      const build = () => this.bounded(buildResponse(this.ctx.db, reader.workspaceId, route, reader.version));
+      // The deadline starts once the search has its slot: waiting for one is bounded by searchWait.
+      const res = route.kind === 'page' && route.q !== undefined ? await this.searches.run(reader.workspaceId, build) : await build();
       this.cache.set(key, res);
       return res;
     });

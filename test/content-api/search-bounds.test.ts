@@ -37,7 +37,7 @@ describe(`search is bounded (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
   let other: { ws: Workspace; key: string };
   beforeAll(async () => {
     // A short deadline and a small pool: a read of another workspace left waiting behind searches shows as a 503.
-    f = await contentFixture({ jobs: false, overrides: { 'content.timeout': '1500ms', 'database.poolMax': 6, 'content.rateLimitPerMinute': 100_000 } });
+    f = await contentFixture({ jobs: false, overrides: { 'content.timeout': '2s', 'database.poolMax': 6, 'content.rateLimitPerMinute': 100_000 } });
     await publishCjk(f.d.app, f.ws, 300, 'a');
     const ws = await seedWorkspace(f.d.app, { name: 'other.example' });
     other = { ws, key: (await generateBlogKey(f.d.app, ws)).key };

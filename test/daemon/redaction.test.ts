@@ -10,6 +10,9 @@ import { runCli } from '../helpers/cli.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { loggedDaemon } from '../helpers/logged-daemon.js';
 import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
+import { publishArticle } from '../../src/publishing/publish.js';
+import { listWebhookDeliveries } from '../../src/webhooks/service.js';
+import { webhookWorld } from '../webhooks/setup.js';
 import { approve, registerClient, sessionFor, token } from '../oauth/flow.js';
 
 // One redaction rule (lib/redact.ts) for every secret svc issues, in every log line.
@@ -88,5 +91,21 @@ describe('one redaction rule for every secret svc issues', () => {
       expect(res.stdout + res.stderr).toContain('svc_api_[redacted]');
       expect(res.stdout + res.stderr).not.toContain(randomPart(secrets.apiKey));
     }
+  });
+
+  it('a receiver that echoes the signing secret has it redacted in the webhook delivery log', async () => {
+    let secret = '';
+    const w = await webhookWorld({ script: () => ({ status: 500, body: { echo: `got ${secret}` } }), overrides: { 'webhooks.retrySchedule': [] } });
+    secret = w.secret;
+    const a = await w.article();
+    await publishArticle(w.d.app, w.ws, a.id);
+    await w.receiver.waitFor(1);
+    let log: Awaited<ReturnType<typeof listWebhookDeliveries>> = [];
+    for (let i = 0; i < 300 && log.length === 0; i++) {
+      log = await listWebhookDeliveries(w.d.app, w.ws, { articleId: a.id });
+      if (!log.length) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(log[0].responseExcerpt).toContain('whsec_[redacted]');
+    expect(JSON.stringify(log)).not.toContain(randomPart(secret));
   });
 });

@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { toAppError } from './errors.js';
 import { type Io, processIo } from './cli/io.js';
 import { buildProgram, suggestCommand, unknownCommand } from './cli/program.js';
-import { escapeControl, escapeJson, labelled } from './cli/terminal-text.js';
+import { errorJson, escapeControl, labelled } from './cli/terminal-text.js';
 
 /**
  * Exit codes other than 1 that an AppError code asks for: 2 bad usage; 3 the daemon stopped,
@@ -48,7 +48,7 @@ export async function run(argv: string[], given: Io): Promise<number> {
     // toAppError is the one classifier: a value the database refused is the input's fault (issue 11).
     const e = toAppError(err);
     if (e.code !== 'internal_error') {
-      if (json) io.stdout.write(escapeJson(JSON.stringify({ error: { code: e.code, message: e.message, ...e.details } }, null, 2)) + '\n');
+      if (json) io.stdout.write(errorJson({ error: { code: e.code, message: e.message, ...e.details } }) + '\n');
       // Messages may quote text from elsewhere (a receiver's answer): each line is printed inert.
       const lines = (text: string) => text.split('\n').map(escapeControl).join('\n');
       tell(`error: ${lines(e.message)}\n${e.hint ? `hint: ${lines(e.hint)}\n` : ''}`);

@@ -4,6 +4,8 @@
 // clipboard (OSC 52), a CR can overwrite the line before it, and bidirectional overrides can
 // make text read differently than it is (Trojan Source).
 
+import { redactSecrets } from '../lib/redact.js';
+
 // C0 controls but tab and newline, DEL, C1 controls, and the invisible bidi and direction marks.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const LINE_BREAKS = /[\t\n]/g;
@@ -41,16 +43,24 @@ export function escapeJson(json: string): string {
   return json.replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** An error for `--json` on stdout: escaped like any JSON output, and without an issued secret it quotes. */
+export function errorJson(value: unknown): string {
+  return redactSecrets(escapeJson(JSON.stringify(value, null, 2)));
+}
+
 const SGR = { red: ['\x1b[31m', '\x1b[39m'], yellow: ['\x1b[33m', '\x1b[39m'], bold: ['\x1b[1m', '\x1b[22m'] } as const;
 
 /**
  * The `error:` / `warning:` prefix of a line for people, in red / yellow when `colour` (a
  * terminal that supports it, no NO_COLOR: lib/log.ts colourFor). Only svc's own prefix is
- * coloured; the text after it is printed as it is (already escaped by the caller).
+ * coloured; the text after it is printed as it is (already escaped by the caller), issued secrets
+ * redacted (lib/redact.ts).
  */
 export function labelled(text: string, colour: boolean): string {
-  if (!colour) return text;
-  return text.replace(/^(error|warning|note):/gm, (label, word: string) => {
+  // What goes to stderr may quote an issued secret (a pasted key in an error): never printed.
+  const safe = redactSecrets(text);
+  if (!colour) return safe;
+  return safe.replace(/^(error|warning|note):/gm, (label, word: string) => {
     const [on, off] = word === 'error' ? SGR.red : SGR.yellow;
     return `${SGR.bold[0]}${on}${label}${off}${SGR.bold[1]}`;
   });

@@ -1,5 +1,4 @@
-import type { Db, Queryable } from '../db/connect.js';
-import { rowsByKeys } from '../db/by-keys.js';
+import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { HeldReads } from '../db/held-reads.js';
 import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
 import type { RelatedPost } from './schemas.js';
@@ -92,35 +91,18 @@ export const RELATED_WINDOW = 100;
 
 /**
  * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md).
- * Candidates are each tag's RELATED_WINDOW newest posts (one rank-range seek per tag), ranked
- * here; then the category's newest fill what is left.
+ * Candidates are each tag's RELATED_WINDOW newest posts (a rank-range seek per tag), counted and
+ * ranked in one statement whatever the number of tags (an article has at most 51); when fewer
+ * than 3 share a tag, the category's newest fill what is left (a second statement).
  */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
-  const shared = new Map<string, number>();
-  const perTag = await Promise.all(
-    a.tags.map(async (tag) => {
-      const floor = (await groupSize(db, tagGroup(workspaceId, tag))) - RELATED_WINDOW;
-      return db('content_tags').where({ workspace_id: workspaceId, tag }).andWhere('rank', '>=', floor).pluck('article_id') as Promise<string[]>;
-    }),
-  );
-  for (const ids of perTag) for (const id of ids) if (id !== a.id) shared.set(id, (shared.get(id) ?? 0) + 1);
-  const candidates: Row[] = [];
-  const ids = [...shared.keys()];
-  candidates.push(...(await rowsByKeys(db, 'content_index', 'article_id', ids, ['article_id', 'category', 'published_at'])));
-  const score = (r: Row) => [shared.get(r.article_id)!, r.category === a.category ? 1 : 0, r.published_at as string, r.article_id as string] as const;
-  candidates.sort((x, y) => {
-    const [a1, b1, c1, d1] = score(x);
-    const [a2, b2, c2, d2] = score(y);
-    return a2 - a1 || b2 - b1 || (c1 < c2 ? 1 : c1 > c2 ? -1 : 0) || (d1 < d2 ? 1 : d1 > d2 ? -1 : 0);
-  });
-  const pickedIds = candidates.slice(0, 3).map((r) => r.article_id as string);
-  const picked = await rowsByKeys(db, 'content_index', 'article_id', pickedIds, ['article_id', 'index_json']);
-  picked.sort((x, y) => pickedIds.indexOf(x.article_id) - pickedIds.indexOf(y.article_id));
+  const tags = [...new Set(a.tags)];
+  const picked: Row[] = tags.length ? await sharingTags(db, workspaceId, a, tags) : [];
   if (picked.length < 3) {
     picked.push(
       ...(await db('content_index')
         .where({ workspace_id: workspaceId, category: a.category })
-        .whereNotIn('article_id', [a.id, ...pickedIds])
+        .whereNotIn('article_id', [a.id, ...picked.map((r) => r.article_id as string)])
         .orderBy('cat_rank', 'desc')
         .limit(3 - picked.length)
         .select('article_id', 'index_json')),
@@ -130,6 +112,22 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
     const index = JSON.parse(r.index_json);
     return { id: index.id, headline: index.headline, slug: index.slug };
   });
+}
+
+/**
+ * The best 3 posts sharing a tag with `a`, in one statement. On PostgreSQL each candidate's index
+ * row is read by its key in a lateral subquery (OFFSET 0 keeps it one: by-keys.ts says why), so a
+ * database without statistics does not scan content_index; SQLite joins by the primary key.
+ */
+async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, tags: string[]): Promise<Row[]> {
+  const windows = tags.map(() => `select * from (select article_id from content_tags where workspace_id = ? and tag = ? order by rank desc limit ${RELATED_WINDOW}) as w`).join(' union all ');
+  const candidates = `select article_id, count(*) as shared from (${windows}) as c where article_id <> ? group by article_id`;
+  const index = isPostgres(db)
+    ? 'cross join lateral (select category, published_at, index_json from content_index where article_id = s.article_id offset 0) as ci'
+    : 'join content_index as ci on ci.article_id = s.article_id';
+  const sql = `select s.article_id, ci.index_json from (${candidates}) as s ${index} order by s.shared desc, case when ci.category = ? then 1 else 0 end desc, ci.published_at desc, s.article_id desc limit 3`;
+  const result = await db.raw(sql, [...tags.flatMap((tag) => [workspaceId, tag]), a.id, a.category]);
+  return isPostgres(db) ? (result as { rows: Row[] }).rows : (result as Row[]);
 }
 
 export interface TermRow {
@@ -176,15 +174,11 @@ export class VersionReader {
 
   /**
    * A token that differs after any commit that may have made an unknown blog key known, or null
-   * when unknown. SQLite: the change signal. PostgreSQL: a digest of every workspace's content
-   * version: issuing a key bumps its workspace's version in the same transaction, so a key can
-   * only become known when the digest moves (one read of the small workspaces table per burst).
+   * when there is none: SQLite's change signal (one pread). PostgreSQL has none to offer for
+   * free, so an unknown key is looked up by its hash (one unique-index read; wrong keys are
+   * limited per address, limits/index.ts blogKey).
    */
   async changeToken(): Promise<string | null> {
-    if (this.pg) {
-      const rows = await this.pg.rows('svc_content_change_token', CHANGE_TOKEN_SQL, []);
-      return (rows[0]?.[0] as string | undefined) ?? null;
-    }
     return this.sqlite?.token() ?? null;
   }
 
@@ -218,4 +212,3 @@ export class VersionReader {
 }
 
 const VERSIONS_SQL = 'SELECT id, content_version FROM workspaces WHERE id = ANY($1)';
-const CHANGE_TOKEN_SQL = `SELECT md5(coalesce(string_agg(id || ':' || content_version, ',' ORDER BY id), '')) FROM workspaces`;

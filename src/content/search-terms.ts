@@ -5,6 +5,14 @@ import { plainText } from '../lib/markdown.js';
 /** Longest `q` accepted, in characters (after trimming). */
 export const QUERY_MAX_LENGTH = 200;
 
+/** Most parts a query may have (words, runs of unspaced scripts, single characters). */
+export const QUERY_TERMS_MAX = 8;
+/**
+ * Most single characters of unspaced scripts (Chinese, Japanese, Korean, Thai...) a query may
+ * have: each is matched as the start of every indexed character pair, the dearest kind of term.
+ */
+export const QUERY_PREFIXES_MAX = 2;
+
 /** The search text as an input field (MCP list_articles `query`); parseSearchQuery checks the rest. */
 export const searchQueryInput = z.string().trim().min(1).max(QUERY_MAX_LENGTH).optional();
 
@@ -82,8 +90,11 @@ export function parseSearchQuery(raw: string, name = 'q'): SearchQuery {
     else if ([...s.text].length === 1) query.prefixes.push(s.text);
     else query.phrases.push(pairs([...s.text]));
   }
-  if (!query.words.length && !query.phrases.length && !query.prefixes.length) {
-    throw invalidParameter(name, `The ${name} parameter must contain at least one letter or digit`);
+  const terms = query.words.length + query.phrases.length + query.prefixes.length;
+  if (!terms) throw invalidParameter(name, `The ${name} parameter must contain at least one letter or digit`);
+  if (terms > QUERY_TERMS_MAX) throw invalidParameter(name, `The ${name} parameter may hold at most ${QUERY_TERMS_MAX} words (it holds ${terms}): search for fewer`);
+  if (query.prefixes.length > QUERY_PREFIXES_MAX) {
+    throw invalidParameter(name, `The ${name} parameter may hold at most ${QUERY_PREFIXES_MAX} single characters of Chinese, Japanese, Korean or Thai standing alone (it holds ${query.prefixes.length}): write characters that belong together without spaces`);
   }
   return query;
 }

@@ -2,11 +2,13 @@ import { createRequire } from 'node:module';
 import { isatty } from 'node:tty';
 import pino from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { REDACTED, redactSecrets } from './redact.js';
 
 export type Logger = pino.Logger;
 
 /**
- * Log lines on stderr (stdout belongs to command output). Keys and tokens are redacted. On a
+ * Log lines on stderr (stdout belongs to command output). Keys and tokens are redacted (fields
+ * by name, and every secret svc issues wherever it appears: lib/redact.ts). On a
  * terminal, one human line per entry (local time, level, message, then the fields); anywhere
  * else (journald, a pipe, a file) one JSON object per line with epoch-millisecond times, for
  * machines. `colour`: the caller's colourFor (Io.colour), so NO_COLOR is respected (no-color.org).
@@ -18,6 +20,9 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
     base: undefined,
     redact: { paths: REDACTED_PATHS, censor: REDACTED },
     serializers: { err: errWithoutRowValues },
+    // Every line, whatever field or message carries it (an error's message or stack, a URL, a
+    // body quoted in a warning): the issued secrets are taken out of the written text itself.
+    hooks: { streamWrite: redactSecrets },
   };
   const terminal = typeof destination === 'number' ? isatty(destination) : Boolean((destination as { isTTY?: boolean }).isTTY);
   if (!terminal) return pino(options, stream);
@@ -27,7 +32,6 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
   return pino(options, { write: (line: string) => stream.write(pretty(line)) });
 }
 
-const REDACTED = '[redacted]';
 // Credential fields by name at the top of a line (pino's `*.x` does not match a top-level `x`),
 // and the commonest one level down. A top-level path costs next to nothing; each `*.x` costs
 // about 1.5 us on every line, the request log's included (docs/performance.md), so no more of them.
@@ -62,49 +66,4 @@ export function colourFor(terminal: boolean, env: Record<string, string | undefi
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return terminal && env.TERM !== 'dumb';
-}
-
-// Query parameters that carry credentials, compared after decoding (`%6Bey` is `key`).
-const SECRET_PARAMS = new Set(['key', 'api_key', 'apikey', 'token', 'access_token', 'refresh_token', 'id_token', 'code', 'code_verifier', 'client_secret', 'password', 'secret']);
-// Credentials svc issues, recognisable by their prefix wherever they appear (path or query).
-const SECRET_VALUE = /(svc_(blog|api)_|whsec_)[a-z0-9]/i;
-
-/**
- * Remove credentials from a request URL before it is logged. The server reads a parameter after
- * percent-decoding it, so the check is made on the decoded name (`?%6Bey=svc_blog_...` is the
- * key parameter), and any part that decodes to one of svc's key formats is removed too.
- */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q))
-    .split('/')
-    .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? '[redacted]' : segment))
-    .join('/');
-  if (q === -1) return path;
-  const query = url
-    .slice(q + 1)
-    .split('&')
-    .map((part) => {
-      const eq = part.indexOf('=');
-      const name = eq === -1 ? part : part.slice(0, eq);
-      const plainName = decoded(name).trim().toLowerCase().replace(/\[[^\]]*\]$/, '');
-      if (SECRET_VALUE.test(decoded(name))) return '[redacted]';
-      if (SECRET_PARAMS.has(plainName) || SECRET_VALUE.test(decoded(part))) return eq === -1 ? part : `${name}=[redacted]`;
-      return part;
-    })
-    .join('&');
-  return `${path}?${query}`;
-}
-
-/** Percent-decoded (and `+` as a space), repeatedly, so double encoding hides nothing. */
-function decoded(text: string): string {
-  let out = text.replace(/\+/g, ' ');
-  for (let i = 0; i < 3 && out.includes('%'); i++) {
-    try {
-      out = decodeURIComponent(out);
-    } catch {
-      break;
-    }
-  }
-  return out;
 }

@@ -15,15 +15,18 @@ import { createMcpServer } from './server.js';
 import { logFailure } from '../lib/failure-log.js';
 
 const BODY_LIMIT = 5 * 1024 * 1024; // an article body may be 2 MB of markdown, JSON-escaped
+/** Deepest nesting of arrays and objects a body may have (an MCP message needs fewer than 10). */
+export const MAX_BODY_DEPTH = 32;
 
 /** JSON-RPC codes of refusals of the whole POST (everything else is -32000, with data.code). */
-const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request: -32600, batch_not_supported: -32600, internal_error: -32603 };
+const RPC_CODES: Record<string, number> = { parse_error: -32700, invalid_request: -32600, nesting_too_deep: -32600, batch_not_supported: -32600, internal_error: -32603 };
 
 /**
  * POST /api/mcp: the agent endpoint (stateless Streamable HTTP). In order: Origin (403), bearer
- * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), both before the body is
- * read; the body (415, 413, parse error), its JSON-RPC shape and batch rules (400), the call
- * budget charged one call per message in the body (429), membership and subscription (403),
+ * API key or OAuth token (401 + WWW-Authenticate, RFC 6750 / RFC 9728), then one call of the
+ * budget (429), all before the body is read; the body (415, 413, nesting deeper than
+ * MAX_BODY_DEPTH, parse error), its JSON-RPC shape and batch rules (400), the rest of the budget,
+ * one call per message in the body (429), membership and subscription (403),
  * then a fresh McpServer and transport for this request. Every refusal is one JSON-RPC error:
  * with the request's id once the body was read and holds a single request, else id null.
  * GET and DELETE answer 405 (no server-initiated streams, no sessions) and cost nothing.
@@ -56,10 +59,13 @@ export function createMcpEndpoint(app: App): Middleware {
         throw new AppError('method_not_allowed', 405, 'Method not allowed: this server is stateless; send JSON-RPC messages with POST');
       }
       principal = await authenticate(app, ctx, resourceMetadata);
-      body = await readJsonBody(ctx, BODY_LIMIT);
+      // Every POST costs a call before a byte of its body is read: past the budget nothing is
+      // read or parsed, and a body refused later (too large, too deep, not JSON-RPC) has counted.
+      await app.limits.mcpCalls(principal.id, 1);
+      body = await readJsonBody(ctx, BODY_LIMIT, MAX_BODY_DEPTH);
       if (body.problem) throw body.problem;
       const calls = checkMessages(body.value, ctx.get('MCP-Protocol-Version') || undefined);
-      await app.limits.mcpCalls(principal.id, calls);
+      if (calls > 1) await app.limits.mcpCalls(principal.id, calls - 1);
       const access = await checkCallAccess(app, principal);
       await handle(app, ctx, { principal, ...access }, body.value);
     } catch (caught) {

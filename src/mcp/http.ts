@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { requireIdentityEncoding } from '../lib/content-encoding.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
 import type { replyIds } from './messages.js';
 import { REFUSED } from './rpc-error.js';
 
@@ -67,11 +68,13 @@ export interface PostBody {
 }
 
 /**
- * Read and parse the body with a size limit (only once the caller is known). A bad body is
- * returned, not thrown, with the value when it parsed, so a 415 can still echo the request id.
- * Throws only when the client goes away mid-body (400 request_aborted).
+ * Read and parse the body with a size limit and a nesting limit (only once the caller is known
+ * and charged). The depth is checked on the raw bytes before parsing (a too-deep body is never
+ * parsed: 400 nesting_too_deep). A bad body is returned, not thrown, with the value when it
+ * parsed, so a 415 can still echo the request id. Throws only when the client goes away
+ * mid-body (400 request_aborted).
  */
-export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promise<PostBody> {
+export async function readJsonBody(ctx: HttpContext, limitBytes: number, maxDepth: number): Promise<PostBody> {
   const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
   try {
     requireIdentityEncoding(ctx); // a compressed body is never inflated (issue 11)
@@ -85,10 +88,14 @@ export async function readJsonBody(ctx: HttpContext, limitBytes: number): Promis
   }
   const chunks = await readUpTo(ctx, limitBytes);
   if (!chunks) return { problem: tooLarge() };
+  const bytes = Buffer.concat(chunks);
+  if (nestsDeeperThan(bytes, maxDepth)) {
+    return { problem: new AppError('nesting_too_deep', 400, `Invalid Request: the body nests arrays and objects more than ${maxDepth} levels deep; no MCP message needs that many`) };
+  }
   let value: unknown;
   let parsed = true;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     parsed = false;
   }

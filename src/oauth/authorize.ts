@@ -141,7 +141,7 @@ export async function decide(ctx: Ctx, userId: string, req: AuthorizationRequest
   if (!(await store.consumeRequest(ctx.db, sha256Hex(req.id)))) throw pageError('This approval request was already answered.');
   if (!choice.approve) return redirectWith(ctx, req.redirectUri, { error: 'access_denied', error_description: 'The user denied the request' }, req.state);
 
-  const code = randomBase62(43);
+  const code = `svc_code_${randomBase62(43)}`; // prefixed like every secret svc issues, so logs can redact it
   await store.insertCode(ctx.db, {
     code_hash: sha256Hex(code),
     client_id: req.client.id,

@@ -40,7 +40,7 @@ export async function registerClient(ctx: Ctx, body: unknown): Promise<Registrat
 
   const now = ctx.clock.now();
   const id = newId('cli');
-  const secret = method === 'none' ? undefined : `sec_${randomBase62(43)}`;
+  const secret = method === 'none' ? undefined : `svc_secret_${randomBase62(43)}`; // prefixed like every secret svc issues (lib/redact.ts)
   const registered: ClientMetadata = { ...meta, token_endpoint_auth_method: method };
   // The redirect URIs and the name have their own columns: the rest of the metadata is kept
   // beside them without a second copy (issue 11: 2,000 registrations took 164 MB).

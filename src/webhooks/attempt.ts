@@ -12,6 +12,7 @@ import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
 import { type DeliveryRow, type EventRow, insertDeliveries } from './store.js';
+import { redactSecrets } from '../lib/redact.js';
 
 export interface AttemptOutcome {
   deliveryId: string;
@@ -177,8 +178,9 @@ const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): Delive
   ok: outcome.ok,
   statusCode: outcome.status,
   durationMs: outcome.durationMs,
-  error: outcome.error,
-  responseExcerpt: outcome.response || null,
+  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts).
+  error: outcome.error && redactSecrets(outcome.error),
+  responseExcerpt: outcome.response ? redactSecrets(outcome.response) : null,
   createdAt: finishedAt.toISOString(),
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PG_URL } from '../helpers/env.js';
 import { regenerateBlogKey } from '../../src/auth/blog-keys.js';
 import { runCli } from '../helpers/cli.js';
 import { contentFixture } from './fixture.js';
@@ -107,7 +108,7 @@ describe('CORS', () => {
 });
 
 describe('wrong keys', () => {
-  it('does not query the database again for a key already found wrong while nothing changed (SQLite change signal, PostgreSQL digest of every workspace version), and a key made by another process works at once', async () => {
+  it('looks a wrong key up by its hash: on SQLite not again while nothing changed (its change signal), on PostgreSQL one indexed read each; a key made by another process works at once', async () => {
     const f = await contentFixture({ jobs: false });
     const lookups: string[] = [];
     f.d.app.db.on('query', (q: { sql: string }) => {
@@ -121,12 +122,12 @@ describe('wrong keys', () => {
       lookups.length = 0;
       expect((await f.api('/tags', { key: wrong })).status).toBe(401);
       expect((await f.api('/tags', { key: wrong })).status).toBe(401);
-      if (lookups.length === 0 || Date.now() > warm) break;
+      if (lookups.length === (PG_URL ? 2 : 0) || Date.now() > warm) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     lookups.length = 0;
     for (let i = 0; i < 5; i++) expect((await f.api('/tags', { key: wrong })).status).toBe(401);
-    expect(lookups).toEqual([]);
+    expect(lookups).toHaveLength(PG_URL ? 5 : 0);
 
     // Another App (the CLI) makes a workspace and a key: usable on the very next request.
     const added = await runCli(['workspaces', 'add', '--name', 'second.example', '--website', 'https://second.example'], f.cli);

@@ -9,7 +9,7 @@ import { afterFile } from './cleanup.js';
 export async function loggedDaemon(overrides: Record<string, unknown> = {}) {
   const server = await bindServer(0, '127.0.0.1');
   const port = (server.address() as { port: number }).port;
-  const { config } = await freshConfig({ 'server.host': '127.0.0.1', 'server.port': port, ...overrides });
+  const { config, env, dir } = await freshConfig({ 'server.host': '127.0.0.1', 'server.port': port, ...overrides });
   const stream = new PassThrough();
   const lines: Array<Record<string, unknown>> = [];
   let buffered = '';
@@ -25,5 +25,5 @@ export async function loggedDaemon(overrides: Record<string, unknown> = {}) {
     await http.close();
     await app.close();
   });
-  return { app, port, config, lines };
+  return { app, port, config, env, dir, lines };
 }

@@ -1,13 +1,14 @@
-import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
-import { rpc, workspaceWithAdmin } from './helpers.js';
+import { rpc, startPost, workspaceWithAdmin } from './helpers.js';
 
 // Issue 22: an anonymous POST of a 5 MB batch was parsed and answered with one JSON-RPC error
 // per element (a 45 MB answer). The headers decide first; a refused batch gets one error.
 
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const bigBatch = JSON.stringify(Array.from({ length: 40_000 }, (_, i) => ping(i))); // ~1.3 MB
+
+const FIRST = '[{"jsonrpc":"2.0","id":1,"method":"ping"},';
 
 let d: TestDaemon;
 let auth: { Authorization: string };
@@ -16,28 +17,6 @@ beforeAll(async () => {
   d = f.d;
   auth = { Authorization: `Bearer ${await f.key(['read'])}` };
 });
-
-/** Sends the headers and the first bytes of a body announced as `length` bytes, never the rest. */
-function startPost(headers: Record<string, string>, length: number): Promise<{ status: number; body: string }> {
-  const url = new URL(`${d.url}/api/mcp`);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(length), ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, body });
-      });
-    });
-    req.on('error', reject);
-    req.write('[{"jsonrpc":"2.0","id":1,"method":"ping"},');
-    setTimeout(() => {
-      req.destroy();
-      reject(new Error('no answer within 5 s: the daemon waited for the body'));
-    }, 5000).unref();
-  });
-}
 
 describe('/api/mcp refusals cost the daemon nothing of the body', () => {
   it.each([
@@ -53,10 +32,10 @@ describe('/api/mcp refusals cost the daemon nothing of the body', () => {
   });
 
   it('is answered before the body arrives when the headers already refuse it', async () => {
-    const anonymous = await startPost({}, 5_000_000);
+    const anonymous = await startPost(d, {}, FIRST, 5_000_000);
     expect(anonymous.status).toBe(401);
     expect(JSON.parse(anonymous.body)).toMatchObject({ id: null, error: { data: { code: 'unauthorized' } } });
-    const origin = await startPost({ ...auth, Origin: 'https://evil.example' }, 5_000_000);
+    const origin = await startPost(d, { ...auth, Origin: 'https://evil.example' }, FIRST, 5_000_000);
     expect(origin.status).toBe(403);
   });
 

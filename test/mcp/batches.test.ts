@@ -25,10 +25,9 @@ describe('JSON-RPC batches and the call budget', () => {
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // A refusal of a batch as a whole answers once, id null (issue 22: never one error per element).
     expect(await second.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
-    // The refused batch spent nothing: two single calls still fit, the third does not.
+    // The refused batch cost one call (every POST does before its body is read), not three: one single call still fits.
     expect((await send(ping(7))).status).toBe(200);
-    expect((await send(ping(8))).status).toBe(200);
-    expect((await send(ping(9))).status).toBe(429);
+    expect((await send(ping(8))).status).toBe(429);
   });
 
   it('notifications count like requests (issue 22: posts of notifications alone skipped the budget); a batch larger than the whole budget is refused', async () => {
@@ -37,8 +36,7 @@ describe('JSON-RPC batches and the call budget', () => {
     const mixed = await send([initialized, ping(1)]);
     expect(mixed.status).toBe(200);
     expect(await mixed.json()).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
-    expect((await send(batchOf(4, 10))).status).toBe(429); // 2 + 4 > 5
-    expect((await send(initialized)).status).toBe(202); // 3
+    expect((await send(batchOf(4, 10))).status).toBe(429); // 2 + 4 > 5; the refused POST costs 1: 3
     expect((await send([initialized, initialized])).status).toBe(202); // 5
     const refused = await send(initialized);
     expect(refused.status).toBe(429);
@@ -68,8 +66,8 @@ describe('JSON-RPC batches and protocol versions', () => {
     },
   });
 
-  it('refuses a batch when MCP-Protocol-Version is 2025-06-18 or later, and charges nothing', async () => {
-    const { send } = await budgetDaemon(2);
+  it('refuses a batch when MCP-Protocol-Version is 2025-06-18 or later, and charges one call for it, not one per message', async () => {
+    const { send } = await budgetDaemon(4);
     for (const version of ['2025-06-18', '2025-11-25']) {
       const res = await send(batchOf(2), { 'MCP-Protocol-Version': version });
       expect(res.status).toBe(400);
@@ -77,6 +75,7 @@ describe('JSON-RPC batches and protocol versions', () => {
     }
     expect((await send(ping(1), { 'MCP-Protocol-Version': '2025-11-25' })).status).toBe(200);
     expect((await send(ping(2), { 'MCP-Protocol-Version': '2025-11-25' })).status).toBe(200);
+    expect((await send(ping(3), { 'MCP-Protocol-Version': '2025-11-25' })).status).toBe(429);
   });
 
   it('reads the version from an initialize inside the batch when there is no header', async () => {
@@ -98,8 +97,8 @@ describe('JSON-RPC batches and protocol versions', () => {
     }
   });
 
-  it('an empty batch, an invalid element, more than 100 messages, a repeated id or an initialize are -32600 and cost nothing', async () => {
-    const { send } = await budgetDaemon(1);
+  it('an empty batch, an invalid element, more than 100 messages, a repeated id or an initialize are -32600 and cost one call each', async () => {
+    const { send } = await budgetDaemon(6);
     const invalid = (message: string) => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${message}`, data: { code: 'invalid_request' } } });
     const empty = await send([]);
     expect(empty.status).toBe(400);
@@ -119,5 +118,6 @@ describe('JSON-RPC batches and protocol versions', () => {
     expect(withInit.status).toBe(400);
     expect(await withInit.json()).toEqual(invalid('initialize must be sent on its own, not in a batch'));
     expect((await send(ping(3))).status).toBe(200);
+    expect((await send(ping(4))).status).toBe(429);
   });
 });

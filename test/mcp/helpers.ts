@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -44,3 +45,28 @@ export async function rpc(d: TestDaemon, body: unknown, headers: Record<string, 
 }
 
 export const toolCall = (name: string, args: Record<string, unknown> = {}, id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+/**
+ * Sends the headers and `first` bytes of a body announced as `length` bytes, never the rest: an
+ * answer proves the daemon decided without waiting for (or parsing) the body.
+ */
+export function startPost(d: TestDaemon, headers: Record<string, string>, first: string, length: number): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const url = new URL(`${d.url}/api/mcp`);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(length), ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.write(first);
+    setTimeout(() => {
+      req.destroy();
+      reject(new Error('no answer within 5 s: the daemon waited for the body'));
+    }, 5000).unref();
+  });
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { App } from '../../app.js';
-import { redactUrl } from '../../lib/log.js';
+import { redactUrl } from '../../lib/redact.js';
 
 /** The request's id: the client's X-Request-Id when it is a plain token, else a new UUID. */
 export function requestIdFor(incoming: string): string {

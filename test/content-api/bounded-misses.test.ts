@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VersionReader } from '../../src/content/query-store.js';
+import { PG_URL } from '../helpers/env.js';
+import { contentFixture } from './fixture.js';
+
+// A cache miss costs a bounded number of statements, whatever the article's tag count, and an
+// unknown key is one indexed read (no digest over every workspace).
+
+describe(`cache misses are bounded (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
+  let f: Awaited<ReturnType<typeof contentFixture>>;
+  beforeAll(async () => {
+    f = await contentFixture({ jobs: false });
+  });
+  afterAll(() => f.d.stop());
+
+  /** The statements svc sent while `request` ran (knex's query event). */
+  const statements = async (request: () => Promise<unknown>): Promise<string[]> => {
+    const sent: string[] = [];
+    const on = (q: { sql: string }) => sent.push(q.sql);
+    f.d.app.db.on('query', on);
+    try {
+      await request();
+    } finally {
+      f.d.app.db.off('query', on);
+    }
+    return sent;
+  };
+
+  it('an article with 50 tags costs the statements of one with 1 tag, and its related posts rank by shared tags', async () => {
+    const many = Array.from({ length: 49 }, (_, i) => `facet ${i}`);
+    // Three posts share the common tag; "close" also shares ten more of the 50-tag article's tags.
+    await f.publish({ title: 'Other one', slug: 'other-one', focusKeyword: 'common', contentType: 'GUIDE' });
+    await f.publish({ title: 'Close', slug: 'close', focusKeyword: 'common', secondaryKeywords: many.slice(0, 10), contentType: 'LISTICLE' });
+    await f.publish({ title: 'Other two', slug: 'other-two', focusKeyword: 'common', contentType: 'BLOG_POST' });
+    await f.publish({ title: 'One tag', slug: 'one-tag', focusKeyword: 'common', contentType: 'BLOG_POST' });
+    await f.publish({ title: 'Fifty tags', slug: 'fifty-tags', focusKeyword: 'common', secondaryKeywords: many, contentType: 'BLOG_POST' });
+    await f.json('/categories'); // the key and the version are read here, not in the misses below
+
+    let fifty: any;
+    const oneTag = await statements(() => f.json('/articles/one-tag'));
+    const fiftyTags = await statements(async () => (fifty = await f.json('/articles/fifty-tags')));
+    expect(fifty.data.tags).toHaveLength(50);
+    expect(fifty.data.relatedPosts.map((p: { slug: string }) => p.slug)).toEqual(['close', 'one-tag', 'other-two']);
+    expect(fiftyTags.length).toBe(oneTag.length);
+    expect(fiftyTags.length).toBeLessThanOrEqual(4); // the article, the URL settings, related posts (and the category's newest when fewer than 3 share a tag)
+  });
+
+  it('an unknown key is looked up by its hash: one statement, never a read of every workspace', async () => {
+    const sent = await statements(async () => expect((await f.api('/articles', { key: 'svc_blog_' + 'x'.repeat(32) })).status).toBe(401));
+    // Besides the wrong-key count of the address (the limits store, a table on PostgreSQL).
+    const reads = sent.filter((sql) => !/rate_limits/.test(sql));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toMatch(/from ["`]blog_keys["`] where ["`]key_hash["`] = /);
+    // PostgreSQL has no free change token: none is read (it was a digest over every workspace).
+    if (PG_URL) {
+      const versions = new VersionReader(f.d.app.db);
+      expect(await versions.changeToken()).toBeNull();
+      await versions.close();
+    }
+  });
+});

@@ -38,7 +38,7 @@ export interface RestoreResult {
  * fresh database is swapped in with one rename: the database file is always either the old one
  * or the new one. The old one stays as `<file>.before-restore-<time>`.
  */
-export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger } = {}): Promise<RestoreResult> {
+export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger; confirm?: (database: string, rolledBack: RestoreDiff | null) => Promise<void> } = {}): Promise<RestoreResult> {
   if (database.client === 'pg') throw backupErrors.restoreIntoPostgres();
   const target = database.filename!;
   if (!existsSync(backup) || !statSync(backup).isFile()) throw backupErrors.notFound(backup);
@@ -64,6 +64,7 @@ export async function restoreDatabase(database: Config['database'], backup: stri
     let rolledBack: RestoreDiff | null = null;
     if (existsSync(target)) {
       rolledBack = await compareForRestore(target, staged);
+      await options.confirm?.(target, rolledBack);
       // The old database must be whole in its file: a -wal left beside the new file would be
       // replayed into it.
       if (!(await checkpointSqliteFile(target)) || walHasContent(target)) throw backupErrors.inUse(target);

@@ -43,6 +43,24 @@ export const backupErrors = {
       hint: 'Restore it with the svc version that made it, or a newer one.',
       details: { unknown },
     }),
+  missingMigrations: (file: string, missing: string[]) =>
+    new AppError('backup_invalid', 400, `${file} is missing ${missing.length === 1 ? 'a migration' : `${missing.length} migrations`} that later migrations it has build on (${missing.join(', ')}); nothing was changed`, {
+      hint: 'Use a file written by `svc backup`; this one was not made by svc\'s migrations.',
+      details: { missing },
+    }),
+  rowsBreakSchema: (file: string, violations: Array<{ table: string; rule: string; rows: number }>) =>
+    new AppError(
+      'backup_invalid',
+      400,
+      `${file} holds rows svc's schema forbids, so nothing was changed: ${violations
+        .slice(0, 5)
+        .map((v) => `${v.table}: ${v.rows} row${v.rows === 1 ? '' : 's'} with ${v.rule}`)
+        .join('; ')}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`,
+      {
+        hint: 'Use another backup, or mend these rows in a copy of the file (sqlite3) and use that copy.',
+        details: { violations },
+      },
+    ),
   daemonRunning: (file: string) =>
     new AppError('database_in_use', 409, `Cannot restore over ${file}: an svc daemon (or another restore) is using it`, {
       hint: 'Stop the daemon first (e.g. sudo systemctl stop svc), restore, then start it again.',

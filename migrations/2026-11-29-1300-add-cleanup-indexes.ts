@@ -4,8 +4,7 @@ import type { Knex } from 'knex';
 // finds its rows through one of these indexes instead of scanning the table, and so do the
 // deletes a removed client or session cascades to.
 const INDEXES: Array<[table: string, columns: string[], name: string]> = [
-  ['webhook_events', ['status', 'updated_at'], 'webhook_events_status_updated_at'],
-  ['webhook_deliveries', ['created_at'], 'webhook_deliveries_created_at'],
+  ['webhook_deliveries', ['created_at', 'id'], 'webhook_deliveries_created_at_id'],
   ['oauth_tokens', ['expires_at'], 'oauth_tokens_expires_at'],
   ['oauth_tokens', ['rotated_at'], 'oauth_tokens_rotated_at'],
   ['oauth_codes', ['expires_at'], 'oauth_codes_expires_at'],

@@ -3,7 +3,7 @@ import { purgeExpiredSessions } from '../auth/sessions.js';
 import type { Ctx } from '../context.js';
 import { purgeUnusedClients } from '../oauth/clients.js';
 import { purgeExpired } from '../oauth/connections.js';
-import { purgeSettledWebhooks } from '../webhooks/retention.js';
+import { type RetentionCursors, purgeSettledWebhooks } from '../webhooks/retention.js';
 import { type Job, repeating } from './job.js';
 
 const EVERY_MS = 60_000;
@@ -22,18 +22,19 @@ export interface CleanupResult {
  * past webhooks.retention. Every delete goes by an index, in bounded batches: a large backlog
  * is worked off over several rounds.
  */
-export async function runCleanup(ctx: Ctx): Promise<CleanupResult> {
+export async function runCleanup(ctx: Ctx, cursors: RetentionCursors = {}): Promise<CleanupResult> {
   const oauthClients = await purgeUnusedClients(ctx);
   const oauth = await purgeExpired(ctx);
   const sessions = await purgeExpiredSessions(ctx);
-  const webhooks = await purgeSettledWebhooks(ctx);
+  const webhooks = await purgeSettledWebhooks(ctx, cursors);
   return { oauthClients, sessions, oauth, webhooks };
 }
 
 /** Every minute (sooner when oauth.unusedClientExpiry is shorter): runCleanup. */
 export function startCleanup(app: App): Job {
+  const cursors: RetentionCursors = {};
   return repeating(1000, () => Math.min(EVERY_MS, Math.max(1000, app.config.oauth.unusedClientExpiry)), () =>
-    runCleanup(app)
+    runCleanup(app, cursors)
       .then((r) => {
         if (r.oauthClients > 0) app.log.info({ removed: r.oauthClients }, 'removed OAuth clients that never got a grant');
         if (r.webhooks.events + r.webhooks.deliveries > 0) app.log.info(r.webhooks, 'removed webhook events and delivery log entries past webhooks.retention');

@@ -1,10 +1,15 @@
-import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
-import { type BatchLimits, deleteInBatches } from '../db/batched-delete.js';
+import { type BatchLimits, type Sweep, type SweepCursor, sweep } from '../db/batched-delete.js';
 import type { Db } from '../db/connect.js';
 import { iso } from '../lib/clock.js';
 
 const SETTLED = ['delivered', 'failed', 'cancelled'];
+
+/** Where the last purge stopped in each table; a job keeps one, so a backlog is walked once. */
+export interface RetentionCursors {
+  events?: SweepCursor | null;
+  deliveries?: SweepCursor | null;
+}
 
 /**
  * Delete settled webhook events (delivered, failed, cancelled) and delivery log entries of
@@ -12,36 +17,47 @@ const SETTLED = ['delivered', 'failed', 'cancelled'];
  * receiver, and the article's later events wait for it), nor its log, and never the newest
  * settled nor the newest delivered event of an article at its webhook: a redelivery checks its
  * order against those (a kept older event is still refused when a later one was delivered). A
- * deleted event takes its delivery log entries with it (ON DELETE CASCADE).
+ * deleted event takes its delivery log entries with it (ON DELETE CASCADE). Both tables are
+ * walked in index order from `cursors` (updated here), a bounded number of rows per call.
  */
-export async function purgeSettledWebhooks(ctx: Ctx, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
+export async function purgeSettledWebhooks(ctx: Ctx, cursors: RetentionCursors = {}, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.webhooks.retention));
   const db = ctx.db;
-  const events = await deleteInBatches(db, 'webhook_events', 'seq', (size) => deletableEvents(db, before, size), (q) => settledBefore(q, 'webhook_events', before), limits);
-  const deliveries = await deleteInBatches(db, 'webhook_deliveries', 'id', (size) => deletableDeliveries(db, before, size), (q) => q, limits);
-  return { events, deliveries };
+  const events = await sweep(db, eventSweep(db, before), cursors.events ?? null, limits);
+  cursors.events = events.cursor;
+  const deliveries = await sweep(db, deliverySweep(db, before), cursors.deliveries ?? null, limits);
+  cursors.deliveries = deliveries.cursor;
+  return { events: events.deleted, deliveries: deliveries.deleted };
 }
 
-const settledBefore = (q: Knex.QueryBuilder, alias: string, before: string) => q.whereIn(`${alias}.status`, SETTLED).andWhere(`${alias}.updated_at`, '<', before);
-
-/** The seqs of up to `size` events past the retention that no rule keeps (by the index on status, updated_at). */
-export function deletableEvents(db: Db, before: string, size: number): Knex.QueryBuilder {
+/** Every event in seq order (its primary key); deletable when past the retention and no rule keeps it. */
+export function eventSweep(db: Db, before: string): Sweep {
   const later = (statuses: string[]) =>
     db({ n: 'webhook_events' })
       .select(db.raw('1'))
-      .whereRaw('n.connector_id = e.connector_id AND n.article_id = e.article_id AND n.seq > e.seq')
+      .whereRaw('n.connector_id = webhook_events.connector_id AND n.article_id = webhook_events.article_id AND n.seq > webhook_events.seq')
       .whereIn('n.status', statuses);
-  return settledBefore(db({ e: 'webhook_events' }).select('e.seq'), 'e', before)
-    .whereExists(later(SETTLED))
-    .andWhere((q) => q.whereNot('e.status', 'delivered').orWhereExists(later(['delivered'])))
-    .limit(size);
+  return {
+    table: 'webhook_events',
+    order: ['seq'],
+    key: 'seq',
+    deletable: (q) =>
+      q
+        .where('updated_at', '<', before)
+        .whereIn('status', SETTLED)
+        .whereExists(later(SETTLED))
+        .andWhere((w) => w.whereNot('status', 'delivered').orWhereExists(later(['delivered']))),
+  };
 }
 
-/** The ids of up to `size` delivery log entries past the retention whose event is settled (by the index on created_at). */
-export function deletableDeliveries(db: Db, before: string, size: number): Knex.QueryBuilder {
-  return db({ d: 'webhook_deliveries' })
-    .select('d.id')
-    .where('d.created_at', '<', before)
-    .whereExists(db({ e: 'webhook_events' }).select(db.raw('1')).whereRaw('e.id = d.event_id').whereIn('e.status', SETTLED))
-    .limit(size);
+/** Delivery log entries past the retention, oldest first by the index on (created_at, id); deletable when their event is settled. */
+export function deliverySweep(db: Db, before: string): Sweep {
+  return {
+    table: 'webhook_deliveries',
+    order: ['created_at', 'id'],
+    key: 'id',
+    walk: (q) => q.where('created_at', '<', before),
+    deletable: (q) =>
+      q.whereExists(db({ e: 'webhook_events' }).select(db.raw('1')).whereRaw('e.id = webhook_deliveries.event_id').whereIn('e.status', SETTLED)),
+  };
 }

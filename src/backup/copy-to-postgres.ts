@@ -66,7 +66,7 @@ export async function copyToPostgres(database: Config['database'], to: string, o
         const occupied = await occupiedTables(trx, tables);
         if (occupied.length > 0) throw notEmpty(occupied);
       }
-      const done = await copyRows(src, trx, tables, options.onProgress);
+      const done = await copyRows(src, trx, tables, options.onProgress, undefined, filename);
       await resetSequences(trx, tables);
       return done;
     });

@@ -112,7 +112,7 @@ async function rebuild(source: string, staged: string, backup: string, log: Logg
       await refuseRowsBreakingSchema(fresh, 'restore_source', backup);
       return await fresh.transaction(async (trx) => {
         await trx.raw('PRAGMA defer_foreign_keys = ON'); // checked at commit: rows may reference rows of their own table
-        return copyRows(from, trx, tables, undefined, 'restore_source');
+        return copyRows(from, trx, tables, undefined, 'restore_source', backup);
       });
     } catch (err) {
       failed = true;

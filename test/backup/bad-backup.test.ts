@@ -88,9 +88,8 @@ describe('a backup that breaks svc\'s constraints is refused by name, and nothin
 
   it.runIf(PG)('svc db copy into PostgreSQL: the same refusals, and the target is left untouched', async () => {
     const { backup } = await installation();
-    const cases = await badBackups(backup);
     const to = await createPgDatabase(PG_ADMIN);
-    for (const [file, words] of cases) {
+    const refused = async (file: string, words: string) => {
       const dir = tempDir();
       copyFileSync(file, path.join(dir, 'svc.sqlite'));
       const r = await runCli(['db', 'copy', '--to', to, '--json'], { env: sqliteEnv(dir), cwd: dir });
@@ -98,11 +97,16 @@ describe('a backup that breaks svc\'s constraints is refused by name, and nothin
       const { error } = r.json<{ error: { code: string; message: string } }>();
       expect({ file, code: error.code }).toEqual({ file, code: 'backup_invalid' });
       expect(error.message).toContain(words);
-    }
+    };
     const pg = openDb({ client: 'pg', url: to, filename: '', poolMax: 1 });
     try {
-      const tables = await pg('information_schema.tables').where({ table_schema: 'public' }).count({ n: '*' });
-      expect(Number(tables[0].n)).toBe(0);
+      // Refused before the target is touched: not even svc's tables are made there.
+      for (const [file, words] of await badBackups(backup)) await refused(file, words);
+      expect(Number((await pg('information_schema.tables').where({ table_schema: 'public' }).count({ n: '*' }))[0].n)).toBe(0);
+      // SQLite keeps any value in any column; PostgreSQL's types refuse it during the copy, which
+      // commits nothing (the target keeps only svc's empty tables, ready for a copy).
+      await refused(await crafted(backup, 'type', ["UPDATE workspaces SET allowance_articles = 'lots' WHERE name = 'two.example'"]), 'holds rows of workspaces the target database refuses, so nothing was changed: invalid input syntax for type integer');
+      expect(Number((await pg('workspaces').count({ n: '*' }))[0].n)).toBe(0);
     } finally {
       await pg.destroy();
     }

@@ -5,7 +5,7 @@ import { migrateLatest } from './db/migrate.js';
 import { refuseMovedDatabase } from './db/moved.js';
 import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
-export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
+export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
 export { claimDatabase, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/connect.js';
+import { deleteWhere } from '../db/batched-delete.js';
+import type { Db, Queryable } from '../db/connect.js';
 
 export interface SessionRow {
   id_hash: string;
@@ -15,7 +16,7 @@ export const findSessionRow = (db: Queryable, idHash: string): Promise<SessionRo
 
 export const deleteSessionRow = (db: Queryable, idHash: string) => db('sessions').where({ id_hash: idHash }).delete();
 
-export const deleteExpiredSessions = (db: Queryable, now: string) => db('sessions').where('expires_at', '<=', now).delete();
+export const deleteExpiredSessions = (db: Db, now: string) => deleteWhere(db, 'sessions', 'id_hash', (q) => q.where('expires_at', '<=', now));
 
 /** Every session of one user (a password change signs them out everywhere). */
 export const deleteUserSessions = (db: Queryable, userId: string): Promise<number> => db('sessions').where({ user_id: userId }).delete();

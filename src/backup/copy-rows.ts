@@ -2,6 +2,7 @@ import type { Db, Trx } from '../db/connect.js';
 import { copyTable, countRows } from '../db/table-copy.js';
 import { rebuildSearchIndex } from '../content/search-store.js';
 import { AppError } from '../errors.js';
+import { backupErrors } from './errors.js';
 
 export interface CopyProgress {
   table: string;
@@ -16,7 +17,7 @@ export interface CopyProgress {
  * by svc, inside the caller's transaction; row counts compared before it commits. The search
  * index is derived, never copied: it is rebuilt from the copied snapshots.
  */
-export async function copyRows(source: Db, trx: Trx, tables: string[], onProgress?: (p: CopyProgress) => void, attachedAs?: string): Promise<Array<{ table: string; rows: number }>> {
+export async function copyRows(source: Db, trx: Trx, tables: string[], onProgress?: (p: CopyProgress) => void, attachedAs?: string, shown = 'The source'): Promise<Array<{ table: string; rows: number }>> {
   const counts = new Map<string, number>();
   for (const t of tables) counts.set(t, await countRows(source, t));
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
@@ -32,7 +33,12 @@ export async function copyRows(source: Db, trx: Trx, tables: string[], onProgres
         onProgress?.({ table, done, total });
       },
       attachedAs,
-    );
+    ).catch((err: Error & { code?: string }) => {
+      // A value the target's types or constraints refuse (PostgreSQL class 22 or 23, SQLite's
+      // constraint and type errors) is the file's fault, named as such; the transaction ends.
+      if (/^2[23]/.test(err.code ?? '') || /^SQLITE_(CONSTRAINT|MISMATCH)/.test(err.code ?? '')) throw backupErrors.rowsRefused(shown, table, err);
+      throw err;
+    });
   }
   for (const table of tables) {
     const rows = await countRows(trx, table);

@@ -9,6 +9,7 @@ import { lockForCopy, occupiedTables, resetSequences, tablesInDependencyOrder, t
 import { AppError, usageError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import { type CopyProgress, copyRows, tablesIn } from './copy-rows.js';
+import { refuseFileBreakingSchema, refuseUnfitMigrations } from './check-rows.js';
 import { backupErrors } from './errors.js';
 import { removeSqliteFiles, sideName } from './files.js';
 
@@ -53,6 +54,8 @@ export async function copyToPostgres(database: Config['database'], to: string, o
   const target = openDb({ client: 'pg', url: to, filename: '', poolMax: 2 });
   try {
     source = await snapshot(filename, snapshotFile, options.log);
+    // Before the target is touched: rows the target's constraints would refuse, named.
+    await refuseFileBreakingSchema(snapshotFile, sideName(filename, 'check'), filename, options.log);
     await migrateLatest(target, { log: options.log });
     const tables = await tablesIn(target, await tablesInDependencyOrder(source));
     const src = source;
@@ -63,7 +66,7 @@ export async function copyToPostgres(database: Config['database'], to: string, o
         const occupied = await occupiedTables(trx, tables);
         if (occupied.length > 0) throw notEmpty(occupied);
       }
-      const done = await copyRows(src, trx, tables, options.onProgress);
+      const done = await copyRows(src, trx, tables, options.onProgress, undefined, filename);
       await resetSequences(trx, tables);
       return done;
     });
@@ -89,8 +92,7 @@ async function snapshot(filename: string, file: string, log: Logger | undefined)
   }
   const db = openDb({ client: 'sqlite3', filename: file, poolMax: 1 });
   try {
-    const status = await migrationStatus(db);
-    if (status.unknown.length > 0) throw backupErrors.newer(filename, status.unknown);
+    refuseUnfitMigrations(await migrationStatus(db), filename);
     await migrateLatest(db, { log });
     return db;
   } catch (err) {

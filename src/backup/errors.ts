@@ -43,6 +43,30 @@ export const backupErrors = {
       hint: 'Restore it with the svc version that made it, or a newer one.',
       details: { unknown },
     }),
+  missingMigrations: (file: string, missing: string[]) =>
+    new AppError('backup_invalid', 400, `${file} is missing ${missing.length === 1 ? 'a migration' : `${missing.length} migrations`} that later migrations it has build on (${missing.join(', ')}); nothing was changed`, {
+      hint: 'Use a file written by `svc backup`; this one was not made by svc\'s migrations.',
+      details: { missing },
+    }),
+  rowsBreakSchema: (file: string, violations: Array<{ table: string; rule: string; rows: number }>) =>
+    new AppError(
+      'backup_invalid',
+      400,
+      `${file} holds rows svc's schema forbids, so nothing was changed: ${violations
+        .slice(0, 5)
+        .map((v) => `${v.table}: ${v.rows} row${v.rows === 1 ? '' : 's'} with ${v.rule}`)
+        .join('; ')}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`,
+      {
+        hint: 'Use another backup, or mend these rows in a copy of the file (sqlite3) and use that copy.',
+        details: { violations },
+      },
+    ),
+  rowsRefused: (file: string, table: string, err: Error) =>
+    new AppError('backup_invalid', 400, `${file} holds rows of ${table} the target database refuses, so nothing was changed: ${driverMessage(err)}`, {
+      hint: 'Use another backup, or mend these rows in a copy of the file (sqlite3) and use that copy.',
+      details: { table },
+      cause: err,
+    }),
   daemonRunning: (file: string) =>
     new AppError('database_in_use', 409, `Cannot restore over ${file}: an svc daemon (or another restore) is using it`, {
       hint: 'Stop the daemon first (e.g. sudo systemctl stop svc), restore, then start it again.',
@@ -56,3 +80,10 @@ export const backupErrors = {
       hint: 'Restore a PostgreSQL backup into a new database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored FILE) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE (docs/operations.md)',
     }),
 };
+
+/** The driver's words without the statement knex puts before them (`insert into ... - invalid input ...`). */
+function driverMessage(err: Error): string {
+  const line = err.message.split('\n')[0];
+  const at = line.indexOf(' - ');
+  return /^(insert|update|delete|select) /i.test(line) && at > 0 ? line.slice(at + 3) : line;
+}

@@ -11,6 +11,7 @@ import type { Logger } from '../lib/log.js';
 import { copyRows, tablesIn } from './copy-rows.js';
 import { backupErrors } from './errors.js';
 import { fileStamp, makePrivate, removeSqliteFiles, sideName, syncDir } from './files.js';
+import { refuseRowsBreakingSchema, refuseUnfitMigrations } from './check-rows.js';
 import { checkSvcSqliteFile } from './inspect.js';
 import { type RestoreDiff, compareForRestore } from './restore-diff.js';
 
@@ -38,7 +39,7 @@ export interface RestoreResult {
  * fresh database is swapped in with one rename: the database file is always either the old one
  * or the new one. The old one stays as `<file>.before-restore-<time>`.
  */
-export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger } = {}): Promise<RestoreResult> {
+export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger; confirm?: (database: string, rolledBack: RestoreDiff | null) => Promise<void> } = {}): Promise<RestoreResult> {
   if (database.client === 'pg') throw backupErrors.restoreIntoPostgres();
   const target = database.filename!;
   if (!existsSync(backup) || !statSync(backup).isFile()) throw backupErrors.notFound(backup);
@@ -57,13 +58,14 @@ export async function restoreDatabase(database: Config['database'], backup: stri
     // Nothing of the backup's schema runs, not even while svc's migrations bring it up to date.
     await dropForeignSchema(source);
     const migrated = await migrateStaged(source, backup, options.log);
-    const tables = await rebuild(source, staged, options.log);
+    const tables = await rebuild(source, staged, backup, options.log);
     await checkSvcSqliteFile(staged);
 
     let previous: string | null = null;
     let rolledBack: RestoreDiff | null = null;
     if (existsSync(target)) {
       rolledBack = await compareForRestore(target, staged);
+      await options.confirm?.(target, rolledBack);
       // The old database must be whole in its file: a -wal left beside the new file would be
       // replayed into it.
       if (!(await checkpointSqliteFile(target)) || walHasContent(target)) throw backupErrors.inUse(target);
@@ -85,8 +87,7 @@ export async function restoreDatabase(database: Config['database'], backup: stri
 async function migrateStaged(staged: string, backup: string, log: Logger | undefined): Promise<string[]> {
   const db = openDb({ client: 'sqlite3', filename: staged, poolMax: 1 });
   try {
-    const status = await migrationStatus(db);
-    if (status.unknown.length > 0) throw backupErrors.newer(backup, status.unknown);
+    refuseUnfitMigrations(await migrationStatus(db), backup);
     return await migrateLatest(db, { log });
   } finally {
     // The last connection closing checkpoints and removes the copy's -wal.
@@ -94,8 +95,11 @@ async function migrateStaged(staged: string, backup: string, log: Logger | undef
   }
 }
 
-/** A fresh database at `staged`, made by svc's migrations, holding the rows of `source`. */
-async function rebuild(source: string, staged: string, log: Logger | undefined): Promise<Array<{ table: string; rows: number }>> {
+/**
+ * A fresh database at `staged`, made by svc's migrations, holding the rows of `source`; refused
+ * (naming `backup`) before a row is copied when the rows break svc's schema.
+ */
+async function rebuild(source: string, staged: string, backup: string, log: Logger | undefined): Promise<Array<{ table: string; rows: number }>> {
   const from: Db = openDb({ client: 'sqlite3', filename: source, poolMax: 1 });
   const fresh: Db = openDb({ client: 'sqlite3', filename: staged, poolMax: 1 });
   try {
@@ -103,13 +107,21 @@ async function rebuild(source: string, staged: string, log: Logger | undefined):
     const tables = await tablesIn(from, await tablesInDependencyOrder(fresh));
     // One connection (poolMax 1): the source attached to it is read by SQLite itself (copyTable).
     await fresh.raw("ATTACH DATABASE ? AS restore_source", [source]);
+    let failed = false;
     try {
+      await refuseRowsBreakingSchema(fresh, 'restore_source', backup);
       return await fresh.transaction(async (trx) => {
         await trx.raw('PRAGMA defer_foreign_keys = ON'); // checked at commit: rows may reference rows of their own table
-        return copyRows(from, trx, tables, undefined, 'restore_source');
+        return copyRows(from, trx, tables, undefined, 'restore_source', backup);
       });
+    } catch (err) {
+      failed = true;
+      throw err;
     } finally {
-      await fresh.raw('DETACH DATABASE restore_source');
+      // A failed detach must not hide why the restore stopped; the connection is closed anyway.
+      await fresh.raw('DETACH DATABASE restore_source').catch((err: unknown) => {
+        if (!failed) throw err;
+      });
     }
   } finally {
     await from.destroy();

@@ -6,6 +6,7 @@ import { listMembers } from '../workspaces/members.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
@@ -56,7 +57,7 @@ export function registerApiKeys(program: Command, io: Io): void {
     .description('revoke an API key: calls made with it are refused at once')
     .argument('<id>', 'key id (from api-keys list)')
     .option(...WORKSPACE_OPTION)
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
         const ws = await workspace();

@@ -9,6 +9,7 @@ import { deleteArticle, unpublishArticle } from '../publishing/publish.js';
 import { AppError, usageError } from '../errors.js';
 import { decodeUtf8, readTextFile } from '../lib/text-file.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, choiceOption, intOption, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { registerImport } from './articles-import.js';
@@ -169,7 +170,7 @@ export function registerArticles(program: Command, io: Io): void {
     .description('delete an article; it leaves the content API at once and webhooks hear article.deleted')
     .argument('<id|slug>')
     .option(...WORKSPACE_OPTION)
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
         const ws = await workspace();

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { backupDatabase } from '../backup/backup.js';
 import { restoreDatabase } from '../backup/restore.js';
 import type { RestoreDiff, RolledBackArticle } from '../backup/restore-diff.js';
+import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
@@ -24,11 +26,18 @@ export function registerBackup(program: Command, io: Io): void {
     .command('restore')
     .description('replace the SQLite database with a backup (the daemon must be stopped); the previous file is kept')
     .argument('<file>', 'a file written by svc backup')
-    .action(async (file: string, _opts: unknown, command: Command) => {
+    .option(...YES_OPTION)
+    .action(async (file: string, opts: { yes?: boolean }, command: Command) => {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
-      const result = await restoreDatabase(config.database, path.resolve(io.cwd, file), { log: commandLogger(io, config) });
+      const from = path.resolve(io.cwd, file);
+      const result = await restoreDatabase(config.database, from, {
+        log: commandLogger(io, config),
+        // Asked once the backup is checked and staged, before anything is replaced.
+        confirm: (target, diff) =>
+          confirm(io, opts.yes, [`Replace the database ${target} with the backup ${from}?`, ...rolledBackLines(diff), `The current file is kept beside it as ${path.basename(target)}.before-restore-<time>.`].join('\n')),
+      });
       out.result(result, () =>
         [
           `Restored ${result.database} from ${result.from}`,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type NewBlogKey, generateBlogKey, regenerateBlogKey, revokeBlogKey, showBlogKey } from '../auth/blog-keys.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import type { Io, Output } from './io.js';
 
@@ -23,7 +24,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
     .command('regenerate')
     .description('replace the blog key; the old key stops working at once')
     .option(...WORKSPACE_OPTION)
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
@@ -49,7 +50,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
     .command('revoke')
     .description('delete the blog key; the content API refuses it at once')
     .option(...WORKSPACE_OPTION)
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();

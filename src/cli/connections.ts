@@ -3,6 +3,7 @@ import { getUserByEmail } from '../workspaces/users.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import { getConnection, listConnections, revokeConnectionAs } from '../oauth/connections.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act } from './harness.js';
 import { type Io, table } from './io.js';
 
@@ -29,7 +30,7 @@ export function registerConnections(program: Command, io: Io): void {
     .command('revoke')
     .description('revoke a connection: its tokens stop working at once; the app needs a new browser approval')
     .argument('<id>', 'connection id (see svc connections list)')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ yes?: boolean }>(io, async ({ app, opts, args, out }) => {
         const [id] = args;

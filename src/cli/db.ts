@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { copyToPostgres } from '../backup/copy-to-postgres.js';
+import { copyToPostgres, redact } from '../backup/copy-to-postgres.js';
+import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { formatMs } from './backup.js';
 import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
@@ -12,10 +14,12 @@ export function registerDb(program: Command, io: Io): void {
     .description('copy this SQLite installation into an empty PostgreSQL database (a daemon may keep serving the source)')
     .requiredOption('--to <url>', 'the target, postgres://user@host:5432/db')
     .option('--force', "replace the svc data a non-empty target holds (its svc tables are emptied first)")
-    .action(async (opts: { to: string; force?: boolean }, command: Command) => {
+    .option(...YES_OPTION)
+    .action(async (opts: { to: string; force?: boolean; yes?: boolean }, command: Command) => {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
+      if (opts.force && config.database.client === 'sqlite3') await confirm(io, opts.yes, `Empty every svc table in ${redact(opts.to)} and replace it with the data of ${config.database.filename ?? 'this installation'}? The svc data the target holds now is lost.`);
       let bar: ReturnType<typeof progressBar> | null = null;
       const result = await copyToPostgres(config.database, opts.to, {
         force: opts.force,

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { dependencyHealth } from '../limits/dependency-health.js';
+import { growingTableSizes } from '../jobs/table-sizes.js';
 import { AppError } from '../errors.js';
 import { scheduleHealth } from '../publishing/failures.js';
 import { webhookHealth } from '../webhooks/health.js';
 import { listWorkspaces } from '../workspaces/service.js';
+import { formatBytes } from './backup.js';
 import { act } from './harness.js';
 import type { Io } from './io.js';
 import { escapeLine } from './terminal-text.js';
@@ -25,6 +27,7 @@ export function registerDoctor(program: Command, io: Io): void {
           ...(await dependencyHealth(app, app.limits.storeKind)),
           ...(await webhookHealth(app, workspaces)),
           ...(await scheduleHealth(app, new Map(workspaces.map((w) => [w.id, w.name])))),
+          ...sizeFindings(await growingTableSizes(app.db)),
         ];
         const failed = findings.filter((f) => f.level === 'fail');
         if (failed.length > 0) {
@@ -35,4 +38,12 @@ export function registerDoctor(program: Command, io: Io): void {
         out.result({ findings }, () => findings.map(line).join('\n'));
       }),
     );
+}
+
+/** The tables that grow with use, for the operator to see that the cleanup keeps up. */
+function sizeFindings(sizes: Awaited<ReturnType<typeof growingTableSizes>>) {
+  return [
+    { level: 'ok' as const, check: 'database size', detail: formatBytes(sizes.databaseBytes) },
+    ...sizes.tables.map((t) => ({ level: 'ok' as const, check: `table ${t.table}`, detail: `${t.rows} row${t.rows === 1 ? '' : 's'}${t.bytes === null ? '' : `, ${formatBytes(t.bytes)}`}` })),
+  ];
 }

@@ -8,6 +8,7 @@ import { type KeywordView, listKeywords, removeKeywords } from '../keywords/serv
 import type { StoredKeyword } from '../keywords/types.js';
 import { readFileBytes } from '../lib/text-file.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, intOption, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
@@ -100,7 +101,7 @@ export function registerKeywords(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .option('--location <code|name>', 'only the keywords of this location')
     .option('--language <code|name>', 'only the keywords of this language')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ workspace?: string; location?: string; language?: string; yes?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
         const ws = await workspace();

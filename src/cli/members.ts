@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addMember, removeMember, setMemberRole } from '../accounts/members.js';
 import { listMembers, parseRole } from '../workspaces/members.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
@@ -55,7 +56,7 @@ export function registerMembers(program: Command, io: Io): void {
     .description('remove a member from a workspace (their agent connections stop working at once)')
     .option(...WORKSPACE_OPTION)
     .requiredOption('--email <email>', 'the member')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<MemberOptions>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();

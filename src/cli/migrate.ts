@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { createApp, migrateLatest, migrateRollback, migrationStatus } from '../app.js';
+import { createApp, migrateLatest, migrationStatus, rollbackLastBatch } from '../app.js';
 import { usageError } from '../errors.js';
+import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { commandLogger, configFor } from './harness.js';
 import { type Io, output } from './io.js';
 
@@ -9,8 +11,9 @@ export function registerMigrate(program: Command, io: Io): void {
     .command('migrate')
     .description('apply pending database migrations (safe to run again)')
     .option('--status', 'list applied and pending migrations without changing anything')
-    .option('--rollback', 'undo the last batch of migrations')
-    .action(async (opts: { status?: boolean; rollback?: boolean }, command: Command) => {
+    .option('--rollback', 'undo the last batch of migrations (never the install: that is a restore of a backup)')
+    .option(...YES_OPTION)
+    .action(async (opts: { status?: boolean; rollback?: boolean; yes?: boolean }, command: Command) => {
       if (opts.status && opts.rollback) throw usageError('Pass --status or --rollback, not both');
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
@@ -24,7 +27,10 @@ export function registerMigrate(program: Command, io: Io): void {
           const status = await migrationStatus(app.db);
           out.result(status, () => statusText(status));
         } else if (opts.rollback) {
-          const rolledBack = await migrateRollback(app.db, false, { log });
+          const rolledBack = await rollbackLastBatch(app.db, {
+            log,
+            confirm: (batch) => confirm(io, opts.yes, `Undo ${batch.length} migration${batch.length === 1 ? '' : 's'} (${batch.join(', ')})? The tables and columns they added are dropped with their data.`),
+          });
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
           const applied = await migrateLatest(app.db, { log });

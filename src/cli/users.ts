@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { changePassword, removeUser } from '../accounts/users.js';
 import { createUser, listUsers } from '../workspaces/users.js';
 import { askText, confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act } from './harness.js';
 import { type Io, table } from './io.js';
 
@@ -58,7 +59,7 @@ export function registerUsers(program: Command, io: Io): void {
     .command('remove')
     .description('delete a user, their memberships, sessions and agent connections (refused for the last admin of a workspace)')
     .requiredOption('--email <email>', 'the user')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<{ email: string; yes?: boolean }>(io, async ({ app, opts, out }) => {
         await confirm(io, opts.yes, `Delete user ${opts.email}?`);

@@ -6,6 +6,7 @@ import { daemonStatus, describeHolder, describeLease } from '../webhooks/heartbe
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
 import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';
+import { YES_OPTION } from './destructive.js';
 import { act, intOption, runningDaemons } from './harness.js';
 import { type Io, fit, header, table } from './io.js';
 import { escapeLine } from './terminal-text.js';
@@ -85,7 +86,7 @@ export function registerWebhooks(program: Command, io: Io): void {
     .command('remove')
     .description('remove the webhook with its queued events and delivery log')
     .option(...WS)
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option(...YES_OPTION)
     .action(
       act<WsOpts & { yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
@@ -100,9 +101,13 @@ export function registerWebhooks(program: Command, io: Io): void {
     .description('new signing secret; the old one keeps signing alongside it during the grace period')
     .option(...WS)
     .option('--grace <duration>', 'how long the old secret still signs (0 to stop at once)', '24h')
+    .option(...YES_OPTION)
     .action(
-      act<WsOpts & { grace: string }>(io, async ({ app, opts, out, workspace }) => {
-        const r = await rotateSecret(app, await workspace(), opts.grace);
+      act<WsOpts & { grace: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
+        const ws = await workspace();
+        const r = await rotateSecret(app, ws, opts.grace, () =>
+          confirm(io, opts.yes, `Replace the signing secret of ${ws.name}'s webhook? After the grace period (${opts.grace}) the receiver must check the new one.`),
+        );
         out.result(r, () => `New signing secret: ${r.secret}\n${r.previousSecretUntil ? `The previous secret also signs until ${r.previousSecretUntil}.` : 'The previous secret no longer signs.'}`);
       }),
     );

@@ -102,6 +102,8 @@ export const configSchema = z
         heartbeatInterval: duration().default('2s'),
         /** A holder not heard from for this long is gone: its leases are void and another daemon takes its events over. */
         heartbeatStaleAfter: duration().default('10s'),
+        /** Delivered, failed and cancelled events and delivery log entries older than this are deleted (the newest of each article is kept). */
+        retention: duration().default('30d'),
       })
       .strict()
       .superRefine((w, ctx) => {

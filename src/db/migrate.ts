@@ -62,6 +62,48 @@ export async function migrateRollback(db: Db, all = false, opts: MigrateOptions 
   return rolledBack;
 }
 
+/** The migration that creates the core tables: the batch holding it is the install itself. */
+export const INSTALL_MIGRATION = '2026-11-22-0300-create-core-tables';
+
+/**
+ * `svc migrate --rollback`: undo the last batch of migrations, never the install batch (that
+ * would drop every table; going back that far is a restore of a backup). `confirm` sees the
+ * batch before anything changes; the batch is read again under the lock and must be the same.
+ */
+export async function rollbackLastBatch(db: Db, opts: MigrateOptions & { confirm?: (batch: string[]) => Promise<void> } = {}): Promise<string[]> {
+  return reachable(db, async () => {
+    const batch = await lastBatch(db);
+    if (batch.length === 0) return [];
+    if (batch.includes(INSTALL_MIGRATION)) throw installBatch(batch);
+    await opts.confirm?.(batch);
+    const [, rolledBack] = (await locked(db, opts, async () => {
+      const now = await lastBatch(db);
+      if (now.join() !== batch.join()) throw new AppError('conflict', 409, 'The migrations changed while you confirmed (another svc migrated this database): nothing was rolled back', { hint: 'Run svc migrate --status, then the rollback again.' });
+      return db.migrate.rollback(options(), false);
+    })) as [number, string[]];
+    return rolledBack;
+  });
+}
+
+/** The migrations of the last batch, newest first (the order a rollback undoes them). */
+async function lastBatch(db: Db): Promise<string[]> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return [];
+  const rows: Array<{ name: string }> = await db('knex_migrations')
+    .where('batch', db('knex_migrations').max('batch'))
+    .orderBy('id', 'desc')
+    .select('name');
+  refuseNewer((await knexState(db)).applied, await knownMigrations());
+  return rows.map((r) => r.name);
+}
+
+const installBatch = (batch: string[]) =>
+  new AppError(
+    'rollback_refused',
+    409,
+    `Refusing to roll back: the last batch of migrations is the install itself (${batch.length} migration${batch.length === 1 ? '' : 's'}, ${INSTALL_MIGRATION} among them); undoing it would drop every table with all svc data. Nothing was changed.`,
+    { hint: 'To go back to an earlier state, stop the daemon and restore a backup: svc restore FILE (docs/operations.md, "Going back a release").', details: { batch } },
+  );
+
 /** Undo only the most recent migration; returns its name (tests run each down() alone). */
 export async function migrateDown(db: Db): Promise<string[]> {
   const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.down(options())))) as [number, string[]];

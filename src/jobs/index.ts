@@ -1,7 +1,7 @@
 import type { App } from '../app.js';
 import { startWebhookWorker } from '../webhooks/worker.js';
 import type { Job } from './job.js';
-import { startOAuthCleanup } from './oauth-cleanup.js';
+import { startCleanup } from './cleanup.js';
 import { startScheduler } from './scheduler.js';
 
 export type { Job } from './job.js';
@@ -10,7 +10,7 @@ export type { Job } from './job.js';
 export function startJobs(app: App): Job {
   const jobs: Job[] = [startScheduler(app)];
   jobs.push(startWebhookWorker(app));
-  jobs.push(startOAuthCleanup(app));
+  jobs.push(startCleanup(app));
   return {
     async stop(deadline) {
       let finished = true;

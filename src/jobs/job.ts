@@ -8,3 +8,27 @@ export interface Job {
    */
   stop(deadline?: AbortSignal): Promise<boolean>;
 }
+
+/**
+ * A job that runs `round` `firstMs` after the start and then `nextMs()` after each round ends
+ * (rounds never overlap); stopping waits for the round in progress. `round` handles its errors.
+ */
+export function repeating(firstMs: number, nextMs: () => number, round: () => Promise<unknown>): Job {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    if (stopped) return;
+    running = round().finally(() => {
+      if (!stopped) timer = setTimeout(tick, nextMs());
+    });
+  };
+  let timer = setTimeout(tick, firstMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      return true;
+    },
+  };
+}

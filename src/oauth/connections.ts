@@ -82,11 +82,17 @@ export async function revokeConnectionAs(ctx: Ctx, id: string, by: { userId?: st
   return getConnection(ctx, id);
 }
 
-/** Housekeeping for the cleanup job: expired requests, codes and access tokens. */
-export async function purgeExpired(ctx: Ctx): Promise<void> {
-  const now = nowIso(ctx.clock);
-  await store.deleteExpiredRequests(ctx.db, now);
-  await store.deleteExpiredAccessTokens(ctx.db, now);
-  // Used codes are kept a day past expiry so a replay still finds (and revokes) what they issued.
-  await store.deleteOldCodes(ctx.db, iso(new Date(ctx.clock.now().getTime() - 86_400_000)));
+/** A used code or rotated refresh token is kept this long, so a replay still finds (and revokes) what it issued. */
+const REPLAY_WINDOW_MS = 86_400_000;
+
+/** Housekeeping for the cleanup job: expired requests, codes and access tokens, rotated refresh tokens. */
+export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes: number; accessTokens: number; refreshTokens: number }> {
+  const now = ctx.clock.now();
+  const replayed = iso(new Date(now.getTime() - Math.max(REPLAY_WINDOW_MS, ctx.config.oauth.refreshTokenGrace)));
+  return {
+    requests: await store.deleteExpiredRequests(ctx.db, iso(now)),
+    accessTokens: await store.deleteExpiredAccessTokens(ctx.db, iso(now)),
+    codes: await store.deleteOldCodes(ctx.db, iso(new Date(now.getTime() - REPLAY_WINDOW_MS))),
+    refreshTokens: await store.deleteRotatedRefreshTokens(ctx.db, replayed),
+  };
 }

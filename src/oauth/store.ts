@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../db/connect.js';
+import { deleteWhere } from '../db/batched-delete.js';
+import type { Db, Queryable } from '../db/connect.js';
 
 export interface ClientRow {
   id: string;
@@ -62,15 +63,15 @@ export const insertClient = (db: Queryable, row: ClientRow) => db('oauth_clients
 export const findClient = (db: Queryable, id: string): Promise<ClientRow | undefined> => db('oauth_clients').where({ id }).first();
 export const markClientGranted = (db: Queryable, id: string, now: string) =>
   db('oauth_clients').where({ id }).whereNull('first_granted_at').update({ first_granted_at: now });
-export const deleteUngrantedClients = (db: Queryable, createdBefore: string) =>
-  db('oauth_clients').whereNull('first_granted_at').andWhere('created_at', '<', createdBefore).delete();
+export const deleteUngrantedClients = (db: Db, createdBefore: string) =>
+  deleteWhere(db, 'oauth_clients', 'id', (q) => q.whereNull('first_granted_at').andWhere('created_at', '<', createdBefore));
 
 // Pending authorization requests (consent screen)
 export const insertRequest = (db: Queryable, row: RequestRow) => db('oauth_requests').insert(row);
 export const findRequest = (db: Queryable, idHash: string): Promise<RequestRow | undefined> => db('oauth_requests').where({ id_hash: idHash }).first();
 /** Deletes and reports whether this call consumed it (one decision per request). */
 export const consumeRequest = async (db: Queryable, idHash: string): Promise<boolean> => (await db('oauth_requests').where({ id_hash: idHash }).delete()) > 0;
-export const deleteExpiredRequests = (db: Queryable, now: string) => db('oauth_requests').where('expires_at', '<=', now).delete();
+export const deleteExpiredRequests = (db: Db, now: string) => deleteWhere(db, 'oauth_requests', 'id_hash', (q) => q.where('expires_at', '<=', now));
 
 // Codes
 export const insertCode = (db: Queryable, row: CodeRow) => db('oauth_codes').insert(row);
@@ -80,7 +81,7 @@ export const claimCode = async (db: Queryable, hash: string, now: string): Promi
   (await db('oauth_codes').where({ code_hash: hash }).whereNull('used_at').update({ used_at: now })) > 0;
 export const setCodeConnection = (db: Queryable, hash: string, connectionId: string) =>
   db('oauth_codes').where({ code_hash: hash }).update({ connection_id: connectionId });
-export const deleteOldCodes = (db: Queryable, expiredBefore: string) => db('oauth_codes').where('expires_at', '<', expiredBefore).delete();
+export const deleteOldCodes = (db: Db, expiredBefore: string) => deleteWhere(db, 'oauth_codes', 'code_hash', (q) => q.where('expires_at', '<', expiredBefore));
 
 // Connections
 export const insertConnection = (db: Queryable, row: ConnectionRow) => db('oauth_connections').insert(row);
@@ -147,4 +148,6 @@ export const findToken = (db: Queryable, hash: string): Promise<TokenRow | undef
 /** Marks a refresh token rotated, keeping its sealed successor; false when a parallel refresh already did. */
 export const claimRefresh = async (db: Queryable, hash: string, now: string, successor: string): Promise<boolean> =>
   (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now, successor })) > 0;
-export const deleteExpiredAccessTokens = (db: Queryable, now: string) => db('oauth_tokens').where({ kind: 'access' }).andWhere('expires_at', '<=', now).delete();
+export const deleteExpiredAccessTokens = (db: Db, now: string) => deleteWhere(db, 'oauth_tokens', 'token_hash', (q) => q.where('expires_at', '<=', now).andWhere({ kind: 'access' }));
+/** Refresh tokens rotated before `before`: past their grace, and past the time a replay of one still revokes its connection. */
+export const deleteRotatedRefreshTokens = (db: Db, before: string) => deleteWhere(db, 'oauth_tokens', 'token_hash', (q) => q.where('rotated_at', '<', before).andWhere({ kind: 'refresh' }));

@@ -91,12 +91,14 @@ export async function removeWebhook(ctx: Ctx, ws: Workspace): Promise<void> {
 const MAX_GRACE_MS = 365 * 86_400_000;
 
 /** New secret; the old one keeps signing (a second v1) for `grace` so receivers can switch over. */
-export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h'): Promise<{ secret: string; previousSecretUntil: string | null }> {
+/** `confirm` is asked once the grace is known to be valid, before the secret changes. */
+export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h', confirm?: () => Promise<void>): Promise<{ secret: string; previousSecretUntil: string | null }> {
   const c = await requireWebhook(ctx, ws);
   const ms = parseDuration(grace);
   if (ms === undefined) throw usageError(`--grace takes a duration such as 30m, 24h or 7d, not "${grace}"`);
   // A grace beyond a year is a typo, and far enough out it is not even a valid date.
   if (ms > MAX_GRACE_MS) throw usageError(`--grace is at most 365d, not "${grace}"`);
+  await confirm?.();
   const now = ctx.clock.now();
   const secret = generateSecret();
   const until = ms > 0 ? new Date(now.getTime() + ms).toISOString() : null;

@@ -74,7 +74,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect(readdirSync(path.dirname(file))).toEqual(['nightly.sqlite']); // no partial file left
 
     const fresh = tempDir();
-    const restore = await runCli(['restore', file], { env: sqliteEnv(fresh), cwd: fresh });
+    const restore = await runCli(['restore', file, '--yes'], { env: sqliteEnv(fresh), cwd: fresh });
     expect({ code: restore.code, stderr: restore.stderr }).toEqual({ code: 0, stderr: '' });
     expect(restore.stdout).toBe(`Restored ${path.join(fresh, 'svc.sqlite')} from ${file}\nThere was no database here before.\n`);
 
@@ -97,7 +97,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect((await runCli(['workspaces', 'add', '--name', 'after-backup.example', '--website', 'https://after.example'], { env, cwd: dir })).code).toBe(0);
 
     const daemon = await serve(env, dir);
-    const refused = await runCli(['restore', file], { env, cwd: dir });
+    const refused = await runCli(['restore', file, '--yes'], { env, cwd: dir });
     expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
       code: 1,
       stdout: '',
@@ -108,7 +108,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
 
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
-    const restored = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    const restored = await runCli(['restore', file, '--yes', '--json'], { env, cwd: dir });
     expect(restored.code, restored.stderr).toBe(0);
     const result = restored.json<{ database: string; previous: string; migrated: string[] }>();
     expect(result.previous).toMatch(new RegExp(`^${path.join(dir, 'svc.sqlite')}\\.before-restore-\\d{8}T\\d{6}Z(-\\d+)?$`));
@@ -117,7 +117,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     const now = await runCli(['workspaces', 'list', '--json'], { env, cwd: dir });
     expect(now.json<Array<{ name: string }>>().map((w) => w.name)).toEqual(['old.example']);
     // The previous file is a whole database: restoring it brings the later workspace back.
-    const back = await runCli(['restore', result.previous], { env, cwd: dir });
+    const back = await runCli(['restore', result.previous, '--yes'], { env, cwd: dir });
     expect(back.code, back.stderr).toBe(0);
     const again = await runCli(['workspaces', 'list', '--json'], { env, cwd: dir });
     expect(again.json<Array<{ name: string }>>().map((w) => w.name).sort()).toEqual(['after-backup.example', 'old.example']);
@@ -135,14 +135,14 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     const command = openDb({ client: 'sqlite3', filename, poolMax: 1 });
     await command.schema.createTable('probe', (t) => t.text('x'));
     await command('probe').insert({ x: 'first' });
-    const refused = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    const refused = await runCli(['restore', file, '--yes', '--json'], { env, cwd: dir });
     expect(refused.code, refused.stdout).toBe(1);
     expect(refused.json().error.code).toBe('database_in_use');
     expect(readdirSync(dir).filter((f) => f.includes('before-restore'))).toEqual([]);
     await command('probe').insert({ x: 'second' }); // lands in the database the command opened
     await command.destroy();
 
-    const restored = await runCli(['restore', file, '--json'], { env, cwd: dir });
+    const restored = await runCli(['restore', file, '--yes', '--json'], { env, cwd: dir });
     expect(restored.code, restored.stderr).toBe(0);
     const previous = openDb({ client: 'sqlite3', filename: restored.json<{ previous: string }>().previous, poolMax: 1 });
     try {
@@ -190,7 +190,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       [path.join(files, 'missing.sqlite'), 'backup_not_found', `Backup file ${path.join(files, 'missing.sqlite')} not found`],
     ];
     for (const [file, code, message] of cases) {
-      const r = await runCli(['restore', file, '--json'], { env, cwd: dir });
+      const r = await runCli(['restore', file, '--yes', '--json'], { env, cwd: dir });
       expect({ file, code: r.code }).toEqual({ file, code: 1 });
       const error = r.json<{ error: { code: string; message: string } }>().error;
       expect({ file, code: error.code }).toEqual({ file, code });
@@ -198,7 +198,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       expect(sha(target)).toBe(hash);
       expect(files_()).toEqual(listing);
     }
-    const human = await runCli(['restore', dump], { env, cwd: dir });
+    const human = await runCli(['restore', dump, '--yes'], { env, cwd: dir });
     expect(human.stderr).toBe(`error: ${dump} is a PostgreSQL dump: svc restore reads SQLite backups\nhint: Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${dump}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${dump} (docs/operations.md)\n`);
   }, 60_000);
 
@@ -213,7 +213,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     expect(loser.json().error.code).toBe('backup_exists');
     expect(readdirSync(path.dirname(file))).toEqual(['same.sqlite']);
 
-    const restores = await Promise.all([spawnCli(['restore', file, '--json'], { env, cwd: dir }), spawnCli(['restore', file, '--json'], { env, cwd: dir })]);
+    const restores = await Promise.all([spawnCli(['restore', file, '--yes', '--json'], { env, cwd: dir }), spawnCli(['restore', file, '--yes', '--json'], { env, cwd: dir })]);
     const codes = restores.map((r) => r.code).sort();
     // Both may succeed one after the other; never both at once (the second would find the lock).
     for (const r of restores) if (r.code !== 0) expect(r.json().error.code).toBe('database_in_use');

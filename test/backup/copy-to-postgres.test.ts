@@ -80,8 +80,13 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^error: The PostgreSQL database already holds svc data \(users: 1 rows, workspaces: 1 rows, api_keys: 1 rows, articles: 5 rows, \.\.\.\); nothing was copied\nhint: Copy into a new, empty database \(createdb svc\), or pass --force to replace the svc data in this one\.\n$/);
     expect((await content(dst.url, blogKey, '/articles')).body.data.total).toBe(4);
+    // --force replaces data: without a terminal it needs --yes, and nothing changed meanwhile.
+    const unconfirmed = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir });
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/^error: Empty every svc table in postgres:\/\/.* and replace it with the data of .*svc\.sqlite\? The svc data the target holds now is lost\. Refusing without --yes/);
+    expect((await content(dst.url, blogKey, '/articles')).body.data.total).toBe(4);
     // At a terminal a progress bar counts the rows on stderr.
-    const forced = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir, interactive: true });
+    const forced = await runCli(['db', 'copy', '--to', to, '--force', '--yes'], { env, cwd: dir, interactive: true });
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toMatch(/^\rcopying rows \[ {30}\] 0\/(?<n>\d+).*\rcopying rows \[#{30}\] \k<n>\/\k<n>\n$/s);
     expect(forced.stdout).toMatch(/Copied \d+ rows in \d+ tables from .*svc\.sqlite to postgres:\/\/.* in [\d.]+ m?s; every table's row count matches\./);

@@ -28,7 +28,7 @@ describe.skipIf(Boolean(PG_URL))('what a restore rolls back (issue 24)', () => {
     await backup('daemon_heartbeats').insert({ id: 'daemon-of-yesterday', pid: 1, host: 'old-host', started_at: '2026-01-01T00:00:00.000Z', seen_at: '2026-01-01T00:00:00.000Z', kind: 'daemon' });
     await backup.destroy();
 
-    const restored = await runCli(['restore', out], { env: d.env, cwd: d.dir });
+    const restored = await runCli(['restore', out, '--yes'], { env: d.env, cwd: d.dir });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(
       `Rolled back by this restore:\n1 article was published and no longer is (a webhook receiver still shows it):\n  ${later.slug} (${ws.name}): published now -> not there after the restore\n  take one down on the receiver with: svc articles unpublish <slug> --workspace <workspace> --force-notify\n`,
@@ -51,7 +51,7 @@ describe.skipIf(Boolean(PG_URL))('what a restore rolls back (issue 24)', () => {
     await publishArticle(d.app, ws, a.id);
     await receiver.waitFor(1);
     await d.stop();
-    const restored = await runCli(['restore', out], { env: d.env, cwd: d.dir });
+    const restored = await runCli(['restore', out, '--yes'], { env: d.env, cwd: d.dir });
     expect(restored.stdout).toContain(`  ${a.slug} (${ws.name}): published now -> draft after the restore\n`);
 
     const plain = await runCli(['articles', 'unpublish', a.slug, '--workspace', ws.id], { env: d.env, cwd: d.dir });

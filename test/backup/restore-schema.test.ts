@@ -30,7 +30,7 @@ describe.skipIf(Boolean(PG_URL))('svc restore builds a fresh database with svc\'
     for (let i = 0; i < 1200; i += 100) await tampered('rate_limits').insert(Array.from({ length: 100 }, (_, j) => ({ key: `k${i + j}`, points: 1, expire: null })));
     await tampered.destroy();
 
-    const restored = await runCli(['restore', out], { env: d.env, cwd: d.dir });
+    const restored = await runCli(['restore', out, '--yes'], { env: d.env, cwd: d.dir });
     expect(restored.code, restored.stderr).toBe(0);
 
     const db = sqlite(d.config.database.filename);

@@ -41,7 +41,7 @@ describe('svc bad input: a clean message and the right exit code, never a stack 
     const env = { SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' };
     expect((await box.cli(['webhook', 'set', '--url', 'http://127.0.0.1:9/hook'], { env })).code).toBe(0);
     expectCleanError(await box.cli(['webhook', 'rotate-secret', '--grace', '99999999d'], { env }), 2, 'error: --grace is at most 365d, not "99999999d"');
-    const r = await box.cli(['webhook', 'rotate-secret', '--grace', '365d', '--json'], { env });
+    const r = await box.cli(['webhook', 'rotate-secret', '--grace', '365d', '--yes', '--json'], { env });
     expect(r.code).toBe(0);
     expect(r.json().previousSecretUntil).toMatch(/^\d{4}-/);
   });

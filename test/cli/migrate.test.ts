@@ -2,7 +2,9 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sandbox } from './sandbox.js';
+import prompts from 'prompts';
+import { migrateDown, migrateLatest } from '../../src/db/migrate.js';
+import { expectCleanError, sandbox } from './sandbox.js';
 
 const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations'))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
@@ -22,11 +24,27 @@ describe('svc migrate', () => {
     expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [], unknown: [] });
   });
 
-  it('--rollback undoes the last batch', async () => {
+  it('--rollback undoes the last batch after confirmation, and never the install batch', async () => {
     const box = await sandbox();
-    await box.json(['migrate']);
-    expect(await box.json(['migrate', '--rollback'])).toEqual({ rolledBack: [...NAMES].reverse() });
     expect((await box.cli(['migrate', '--rollback'])).stdout).toBe('Nothing to roll back\n');
-    expect((await box.cli(['migrate'])).stdout).toBe(`${NAMES.map((n) => `applied  ${n}`).join('\n')}\n`);
+    await box.json(['migrate']);
+    // The install is the last batch: refused, even with --yes, and every table stays.
+    expectCleanError(await box.cli(['migrate', '--rollback', '--yes']), 1, /Refusing to roll back: the last batch of migrations is the install itself .* Nothing was changed\.\n.*svc restore FILE/s);
+    expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [], unknown: [] });
+
+    // An upgrade's batch (the newest migration alone) can be undone, with --yes or a yes on a terminal.
+    const db = (await box.app()).db;
+    await migrateDown(db);
+    await migrateLatest(db);
+    const last = NAMES[NAMES.length - 1];
+    expectCleanError(await box.cli(['migrate', '--rollback']), 2, `Undo 1 migration (${last})? The tables and columns they added are dropped with their data. Refusing without --yes`);
+    expect((await box.json(['migrate', '--status'])).pending).toEqual([]);
+    prompts.inject([false]);
+    expectCleanError(await box.cli(['migrate', '--rollback'], { interactive: true }), 2, 'Cancelled');
+    expect(await box.json(['migrate', '--rollback', '--yes'])).toEqual({ rolledBack: [last] });
+    expect((await box.json(['migrate', '--status'])).pending).toEqual([last]);
+    await migrateLatest(db);
+    prompts.inject([true]);
+    expect((await box.cli(['migrate', '--rollback'], { interactive: true })).stdout).toBe(`rolled back  ${last}\n`);
   });
 });

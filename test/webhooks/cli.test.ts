@@ -37,7 +37,7 @@ describe('svc webhook set / show / enable / disable / rotate-secret / remove', (
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toContain('Webhook URLs must use http or https, not ftp');
 
-    const rotated = await cli('webhook', 'rotate-secret', '--grace', '1h', '--json');
+    const rotated = await cli('webhook', 'rotate-secret', '--grace', '1h', '--yes', '--json');
     const fresh = rotated.json().secret as string;
     expect(fresh).not.toBe(own);
     expect(rotated.json().previousSecretUntil).toMatch(/Z$/);

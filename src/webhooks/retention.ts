@@ -1,0 +1,63 @@
+import type { Ctx } from '../context.js';
+import { type BatchLimits, type Sweep, type SweepCursor, sweep } from '../db/batched-delete.js';
+import type { Db } from '../db/connect.js';
+import { iso } from '../lib/clock.js';
+
+const SETTLED = ['delivered', 'failed', 'cancelled'];
+
+/** Where the last purge stopped in each table; a job keeps one, so a backlog is walked once. */
+export interface RetentionCursors {
+  events?: SweepCursor | null;
+  deliveries?: SweepCursor | null;
+}
+
+/**
+ * Delete settled webhook events (delivered, failed, cancelled) and delivery log entries of
+ * settled events, older than `webhooks.retention`. Never a pending event (it still waits for its
+ * receiver, and the article's later events wait for it), nor its log, and never the newest
+ * settled nor the newest delivered event of an article at its webhook: a redelivery checks its
+ * order against those (a kept older event is still refused when a later one was delivered). A
+ * deleted event takes its delivery log entries with it (ON DELETE CASCADE). Both tables are
+ * walked in index order from `cursors` (updated here), a bounded number of rows per call.
+ */
+export async function purgeSettledWebhooks(ctx: Ctx, cursors: RetentionCursors = {}, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
+  const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.webhooks.retention));
+  const db = ctx.db;
+  const events = await sweep(db, eventSweep(db, before), cursors.events ?? null, limits);
+  cursors.events = events.cursor;
+  const deliveries = await sweep(db, deliverySweep(db, before), cursors.deliveries ?? null, limits);
+  cursors.deliveries = deliveries.cursor;
+  return { events: events.deleted, deliveries: deliveries.deleted };
+}
+
+/** Every event in seq order (its primary key); deletable when past the retention and no rule keeps it. */
+export function eventSweep(db: Db, before: string): Sweep {
+  const later = (statuses: string[]) =>
+    db({ n: 'webhook_events' })
+      .select(db.raw('1'))
+      .whereRaw('n.connector_id = webhook_events.connector_id AND n.article_id = webhook_events.article_id AND n.seq > webhook_events.seq')
+      .whereIn('n.status', statuses);
+  return {
+    table: 'webhook_events',
+    order: ['seq'],
+    key: 'seq',
+    deletable: (q) =>
+      q
+        .where('updated_at', '<', before)
+        .whereIn('status', SETTLED)
+        .whereExists(later(SETTLED))
+        .andWhere((w) => w.whereNot('status', 'delivered').orWhereExists(later(['delivered']))),
+  };
+}
+
+/** Delivery log entries past the retention, oldest first by the index on (created_at, id); deletable when their event is settled. */
+export function deliverySweep(db: Db, before: string): Sweep {
+  return {
+    table: 'webhook_deliveries',
+    order: ['created_at', 'id'],
+    key: 'id',
+    walk: (q) => q.where('created_at', '<', before),
+    deletable: (q) =>
+      q.whereExists(db({ e: 'webhook_events' }).select(db.raw('1')).whereRaw('e.id = webhook_deliveries.event_id').whereIn('e.status', SETTLED)),
+  };
+}

@@ -5,32 +5,34 @@ import sanitizeHtml from 'sanitize-html';
 const marked = new Marked({ gfm: true, async: false });
 
 /**
- * Where the body's headline is: a `# H1` that opens the body (nothing but blank lines before it),
- * else -1. decisions.md's "the first `# H1` is the title" is read as that headline: an H1 further
- * down is a section the author wrote, so it is neither taken as the title nor removed.
+ * The `# H1` that opens the body (nothing but blank lines before it), if any, and where its source
+ * ends. decisions.md's "the first `# H1` is the title" is read as that headline: an H1 further down
+ * is a section the author wrote, so it is neither taken as the title nor removed. Only the first
+ * block is read, and only by marked's block lexer (a heading is one line, or a paragraph and its
+ * `===` underline), so this costs little whatever the rest of the body holds.
  */
-function headlineIndex(tokens: Array<{ type: string }>): number {
-  const first = tokens.findIndex((t) => t.type !== 'space');
-  return first !== -1 && tokens[first].type === 'heading' && (tokens[first] as Tokens.Heading).depth === 1 ? first : -1;
+function headline(markdown: string): { text: string; end: number; source: string } | null {
+  const source = markdown.replace(/\r\n|\r/g, '\n');
+  const start = source.search(/\S/);
+  if (start === -1) return null;
+  const lineStart = source.lastIndexOf('\n', start) + 1;
+  const blank = /\n[ \t]*\n/g;
+  blank.lastIndex = start;
+  const end = blank.exec(source)?.index ?? source.length;
+  const first = new marked.Lexer(marked.defaults).blockTokens(source.slice(lineStart, end), [])[0] as Tokens.Generic | undefined;
+  if (first?.type !== 'heading' || (first as Tokens.Heading).depth !== 1) return null;
+  return { text: (first as Tokens.Heading).text.trim(), end: lineStart + first.raw.length, source };
 }
 
 /** The text of the `# H1` that opens the markdown, if it opens with one. */
 export function leadingH1(markdown: string): string | null {
-  const tokens = marked.lexer(markdown);
-  const index = headlineIndex(tokens);
-  return index === -1 ? null : (tokens[index] as Tokens.Heading).text.trim();
+  return headline(markdown)?.text ?? null;
 }
 
 /** The markdown without the `# H1` that opens it (the title is served separately); H1s further down stay. */
 export function withoutLeadingH1(markdown: string): string {
-  const tokens = marked.lexer(markdown);
-  const index = headlineIndex(tokens);
-  if (index === -1) return markdown;
-  return tokens
-    .filter((_, i) => i !== index)
-    .map((t) => t.raw)
-    .join('')
-    .replace(/^\s+/, '');
+  const h = headline(markdown);
+  return h ? h.source.slice(h.end).replace(/^\s+/, '') : markdown;
 }
 
 /** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */

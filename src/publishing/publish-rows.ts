@@ -12,6 +12,7 @@ import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { writeSnapshots } from '../content/snapshot-store.js';
 import { type RenderedBody, renderBody } from '../content/snapshot.js';
+import { assertRenderable } from '../articles/body-limits.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
 export interface PublishResult {
@@ -51,6 +52,8 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
  */
 export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], onlyIf?: ArticleStatus): Promise<PublishResult[]> {
   const now = nowIso(ctx.clock);
+  // Bodies stored before the limits existed are refused here, by name, before any render.
+  for (const article of list) assertRenderable(article.slug, article.bodyMarkdown);
   const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
   const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);

@@ -81,7 +81,8 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.options.file, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb ?? 512 } });
+    // The parent's flags are not passed on: some (--input-type, --eval's) stop a worker from starting.
+    const worker = new Worker(this.options.file, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb ?? 512 } });
     const slot: Slot = { worker, ready: false };
     this.slots.add(slot);
     worker.on('message', (msg: { ready?: true; value?: unknown; error?: string }) => {
@@ -118,6 +119,9 @@ export class WorkerPool {
     clearTimeout(slot.timer);
     slot.job?.reject(failure);
     slot.job = undefined;
+    // A worker that cannot even start would be replaced by another that cannot: the waiting tasks
+    // fail with its error instead of waiting for ever, and the next task tries again.
+    if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(new TaskFailure('died', `a worker could not start: ${failure.message}`));
     await slot.worker.terminate();
     if (!this.closed) this.pump();
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateArticle } from '../../src/articles/service.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
+import { publishMany } from '../../src/publishing/publish-many.js';
 import { createPreview } from '../../src/publishing/previews.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
@@ -68,5 +69,28 @@ describe(`rendering runs in worker threads under a deadline (${PG_URL ? 'Postgre
     expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
     expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
     expect(f.d.app.renderer.stats().started).toBe(started + 2);
+  });
+});
+
+describe(`a publish of many renders on every worker at once (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
+  let f: Awaited<ReturnType<typeof contentFixture>>;
+  beforeAll(async () => {
+    f = await contentFixture({ overrides: { 'rendering.workers': 2, 'rendering.timeout': '60s' }, jobs: false });
+  });
+  afterAll(() => f.d.stop());
+
+  it('two bodies render side by side, each once, and every article is served', async () => {
+    const ws = await getWorkspace(f.d.app, f.ws.id);
+    // Each a few tens of milliseconds of marked: long enough to overlap.
+    const body = Array.from({ length: 4 }, () => '_a'.repeat(1_000)).join('\n\n');
+    const drafts = await Promise.all(Array.from({ length: 12 }, (_, i) => seedArticle(f.d.app, ws, { title: `Batch ${i}`, bodyMarkdown: body })));
+    const started = f.d.app.renderer.stats().started;
+    let done = false;
+    const publishing = publishMany(f.d.app, ws, drafts).finally(() => (done = true));
+    const both = await poll(async () => ({ running: f.d.app.renderer.stats().running, done }), (s) => s.running === 2 || s.done, 60_000);
+    expect(both).toEqual({ running: 2, done: false });
+    expect((await publishing).published).toHaveLength(12);
+    expect(f.d.app.renderer.stats().started).toBe(started + 12);
+    expect((await f.json('/articles?limit=100')).data.total).toBe(12);
   });
 });

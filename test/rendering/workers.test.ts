@@ -21,25 +21,10 @@ describe(`rendering runs in worker threads under a deadline (${PG_URL ? 'Postgre
   afterAll(() => f.d.stop());
   const ws = () => getWorkspace(f.d.app, f.ws.id);
 
-  it('while a render runs to its deadline, another workspace is answered; then the clear error, and the replaced worker renders the next', async () => {
-    const other = await seedWorkspace(f.d.app, { name: 'other.example' });
-    const { key: otherKey } = await generateBlogKey(f.d.app, other);
-    const post = await seedArticle(f.d.app, other, { title: 'Other post', bodyMarkdown: 'Plain *text*.' });
-    await publishArticle(f.d.app, other, post.id);
+  it('a render past its deadline is stopped with a clear error, and the replaced worker renders the next', async () => {
     const slow = await seedArticle(f.d.app, await ws(), { title: 'Slow draft', slug: 'slow-draft', bodyMarkdown: SLOW });
     const grant = await createPreview(f.d.app, await ws(), slow.slug);
-
-    let answered = false;
-    const preview = f.api(`/articles/slow-draft?preview=${grant.token}`).then((res) => ((answered = true), res));
-    expect((await poll(async () => f.d.app.renderer.stats().running, (n) => n === 1)).valueOf()).toBe(1);
-    // The render is in flight: the other workspace's request is answered meanwhile.
-    const res = await fetch(`${f.base}/articles/${post.slug}`, { headers: { Authorization: `Bearer ${otherKey}` } });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as any).data.html).toBe('<p>Plain <em>text</em>.</p>');
-    expect(answered).toBe(false);
-    expect(f.d.app.renderer.stats().running).toBe(1);
-
-    const refused = await preview;
+    const refused = await f.api(`/articles/slow-draft?preview=${grant.token}`);
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as any).error).toMatchObject({
       code: 'render_timeout',
@@ -78,6 +63,29 @@ describe(`a publish of many renders on every worker at once (${PG_URL ? 'Postgre
     f = await contentFixture({ overrides: { 'rendering.workers': 2, 'rendering.timeout': '60s' }, jobs: false });
   });
   afterAll(() => f.d.stop());
+
+  it('while a long render is in flight, another workspace is answered', async () => {
+    const other = await seedWorkspace(f.d.app, { name: 'other.example' });
+    const { key: otherKey } = await generateBlogKey(f.d.app, other);
+    const post = await seedArticle(f.d.app, other, { title: 'Other post', bodyMarkdown: 'Plain *text*.' });
+    await publishArticle(f.d.app, other, post.id);
+    // Seconds of marked within every limit: the dense paragraphs above, quotes 100 deep, 1.7 MB of prose.
+    const long = `${SLOW}\n\n${`${'>'.repeat(100)} a\n\n`.repeat(450)}${`${'Plain words in a long article. '.repeat(32)}\n\n`.repeat(1_700)}`;
+    const ws = await getWorkspace(f.d.app, f.ws.id);
+    const draft = await seedArticle(f.d.app, ws, { title: 'Long draft', slug: 'long-draft', bodyMarkdown: long });
+    const grant = await createPreview(f.d.app, ws, draft.slug);
+
+    let answered = false;
+    const preview = f.api(`/articles/long-draft?preview=${grant.token}`).then((res) => ((answered = true), res));
+    expect(await poll(async () => f.d.app.renderer.stats().running, (n) => n === 1)).toBe(1);
+    // The render is in flight: the other workspace's request is answered meanwhile.
+    const res = await fetch(`${f.base}/articles/${post.slug}`, { headers: { Authorization: `Bearer ${otherKey}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data.html).toBe('<p>Plain <em>text</em>.</p>');
+    expect(answered).toBe(false);
+    expect(f.d.app.renderer.stats().running).toBe(1);
+    expect((await preview).status).toBe(200);
+  });
 
   it('two bodies render side by side, each once, and every article is served', async () => {
     const ws = await getWorkspace(f.d.app, f.ws.id);

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config/schema.js';
-import { AppError } from '../errors.js';
+import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditResult, auditArticle } from './audit.js';
@@ -44,6 +44,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
           details: { timeoutMs: config.timeout },
         });
       }
+      if (err.reason === 'start') throw unavailable('renderer', `svc's markdown renderer is unavailable: ${err.message}`, { cause: err });
       throw new AppError('render_failed', 422, `svc could not render the body of '${label}': ${err.message}`, { cause: err });
     }
   };

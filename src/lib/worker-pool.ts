@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
 
-/** Why a task did not finish: it ran past the deadline, it threw, or its worker died. */
+/** Why a task did not finish: it ran past the deadline, it threw, its worker died, or no worker could start. */
 export class TaskFailure extends Error {
   constructor(
-    readonly reason: 'timeout' | 'threw' | 'died',
+    readonly reason: 'timeout' | 'threw' | 'died' | 'start',
     message: string,
   ) {
     super(message);
@@ -121,7 +121,7 @@ export class WorkerPool {
     slot.job = undefined;
     // A worker that cannot even start would be replaced by another that cannot: the waiting tasks
     // fail with its error instead of waiting for ever, and the next task tries again.
-    if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(new TaskFailure('died', `a worker could not start: ${failure.message}`));
+    if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(new TaskFailure('start', `a worker could not start: ${failure.message}`));
     await slot.worker.terminate();
     if (!this.closed) this.pump();
   }

@@ -43,7 +43,7 @@ describe('the worker pool', () => {
 
   it('fails the waiting tasks when a worker cannot start, instead of replacing it for ever', async () => {
     const p = pool(workerFile('broken.mjs', `throw new Error('no marked here');`));
-    await expect(p.run('echo', 1)).rejects.toMatchObject({ reason: 'died', message: 'a worker could not start: no marked here' });
-    await expect(p.run('echo', 2)).rejects.toMatchObject({ reason: 'died' });
+    await expect(p.run('echo', 1)).rejects.toMatchObject({ reason: 'start', message: 'a worker could not start: no marked here' });
+    await expect(p.run('echo', 2)).rejects.toMatchObject({ reason: 'start' });
   });
 });

@@ -1,3 +1,4 @@
+import { createRenderer } from './articles/renderer.js';
 import type { Config } from './config/schema.js';
 import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
@@ -57,9 +58,11 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   let closed = false;
   const clock = options.clock ?? systemClock;
   const metrics = new Metrics();
-  const limits = createLimits({ config, db, log, clock, events, metrics });
+  const renderer = createRenderer(config.rendering);
+  const limits = createLimits({ config, db, log, clock, events, metrics, renderer });
   closers.push(() => closeIdleConnections(config.webhooks)); // runs last: the worker, registered later, stops first
   closers.push(() => limits.close());
+  closers.push(() => renderer.close());
   const app: App = {
     config,
     db,
@@ -68,6 +71,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     events,
     limits,
     metrics,
+    renderer,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;

@@ -1,3 +1,4 @@
+import type { Renderer } from './articles/renderer.js';
 import type { Config } from './config/schema.js';
 import type { Db } from './db/connect.js';
 import type { Clock } from './lib/clock.js';
@@ -7,7 +8,8 @@ import type { Metrics } from './lib/metrics.js';
 
 /**
  * What every service function receives: the database, the validated config, a clock,
- * a logger, the in-process event bus and the app's Prometheus instruments. Built once by app.ts; never a global.
+ * a logger, the in-process event bus, the app's Prometheus instruments and the markdown renderer
+ * (worker threads). Built once by app.ts; never a global.
  */
 export interface Ctx {
   readonly config: Config;
@@ -16,4 +18,5 @@ export interface Ctx {
   readonly log: Logger;
   readonly events: AppEvents;
   readonly metrics: Metrics;
+  readonly renderer: Renderer;
 }

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { spendCredit } from '../workspaces/usage.js';
 import type { Workspace } from '../workspaces/types.js';
-import { type AuditResult, auditArticle } from './audit.js';
+import type { AuditResult } from './audit.js';
 import { findAudit, saveAudit, type StoredAudit } from './audit-store.js';
 import { getArticle } from './service.js';
 import type { Article } from './types.js';
@@ -13,7 +13,7 @@ import type { Article } from './types.js';
 /** Audit the article spending one `audits` credit; stores the result and the article's seoScore. */
 export async function auditArticleSpendingCredit(ctx: Ctx, ws: Workspace, ref: string): Promise<{ article: Article; audit: AuditResult; auditedAt: string }> {
   const article = await getArticle(ctx, ws, ref);
-  const audit = auditArticle(article);
+  const audit = await ctx.renderer.audit(article);
   const auditedAt = ctx.clock.now().toISOString();
   await withTransaction(ctx.db, async (trx) => {
     await spendCredit(trx, ws, 'audits', ctx.clock.now());

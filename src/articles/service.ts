@@ -9,6 +9,7 @@ import { parseInput } from '../lib/validate.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
+import { assertRenderable } from './body-limits.js';
 import * as store from './store.js';
 import type { Article } from './types.js';
 
@@ -29,6 +30,7 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
   const data = parseInput(articleCreateInput, input, 'article');
   const title = data.title || leadingH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
+  assertRenderable(data.slug ?? title, data.bodyMarkdown);
   if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
   const now = nowIso(ctx.clock);
   const created = imported.publishedAt && imported.publishedAt < now ? imported.publishedAt : now;
@@ -90,6 +92,7 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
       continue;
     }
     if (!(data.title || leadingH1(data.bodyMarkdown))) problems.push({ label, message: 'a title is required (set title in the front matter, or start the markdown with "# Title")' });
+    else if (!renderable(label, data.bodyMarkdown, problems)) continue;
     else if (data.slug !== undefined) {
       const earlier = seen.get(data.slug);
       if (earlier) problems.push({ label, message: `the slug "${data.slug}" is also used by ${earlier}` });
@@ -104,6 +107,17 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
   return problems;
 }
 
+/** Whether svc can render the body; if not, the refusal is added to `problems`. */
+function renderable(label: string, markdown: string, problems: Array<{ label: string; message: string }>): boolean {
+  try {
+    assertRenderable(label, markdown);
+    return true;
+  } catch (err) {
+    problems.push({ label, message: (err as Error).message });
+    return false;
+  }
+}
+
 /** The workspace's articles with these slugs, by slug. */
 export async function articlesBySlug(ctx: Ctx, ws: Workspace, slugs: string[]): Promise<Map<string, Article>> {
   const wanted = new Set(slugs);
@@ -116,6 +130,7 @@ export async function updateArticle(ctx: Ctx, ws: Workspace, ref: string, input:
   const data = parseInput(articleUpdateInput, input, 'article');
   const patch: Partial<Article> = { ...data, updatedAt: nowIso(ctx.clock) } as Partial<Article>;
   if (Object.values(data).every((v) => v === undefined)) throw invalidInput('Nothing to change: pass at least one field');
+  if (data.bodyMarkdown !== undefined) assertRenderable(data.slug ?? article.slug, data.bodyMarkdown);
   if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug, article.id);
   try {
     await store.updateArticleRow(ctx.db, article.id, patch);

@@ -78,6 +78,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    rendering: z
+      .object({
+        /** A body's render (HTML, text, outline, word count, FAQ, audit) is stopped after this; its worker is replaced and the caller gets 422 render_timeout. */
+        timeout: duration().default('5s'),
+        /** Worker threads that render markdown off the event loop; 0 is one per core. */
+        workers: z.coerce.number().int().min(0).max(64).default(0),
+        /** Memory for rendered draft previews, in bytes (one per article version): a preview link renders once per edit, not once per view. */
+        previewCacheBytes: z.coerce.number().int().min(0).default(16 * 1024 * 1024),
+      })
+      .strict()
+      .default({}),
     webhooks: z
       .object({
         timeout: duration().default('15s'),

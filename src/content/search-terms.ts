@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidParameter } from '../errors.js';
-import { plainText } from '../lib/markdown.js';
+import { htmlText } from '../lib/markdown.js';
 
 /** Longest `q` accepted, in characters (after trimming). */
 export const QUERY_MAX_LENGTH = 200;
@@ -103,6 +103,6 @@ export function parseSearchQuery(raw: string, name = 'q'): SearchQuery {
 export function searchDocument(article: { title: string; outline: string[]; html: string; metaDescription: string }): { title: string; body: string } {
   return {
     title: documentTerms([article.title, ...article.outline].join('\n')),
-    body: documentTerms(`${article.metaDescription}\n${plainText(article.html)}`),
+    body: documentTerms(`${article.metaDescription}\n${htmlText(article.html)}`),
   };
 }

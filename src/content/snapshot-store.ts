@@ -24,7 +24,7 @@ const byRank = (a: Snapshot, b: Snapshot) =>
  * stay put when publishedAt and category did not change. New posts newer than everything served
  * are appended in bulk; older ones (an imported archive under newer posts) are slotted in.
  */
-export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication; rendered?: RenderedBody }>): Promise<void> {
+export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication; rendered: RenderedBody }>): Promise<void> {
   if (entries.length === 0) return;
   const now = nowIso(ctx.clock);
   // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks

@@ -6,7 +6,7 @@ import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
 import { articleUrl } from './article-url.js';
 import { buildJsonLd } from './json-ld.js';
-import { faqPairs, headings, plainText, renderHtml, withoutLeadingH1, wordCount } from '../lib/markdown.js';
+import type { RenderedBody } from '../lib/markdown.js';
 
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
 export type StoredArticle = Omit<Article, 'relatedPosts'>;
@@ -19,29 +19,8 @@ export interface Snapshot {
   sitemapEntry: string;
 }
 
-/** The rendered parts of a body; separate so a bulk seeder can reuse them for equal bodies. */
-export interface RenderedBody {
-  markdown: string;
-  html: string;
-  outline: string[];
-  words: number;
-  excerpt: string;
-  faq: Array<{ question: string; answer: string }>;
-}
-
-export function renderBody(bodyMarkdown: string): RenderedBody {
-  const markdown = withoutLeadingH1(bodyMarkdown);
-  const html = renderHtml(markdown);
-  const text = plainText(html.replace(/<\/(p|h\d|li|td|th|blockquote)>/g, ' ')).replace(/\s+/g, ' ').trim();
-  return {
-    markdown,
-    html,
-    outline: headings(markdown).map((h) => h.text),
-    words: wordCount(markdown),
-    excerpt: text.length > 160 ? `${text.slice(0, 157).replace(/\s+\S*$/, '')}...` : text,
-    faq: faqPairs(markdown),
-  };
-}
+/** The rendered parts of a body (lib/markdown.ts renderBody, run in the render workers). */
+export type { RenderedBody } from '../lib/markdown.js';
 
 /** Focus keyword then secondary keywords, de-duplicated by slug (decisions.md). */
 export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryKeywords'>): Tag[] {
@@ -58,7 +37,7 @@ export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryK
 }
 
 /** Build the snapshot of an article being published (pure: no I/O). */
-export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody = renderBody(article.bodyMarkdown)): Snapshot {
+export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody): Snapshot {
   const category = categoryOf(article.contentType);
   const tags = tagsOf(article);
   const url = articleUrl(ws, article.slug);

@@ -79,6 +79,7 @@ export function contentApiDocument(): Record<string, unknown> {
       },
       '400': failure('invalid_parameter: preview given twice'),
       '404': failure('not_found: no published article has this slug; with preview, the token expired, was revoked or is for another article or site'),
+      '422': failure('with preview only: body_too_complex, render_timeout or render_failed: svc cannot render the draft body (docs/content-api.md, "Rendering")'),
     },
     {
       params: slug,

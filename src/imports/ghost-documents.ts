@@ -1,3 +1,4 @@
+import { assertRenderable } from '../articles/body-limits.js';
 import { renderHtml } from '../lib/markdown.js';
 
 // Ghost stores a post's body as a Lexical document (Ghost 5+) or a Mobiledoc (Ghost 1-4), both
@@ -15,8 +16,11 @@ export type UnknownCards = Set<string>;
 function card(name: string, p: Json, unknown: UnknownCards): string {
   switch (name) {
     case 'markdown':
-    case 'card-markdown':
-      return renderHtml(String(p.markdown ?? ''));
+    case 'card-markdown': {
+      const markdown = String(p.markdown ?? '');
+      assertRenderable('a markdown card', markdown);
+      return renderHtml(markdown);
+    }
     case 'html':
     case 'embed':
       return String(p.html ?? '');

@@ -1,47 +1,56 @@
-import { Marked, type Tokens } from 'marked';
+import { Marked, type Token, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 
 // The only importer of marked and sanitize-html.
 const marked = new Marked({ gfm: true, async: false });
 
 /**
- * Where the body's headline is: a `# H1` that opens the body (nothing but blank lines before it),
- * else -1. decisions.md's "the first `# H1` is the title" is read as that headline: an H1 further
- * down is a section the author wrote, so it is neither taken as the title nor removed.
+ * The `# H1` that opens the body (nothing but blank lines before it), if any, and where its source
+ * ends. decisions.md's "the first `# H1` is the title" is read as that headline: an H1 further down
+ * is a section the author wrote, so it is neither taken as the title nor removed. Only the first
+ * block is read, and only by marked's block lexer (a heading is one line, or a paragraph and its
+ * `===` underline), so this costs little whatever the rest of the body holds.
  */
-function headlineIndex(tokens: Array<{ type: string }>): number {
-  const first = tokens.findIndex((t) => t.type !== 'space');
-  return first !== -1 && tokens[first].type === 'heading' && (tokens[first] as Tokens.Heading).depth === 1 ? first : -1;
+function headline(markdown: string): { text: string; end: number; source: string } | null {
+  const source = markdown.replace(/\r\n|\r/g, '\n');
+  const start = source.search(/\S/);
+  if (start === -1) return null;
+  const lineStart = source.lastIndexOf('\n', start) + 1;
+  const blank = /\n[ \t]*\n/g;
+  blank.lastIndex = start;
+  const end = blank.exec(source)?.index ?? source.length;
+  const first = blockTokens(source.slice(lineStart, end))[0] as Tokens.Generic | undefined;
+  if (first?.type !== 'heading' || (first as Tokens.Heading).depth !== 1) return null;
+  return { text: (first as Tokens.Heading).text.trim(), end: lineStart + first.raw.length, source };
 }
 
 /** The text of the `# H1` that opens the markdown, if it opens with one. */
 export function leadingH1(markdown: string): string | null {
-  const tokens = marked.lexer(markdown);
-  const index = headlineIndex(tokens);
-  return index === -1 ? null : (tokens[index] as Tokens.Heading).text.trim();
+  return headline(markdown)?.text ?? null;
 }
 
 /** The markdown without the `# H1` that opens it (the title is served separately); H1s further down stay. */
 export function withoutLeadingH1(markdown: string): string {
-  const tokens = marked.lexer(markdown);
-  const index = headlineIndex(tokens);
-  if (index === -1) return markdown;
-  return tokens
-    .filter((_, i) => i !== index)
-    .map((t) => t.raw)
-    .join('')
-    .replace(/^\s+/, '');
+  const h = headline(markdown);
+  return h ? h.source.slice(h.end).replace(/^\s+/, '') : markdown;
 }
 
-/** The top-level blocks of the markdown, each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
+/** The top-level blocks of the markdown (block lexer only), each with its kind (`paragraph`, `html`, `code`, ...) and its source text. */
 export function markdownBlocks(markdown: string): Array<{ type: string; raw: string }> {
-  return marked.lexer(markdown).map((t) => ({ type: t.type, raw: t.raw }));
+  return blockTokens(markdown.replace(/\r\n|\r/g, '\n')).map((t) => ({ type: t.type, raw: t.raw }));
 }
+
+/** marked's block lexer alone: the inline lexer, whose cost grows with emphasis, never runs. */
+const blockTokens = (source: string): Token[] => new marked.Lexer(marked.defaults).blockTokens(source, []);
 
 /** Headings h2-h6 in document order (plain text). */
 export function headings(markdown: string): Array<{ depth: number; text: string }> {
+  return headingsOf(marked.lexer(markdown));
+}
+
+function headingsOf(tokens: Token[]): Array<{ depth: number; text: string }> {
   const out: Array<{ depth: number; text: string }> = [];
-  marked.walkTokens(marked.lexer(markdown), (t) => {
+  marked.walkTokens(tokens, (t) => {
     if (t.type === 'heading' && (t as Tokens.Heading).depth >= 2) out.push({ depth: (t as Tokens.Heading).depth, text: plain((t as Tokens.Heading).text) });
   });
   return out;
@@ -63,9 +72,13 @@ export function linksAndImages(markdown: string): { links: string[]; images: Arr
 
 /** Words of the body, counted on its plain text. */
 export function wordCount(markdown: string): number {
-  const text = sanitizeHtml(marked.parse(markdown) as string, { allowedTags: [], allowedAttributes: {} });
-  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+  return wordsOfHtml(marked.parse(markdown) as string);
 }
+
+const wordsOfHtml = (html: string): number =>
+  sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
+    .split(/\s+/)
+    .filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
 const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
 
@@ -75,7 +88,10 @@ const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com
  * No scripts, no event-handler attributes, no javascript: URLs.
  */
 export function renderHtml(markdown: string): string {
-  const raw = marked.parse(markdown) as string;
+  return sanitizeBody(marked.parse(markdown) as string);
+}
+
+function sanitizeBody(raw: string): string {
   return sanitizeHtml(raw, {
     allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
       'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'],
@@ -109,7 +125,10 @@ const FAQ_HEADING = /^(faqs?|frequently asked questions)\b/i;
  * the next heading.
  */
 export function faqPairs(markdown: string): FaqPair[] {
-  const tokens = marked.lexer(markdown);
+  return faqOf(marked.lexer(markdown));
+}
+
+function faqOf(tokens: Token[]): FaqPair[] {
   const pairs: FaqPair[] = [];
   let faqDepth = 0;
   let current: { question: string; parts: string[] } | null = null;
@@ -147,10 +166,58 @@ export function faqPairs(markdown: string): FaqPair[] {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
 
-/** Tags stripped; entities that sanitize-html escapes turned back into characters (plain text, not HTML). */
-const plain = (inline: string): string =>
-  sanitizeHtml(marked.parseInline(inline) as string, { allowedTags: [], allowedAttributes: {} })
+/** The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters. Linear; no marked. */
+export const htmlText = (html: string): string =>
+  sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
     .replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m])
     .trim();
 
+/** Inline markdown (a heading, a paragraph) as plain text. */
+const plain = (inline: string): string => htmlText(marked.parseInline(inline) as string);
+
 export const plainText = plain;
+
+/** Everything a publish derives from a body (the content snapshot and the webhook event). */
+export interface RenderedBody {
+  /** The body without its leading `# H1` (the title). */
+  markdown: string;
+  html: string;
+  outline: string[];
+  words: number;
+  excerpt: string;
+  faq: FaqPair[];
+}
+
+const BLOCK_END = /<\/(p|h\d|li|td|th|blockquote)>/g;
+
+/** The excerpt needs 160 characters of text: the HTML up to the first block end past 4,000 characters is plenty. */
+function excerptSource(html: string): string {
+  const end = new RegExp(BLOCK_END.source, 'g');
+  end.lastIndex = 4_000;
+  const found = html.length > 4_000 ? end.exec(html) : null;
+  return found ? html.slice(0, found.index + found[0].length) : html;
+}
+
+/**
+ * The body rendered in one pass: one lex, whose tokens give the HTML, the outline and the FAQ,
+ * and whose unsanitised HTML gives the word count. Run in the render workers (articles/renderer.ts).
+ */
+export function renderBody(bodyMarkdown: string): RenderedBody {
+  return renderMarkdown(withoutLeadingH1(bodyMarkdown));
+}
+
+/** renderBody of markdown whose title is already taken off (a webhook event keeps the body so). */
+export function renderMarkdown(markdown: string): RenderedBody {
+  const tokens = marked.lexer(markdown);
+  const raw = marked.parser(tokens) as string;
+  const html = sanitizeBody(raw);
+  const text = plain(excerptSource(html).replace(BLOCK_END, ' ')).replace(/\s+/g, ' ').trim();
+  return {
+    markdown,
+    html,
+    outline: headingsOf(tokens).map((h) => h.text),
+    words: wordsOfHtml(raw),
+    excerpt: text.length > 160 ? `${text.slice(0, 157).replace(/\s+\S*$/, '')}...` : text,
+    faq: faqOf(tokens),
+  };
+}

@@ -75,7 +75,8 @@ export async function previewArticle(ctx: Ctx, workspaceId: string, slug: string
   const article = await articles.findArticleById(ctx.db, grant.articleId);
   if (!article || article.workspaceId !== workspaceId || normaliseSlug(article.slug) !== slug) throw noPreview();
   const ws = await getWorkspace(ctx, workspaceId);
-  const snap = buildSnapshot(ws, article, await publicationNow(ctx, ws, article, now));
+  const rendered = await ctx.renderer.cachedBody(`${article.id} ${article.updatedAt}`, article.bodyMarkdown, article.slug);
+  const snap = buildSnapshot(ws, article, await publicationNow(ctx, ws, article, now), rendered);
   const related = await relatedPosts(ctx.db, ws.id, {
     id: article.id,
     slug: article.slug,

@@ -7,7 +7,7 @@ import type { ArticleStatus } from '../articles/inputs.js';
 import type { Article } from '../articles/types.js';
 import type { ConnectorKind } from '../connectors/store.js';
 import type { Workspace } from '../workspaces/types.js';
-import { type PublishResult, announce, destinations, firstPublishTimes, publishRows } from './publish-rows.js';
+import { type PublishResult, type RenderedBodies, announce, destinations, firstPublishTimes, publishRows, renderBodies } from './publish-rows.js';
 
 /** Articles per publish transaction: short enough that other writers (the daemon) never wait long. */
 export const PUBLISH_BATCH = 100;
@@ -56,23 +56,31 @@ export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts
   const key = (a: Article) => `${firstPublishTimes(a, now).publishedAt} ${a.id}`;
   const ordered = [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const out: PublishManyResult = { published: [], skipped: [], failed: [] };
-  const run = async (batch: Article[]) => {
-    const results = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, batch, connectors, opts.onlyIf));
+  const run = async (batch: Article[], rendered: RenderedBodies) => {
+    const results = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, batch, connectors, rendered, opts.onlyIf));
     if (results.length > 0) announce(ctx, ws, connectors.map((c) => c.kind));
     const done = new Set(results.map((r) => r.article.id));
     out.published.push(...results);
     out.skipped.push(...batch.filter((a) => !done.has(a.id)));
   };
-  for (let i = 0; i < ordered.length; i += PUBLISH_BATCH) {
-    const batch = ordered.slice(i, i + PUBLISH_BATCH);
+  const batches: Article[][] = [];
+  for (let i = 0; i < ordered.length; i += PUBLISH_BATCH) batches.push(ordered.slice(i, i + PUBLISH_BATCH));
+  // The next batch renders in the workers while this one is written.
+  const render = (batch: Article[]): Promise<RenderedBodies | Error> => renderBodies(ctx, batch).catch((err: Error) => err);
+  let next = batches.length > 0 ? render(batches[0]) : undefined;
+  for (let b = 0; b < batches.length; b++) {
+    const batch = batches[b];
+    const rendered = await next!;
+    next = b + 1 < batches.length ? render(batches[b + 1]) : undefined;
     try {
-      await run(batch);
+      if (rendered instanceof Error) throw rendered;
+      await run(batch, rendered);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       // One at a time, to name the article that cannot be published.
       for (const article of batch) {
         try {
-          await run([article]);
+          await run([article], rendered instanceof Error ? await renderBodies(ctx, [article]) : rendered);
         } catch (one) {
           if (!(one instanceof AppError)) throw one;
           if (!opts.keepGoing) {
@@ -82,7 +90,7 @@ export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts
         }
       }
     }
-    opts.onProgress?.(Math.min(i + PUBLISH_BATCH, ordered.length));
+    opts.onProgress?.(Math.min((b + 1) * PUBLISH_BATCH, ordered.length));
   }
   return out;
 }

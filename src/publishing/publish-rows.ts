@@ -11,7 +11,7 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { writeSnapshots } from '../content/snapshot-store.js';
-import { type RenderedBody, renderBody } from '../content/snapshot.js';
+import type { RenderedBody } from '../content/snapshot.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
 export interface PublishResult {
@@ -42,14 +42,28 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
   return { publishedAt, updatedAt: lastmod < publishedAt ? publishedAt : lastmod > now ? now : lastmod };
 }
 
+/** Bodies rendered before the transaction, by article id, with the markdown each was rendered from. */
+export type RenderedBodies = Map<string, { source: string; body: RenderedBody }>;
+
+/**
+ * Render the articles' bodies in the render workers, all at once (the pool runs one per core), so
+ * a publish transaction never waits for marked. Refuses a body beyond the limits by name.
+ */
+export async function renderBodies(ctx: Ctx, list: Article[]): Promise<RenderedBodies> {
+  const out: RenderedBodies = new Map();
+  await Promise.all(list.map(async (a) => out.set(a.id, { source: a.bodyMarkdown, body: await ctx.renderer.body(a.bodyMarkdown, a.slug) })));
+  return out;
+}
+
 /**
  * Publish these articles inside the caller's transaction: claim them (only those still in state
  * `onlyIf`, when given), record their publications, enqueue the webhook events, store the
  * headless snapshots together and bump the content version once, so the content API serves the
  * new state when the transaction commits. Articles another process claimed first are left out.
- * A batch costs a few queries, not a few per article (svc articles import --publish).
+ * A batch costs a few queries, not a few per article (svc articles import --publish). Each body
+ * is `rendered` (renderBodies) unless it changed since, then it is rendered here.
  */
-export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], onlyIf?: ArticleStatus): Promise<PublishResult[]> {
+export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], rendered: RenderedBodies, onlyIf?: ArticleStatus): Promise<PublishResult[]> {
   const now = nowIso(ctx.clock);
   const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
@@ -64,9 +78,9 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const results: PublishResult[] = [];
   for (const article of order) {
     const targets: PublishResult['targets'] = [];
-    // Rendered once for the content snapshot and the webhook event alike (issue 25).
-    let body: RenderedBody | undefined;
-    const rendered = () => (body ??= renderBody(article.bodyMarkdown));
+    // Rendered once for the content snapshot and the webhook event alike.
+    const before = rendered.get(article.id);
+    const body = before?.source === article.bodyMarkdown ? before.body : await ctx.renderer.body(article.bodyMarkdown, article.slug);
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;
@@ -79,8 +93,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
         firsts.push(publication);
       }
       const event = prev ? 'article.updated' : 'article.published';
-      if (connector.kind === 'headless') snapshots.push({ article, publication, rendered: rendered() });
-      else events.push({ event, workspace: ws, connector, article, publication, rendered: rendered() });
+      if (connector.kind === 'headless') snapshots.push({ article, publication, rendered: body });
+      else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
       targets.push({ kind: connector.kind, event });
     }
     results.push({ article, targets });

@@ -14,7 +14,7 @@ import { removeSnapshot } from '../content/snapshot-store.js';
 import type { AttemptOutcome } from '../webhooks/attempt.js';
 import { deliverNow } from '../webhooks/deliver-now.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing, supersedeQueued } from '../webhooks/outbox.js';
-import { type PublishResult, announce, destinations, publishRows } from './publish-rows.js';
+import { type PublishResult, announce, destinations, publishRows, renderBodies } from './publish-rows.js';
 
 export type { PublishResult } from './publish-rows.js';
 
@@ -27,8 +27,9 @@ export type { PublishResult } from './publish-rows.js';
 export async function publishArticle(ctx: Ctx, ws: Workspace, ref: string, opts: { to?: ConnectorKind; onlyIfScheduled?: boolean } = {}): Promise<PublishResult | null> {
   const article = await requireArticle(ctx, ws, ref);
   const connectors = await destinations(ctx, ws, opts.to);
+  const rendered = await renderBodies(ctx, [article]);
   // Claimed only while scheduled: a scheduled publish runs once even with several daemons.
-  const [result] = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, [article], connectors, opts.onlyIfScheduled ? 'scheduled' : undefined));
+  const [result] = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, [article], connectors, rendered, opts.onlyIfScheduled ? 'scheduled' : undefined));
   if (!result) return null;
   announce(ctx, ws, result.targets.map((t) => t.kind));
   return result;

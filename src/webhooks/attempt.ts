@@ -3,6 +3,7 @@ import { type Connector, findConnector, updateConnector } from '../connectors/st
 import * as publications from '../connectors/publications.js';
 import { type Trx, isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
@@ -65,6 +66,22 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
 }
 
 /**
+ * The body of an event written without its HTML (unpublish, delete, test), rendered in the render
+ * workers; null when it cannot be rendered, so the event is still delivered (body.html null).
+ */
+async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; words: number } | null | undefined> {
+  const { bodyMarkdown, bodyHtml, slug } = event.snapshot.article;
+  if (bodyMarkdown === null || bodyHtml !== undefined) return undefined;
+  try {
+    return await ctx.renderer.markdown(bodyMarkdown, slug ?? event.articleId);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    ctx.log.warn({ eventId: event.id, code: err.code }, `webhook event ${event.id}: the body is sent without html: ${err.message}`);
+    return null;
+  }
+}
+
+/**
  * The sending half of an attempt: payload (the event's stored HTML, a new deliveryId and
  * deliveredAt), signature over the exact bytes sent, one POST. `publishedUrl`: the
  * publication's now, or undefined when there is none (test, deleted article).
@@ -72,6 +89,7 @@ export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connect
 export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, publishedUrl: string | null | undefined, signal?: AbortSignal): Promise<SentAttempt> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
+  const rendered = await renderedOf(ctx, event);
   const payload = buildPayload({
     event: event.event,
     eventId: event.id,
@@ -79,6 +97,7 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
     deliveredAt: now.toISOString(),
     snapshot: event.snapshot,
     publishedUrl: publishedUrl === undefined ? undefined : (publishedUrl ?? event.snapshot.publication.publishedUrl),
+    rendered,
   });
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
   const headers = {

@@ -1,6 +1,6 @@
 import type { Article } from '../articles/types.js';
 import type { Publication } from '../connectors/publications.js';
-import { renderHtml, withoutLeadingH1, wordCount } from '../lib/markdown.js';
+import { withoutLeadingH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 
 export type WebhookEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted' | 'test';
@@ -26,7 +26,7 @@ export interface EventSnapshot {
     /**
      * The body rendered once when the event was written (shared with the content snapshot of the
      * same publish), and its word count; absent on events written without them (an unpublish, a
-     * delete, rows of earlier versions), which are rendered per attempt.
+     * delete, rows of earlier versions), which the attempt renders (attempt.ts, in the render workers).
      */
     bodyHtml?: string | null;
     wordCount?: number;
@@ -71,8 +71,11 @@ export function snapshotOf(ws: Workspace, article: Article, publication: Publica
   };
 }
 
-/** The payload of one attempt: new deliveryId and deliveredAt; the html of the event (rendered now only when the event does not carry it). */
-export function buildPayload(args: { event: WebhookEventName; eventId: string; deliveryId: string; deliveredAt: string; snapshot: EventSnapshot; publishedUrl?: string | null }): WebhookPayload {
+/**
+ * The payload of one attempt: new deliveryId and deliveredAt; the html of the event, or when the
+ * event does not carry it, `rendered` (null when it could not be rendered).
+ */
+export function buildPayload(args: { event: WebhookEventName; eventId: string; deliveryId: string; deliveredAt: string; snapshot: EventSnapshot; publishedUrl?: string | null; rendered?: { html: string; words: number } | null }): WebhookPayload {
   const { bodyMarkdown, bodyHtml, wordCount: words, ...article } = args.snapshot.article;
   return {
     event: args.event,
@@ -82,10 +85,10 @@ export function buildPayload(args: { event: WebhookEventName; eventId: string; d
     workspace: args.snapshot.workspace,
     article: {
       ...article,
-      wordCount: words ?? (bodyMarkdown ? wordCount(bodyMarkdown) : 0),
+      wordCount: words ?? args.rendered?.words ?? 0,
       publishedAt: args.snapshot.publication.publishedAt,
       publishedUrl: args.publishedUrl !== undefined ? args.publishedUrl : args.snapshot.publication.publishedUrl,
-      body: { markdown: bodyMarkdown, html: bodyMarkdown === null ? null : (bodyHtml ?? renderHtml(bodyMarkdown)) },
+      body: { markdown: bodyMarkdown, html: bodyMarkdown === null ? null : (bodyHtml ?? args.rendered?.html ?? null) },
     },
   };
 }

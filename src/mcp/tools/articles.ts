@@ -23,7 +23,7 @@ const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
   title: 'The H1 of the article, at most 500 characters. May be omitted when bodyMarkdown starts with "# Title".',
   slug: 'URL slug: letters, marks and digits of any script joined by single dashes, dots or underscores, at most 200 characters, stored lower case (e.g. cold-brew-coffee, 京都-カフェ, v1.2_notes). Default: made from the title. Put the focus keyword in it.',
   contentType: `Kind of article; sets its blog category: one of ${CONTENT_TYPE_NAMES.join(', ')}. Default BLOG_POST.`,
-  bodyMarkdown: 'The article body as Markdown: ## and ### headings for sections, paragraphs, lists, links, ![alt](url) images. Do not repeat the title as a # heading.',
+  bodyMarkdown: 'The article body as Markdown: ## and ### headings for sections, paragraphs, lists, links, ![alt](url) images. Do not repeat the title as a # heading. svc refuses a body it cannot render in time: lists and quotes nested more than 100 levels, or more than 2,000 emphasis and markup characters (* _ ~ ` < !) in one paragraph.',
   metaTitle: 'SEO title for the <title> tag, 30-60 characters (at most 500), containing the focus keyword. Default: the title.',
   metaDescription: 'Meta description, 120-160 characters (at most 2000), containing the focus keyword.',
   focusKeyword: 'The main search phrase the article targets, e.g. "cold brew coffee"; at most 200 characters.',

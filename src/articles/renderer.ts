@@ -1,0 +1,107 @@
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config/schema.js';
+import { AppError, unavailable } from '../errors.js';
+import type { RenderedBody } from '../lib/markdown.js';
+import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
+import type { AuditResult, auditArticle } from './audit.js';
+import { assertRenderable } from './body-limits.js';
+
+/**
+ * Everything svc derives from a markdown body, computed in worker threads (never on the event
+ * loop that answers requests) under `rendering.timeout`, after the body limits (body-limits.ts).
+ */
+export interface Renderer {
+  /** HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals. */
+  body(markdown: string, label: string): Promise<RenderedBody>;
+  /** body() of markdown whose title is already taken off (a webhook event's stored body). */
+  markdown(markdown: string, label: string): Promise<RenderedBody>;
+  /**
+   * body(), kept for the next call with the same `key` (an article id and version) and markdown:
+   * draft previews render once per edit, not once per view. Concurrent calls share one render.
+   */
+  cachedBody(key: string, markdown: string, label: string): Promise<RenderedBody>;
+  /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links. */
+  audit(article: Parameters<typeof auditArticle>[0]): Promise<AuditResult>;
+  /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
+  stats(): { running: number; started: number };
+  close(): Promise<void>;
+}
+
+// Tests run the TypeScript sources, which a worker thread cannot load: there the worker is the
+// build's (npm test builds first, as the CLI tests need it too).
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/articles/render-worker.js' : './render-worker.js', import.meta.url);
+
+export function createRenderer(config: Config['rendering']): Renderer {
+  const pool = new WorkerPool({ file: WORKER, size: config.workers || availableParallelism(), timeoutMs: config.timeout });
+  const run = async <T>(task: string, input: unknown, label: string): Promise<T> => {
+    try {
+      return (await pool.run(task, input)) as T;
+    } catch (err) {
+      if (!(err instanceof TaskFailure)) throw err;
+      if (err.reason === 'timeout') {
+        throw new AppError('render_timeout', 422, `Rendering the body of '${label}' took longer than ${config.timeout / 1000} s and was stopped. Simplify the body: shorter paragraphs, less emphasis, flatter lists.`, {
+          hint: 'The operator sets the deadline with rendering.timeout in config.yaml (docs/content-api.md, "Rendering").',
+          details: { timeoutMs: config.timeout },
+        });
+      }
+      if (err.reason === 'start') throw unavailable('renderer', `svc's markdown renderer is unavailable: ${err.message}`, { cause: err });
+      throw new AppError('render_failed', 422, `svc could not render the body of '${label}': ${err.message}`, { cause: err });
+    }
+  };
+  const body = (markdown: string, label: string, task = 'body') => {
+    assertRenderable(label, markdown);
+    return run<RenderedBody>(task, markdown, label);
+  };
+  const cache = new BodyCache(config.previewCacheBytes);
+  return {
+    body: async (markdown, label) => body(markdown, label),
+    markdown: async (markdown, label) => body(markdown, label, 'markdown'),
+    cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
+    audit(article) {
+      assertRenderable(article.slug, article.bodyMarkdown);
+      return run<AuditResult>('audit', article, article.slug);
+    },
+    stats: () => ({ running: pool.running, started: pool.started }),
+    close: () => pool.close(),
+  };
+}
+
+/** Rendered bodies by key, least recently used first out, within a budget of bytes (UTF-16: two a character). */
+class BodyCache {
+  private readonly entries = new Map<string, { source: string; body: Promise<RenderedBody>; size: number }>();
+  private used = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, source: string, render: () => Promise<RenderedBody>): Promise<RenderedBody> {
+    const hit = this.entries.get(key);
+    if (hit && hit.source === source) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.body;
+    }
+    if (hit) this.drop(key);
+    const entry = { source, body: render(), size: 0 };
+    this.entries.set(key, entry);
+    entry.body.then(
+      (b) => {
+        if (this.entries.get(key) !== entry) return;
+        entry.size = 2 * (source.length + b.markdown.length + b.html.length + b.excerpt.length);
+        this.used += entry.size;
+        for (const [k] of this.entries) {
+          if (this.used <= this.maxBytes) break;
+          this.drop(k);
+        }
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return entry.body;
+  }
+
+  private drop(key: string): void {
+    this.used -= this.entries.get(key)?.size ?? 0;
+    this.entries.delete(key);
+  }
+}

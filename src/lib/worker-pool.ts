@@ -1,0 +1,128 @@
+import { Worker } from 'node:worker_threads';
+
+/** Why a task did not finish: it ran past the deadline, it threw, its worker died, or no worker could start. */
+export class TaskFailure extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'threw' | 'died' | 'start',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface WorkerPoolOptions {
+  /** The worker's module (the contract is on WorkerPool). */
+  file: URL;
+  size: number;
+  /** A task running longer than this is stopped: its worker is terminated and replaced. */
+  timeoutMs: number;
+  /** Heap of each worker, in MB: a task that needs more ends its worker instead of the process. */
+  maxHeapMb?: number;
+}
+
+interface Job {
+  task: string;
+  input: unknown;
+  resolve(value: unknown): void;
+  reject(err: TaskFailure): void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A fixed number of worker threads running CPU-bound tasks off the event loop, first come first
+ * served. Workers start on first use, and idle ones do not keep the process alive. The deadline
+ * of a task counts from when its worker starts it (a worker's own start-up is not counted).
+ *
+ * The worker's module posts `{ ready: true }` once loaded, then answers each `{ task, input }`
+ * with `{ value }` or `{ error }` (a message), one task at a time.
+ */
+export class WorkerPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Job[] = [];
+  private closed = false;
+  /** Tasks handed to a worker so far. */
+  started = 0;
+
+  constructor(private readonly options: WorkerPoolOptions) {}
+
+  run(task: string, input: unknown): Promise<unknown> {
+    if (this.closed) return Promise.reject(new TaskFailure('died', 'the worker pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task, input, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Tasks running now. */
+  get running(): number {
+    return [...this.slots].filter((s) => s.job).length;
+  }
+
+  /** Terminate every worker; queued and running tasks fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new TaskFailure('died', 'the worker pool is closed'));
+    await Promise.all([...this.slots].map((slot) => this.discard(slot, new TaskFailure('died', 'the worker pool is closed'))));
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.ready && !slot.job) this.start(slot, this.queue.shift()!);
+    }
+    const starting = [...this.slots].filter((s) => !s.ready).length;
+    for (let n = Math.min(this.queue.length - starting, this.options.size - this.slots.size); n > 0; n--) this.spawn();
+  }
+
+  private spawn(): void {
+    // The parent's flags are not passed on: some (--input-type, --eval's) stop a worker from starting.
+    const worker = new Worker(this.options.file, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb ?? 512 } });
+    const slot: Slot = { worker, ready: false };
+    this.slots.add(slot);
+    worker.on('message', (msg: { ready?: true; value?: unknown; error?: string }) => {
+      if (msg.ready) {
+        slot.ready = true;
+        worker.unref();
+        this.pump();
+        return;
+      }
+      const job = slot.job;
+      if (!job) return;
+      clearTimeout(slot.timer);
+      slot.job = undefined;
+      worker.unref();
+      if (msg.error !== undefined) job.reject(new TaskFailure('threw', msg.error));
+      else job.resolve(msg.value);
+      this.pump();
+    });
+    worker.on('error', (err) => void this.discard(slot, new TaskFailure('died', err.message)));
+    worker.on('exit', () => void this.discard(slot, new TaskFailure('died', 'the worker exited')));
+  }
+
+  private start(slot: Slot, job: Job): void {
+    slot.job = job;
+    this.started++;
+    slot.worker.ref();
+    slot.timer = setTimeout(() => void this.discard(slot, new TaskFailure('timeout', `the task ran longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    slot.worker.postMessage({ task: job.task, input: job.input });
+  }
+
+  /** Drop the slot (its job, if any, fails with `failure`), and let a new worker take the queue. */
+  private async discard(slot: Slot, failure: TaskFailure): Promise<void> {
+    if (!this.slots.delete(slot)) return;
+    clearTimeout(slot.timer);
+    slot.job?.reject(failure);
+    slot.job = undefined;
+    // A worker that cannot even start would be replaced by another that cannot: the waiting tasks
+    // fail with its error instead of waiting for ever, and the next task tries again.
+    if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(new TaskFailure('start', `a worker could not start: ${failure.message}`));
+    await slot.worker.terminate();
+    if (!this.closed) this.pump();
+  }
+}

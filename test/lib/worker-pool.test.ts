@@ -1,0 +1,49 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { WorkerPool } from '../../src/lib/worker-pool.js';
+import { afterFile } from '../helpers/cleanup.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-pool-'));
+function workerFile(name: string, source: string): URL {
+  const file = path.join(dir, name);
+  writeFileSync(file, source);
+  return pathToFileURL(file);
+}
+
+// A worker in the pool's contract: `spin` never ends, `echo` answers its input, `fail` throws.
+const GOOD = workerFile(
+  'good.mjs',
+  `import { parentPort } from 'node:worker_threads';
+parentPort.on('message', ({ task, input }) => {
+  if (task === 'spin') for (;;);
+  if (task === 'fail') return parentPort.postMessage({ error: 'RangeError: too deep' });
+  parentPort.postMessage({ value: input });
+});
+parentPort.postMessage({ ready: true });`,
+);
+
+function pool(file: URL, timeoutMs = 200) {
+  const p = new WorkerPool({ file, size: 1, timeoutMs });
+  afterFile(() => p.close());
+  return p;
+}
+
+describe('the worker pool', () => {
+  it('stops a task past its deadline, and a new worker runs the next one', async () => {
+    const p = pool(GOOD);
+    await expect(p.run('echo', 1)).resolves.toBe(1);
+    await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
+    await expect(p.run('echo', 2)).resolves.toBe(2);
+    await expect(p.run('fail', null)).rejects.toMatchObject({ reason: 'threw', message: 'RangeError: too deep' });
+    await expect(p.run('echo', 3)).resolves.toBe(3);
+  });
+
+  it('fails the waiting tasks when a worker cannot start, instead of replacing it for ever', async () => {
+    const p = pool(workerFile('broken.mjs', `throw new Error('no marked here');`));
+    await expect(p.run('echo', 1)).rejects.toMatchObject({ reason: 'start', message: 'a worker could not start: no marked here' });
+    await expect(p.run('echo', 2)).rejects.toMatchObject({ reason: 'start' });
+  });
+});

@@ -7,12 +7,13 @@ import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsElsewhere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
 import { type Limits, createLimits } from './limits/index.js';
 import { Metrics } from './lib/metrics.js';
+import { dependencyAnswered } from './lib/failure-log.js';
 import { closeIdleConnections } from './webhooks/http-post.js';
 import { pendingTotals } from './webhooks/store.js';
 import { usageThisMonth } from './workspaces/usage.js';
@@ -77,6 +78,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       if (!options.db) await db.destroy();
     },
   };
+  // The end of a database outage is logged once, at the first statement answered (lib/failure-log.ts).
+  db.on('query-response', () => dependencyAnswered(app, 'database'));
   metrics.sampleAtScrape(
     async () => {
       const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);

@@ -3,6 +3,7 @@ import { purgeExpiredSessions } from '../auth/sessions.js';
 import { purgeUnusedClients } from '../oauth/clients.js';
 import { purgeExpired } from '../oauth/connections.js';
 import type { Job } from './job.js';
+import { logJobFailure } from '../lib/failure-log.js';
 
 const EVERY_MS = 60_000;
 
@@ -21,7 +22,7 @@ export function startOAuthCleanup(app: App): Job {
       await purgeExpired(app);
       await purgeExpiredSessions(app);
     })()
-      .catch((err) => app.log.error({ err }, 'oauth cleanup failed'))
+      .catch((err) => logJobFailure(app, err, 'oauth cleanup failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, Math.min(EVERY_MS, Math.max(1000, app.config.oauth.unusedClientExpiry)));
       });

@@ -2,6 +2,7 @@ import type { App } from '../app.js';
 import { publishDueArticles } from '../publishing/publish.js';
 import { getWorkspace } from '../workspaces/service.js';
 import type { Job } from './job.js';
+import { logJobFailure } from '../lib/failure-log.js';
 
 /**
  * Every `scheduler.interval`: publish scheduled articles whose time has come (within a few
@@ -16,7 +17,7 @@ export function startScheduler(app: App): Job {
     running = publishDueArticles(app, (id) => getWorkspace(app, id))
       // Observable, so tests prove "nothing was due" over whole ticks instead of sleeping.
       .then((published) => app.events.emit('scheduler.ticked', { at, published }))
-      .catch((err) => app.log.error({ err }, 'scheduler tick failed'))
+      .catch((err) => logJobFailure(app, err, 'scheduler tick failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, app.config.scheduler.interval);
       });

@@ -8,6 +8,7 @@ import { reportLongTurns } from './db/write-turns.js';
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
 export { claimDatabase, daemonsElsewhere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';

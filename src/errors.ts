@@ -136,6 +136,7 @@ const SQLITE_CODES: Record<string, FailureClass> = {
   SQLITE_FULL: 'disk_full',
   SQLITE_IOERR: 'io_error',
   SQLITE_CANTOPEN: 'database_missing',
+  SQLITE_PERM: 'database_missing',
   SQLITE_CORRUPT: 'corrupt',
   SQLITE_NOTADB: 'corrupt',
 };
@@ -224,7 +225,7 @@ function dependencyError(found: DependencyFailure, err: unknown): AppError {
       expose: true,
       cause: err,
       details: { dependency: found.dependency, failure: found.failure },
-      hint: `${driver}. Restore the latest backup (svc restore), or check the disk.`,
+      hint: `${driver}; restore the latest backup (svc restore), or check the disk`,
     });
   }
   return unavailable(found.dependency, `${name} ${FAILURE_WORDS[found.failure]}; try again in a moment`, { cause: err, hint: driver, failure: found.failure });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { type App, createApp, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
+import { type App, cannotReach, createApp, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
-import { AppError, type FailureClass, FAILURE_WORDS, toAppError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type Io, type Output, output } from './io.js';
@@ -61,19 +61,10 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
   };
 }
 
-/**
- * The CLI's words for a database that cannot serve: which one (its URL without the password, or
- * the SQLite file) and the failure class, so an operator knows where to look; the driver's words
- * stay on the hint line. Anything else is rethrown as it is.
- */
+/** A database that cannot serve, named for the operator (db/errors.ts cannotReach); anything else rethrown as it is. */
 export function namingDatabase(config: Config): (err: unknown) => never {
   return (err) => {
-    const e = toAppError(err);
-    const failure = e.details?.failure as FailureClass | undefined;
-    if (e.status < 500 || e.details?.dependency !== 'database' || !failure) throw err;
-    const where = databaseIdentity(config.database);
-    const verb = e.code === 'database_corrupt' ? 'cannot use' : 'cannot reach';
-    throw new AppError(e.code, e.status, `${verb} the database ${where}: it ${FAILURE_WORDS[failure]} (${failure})`, { expose: true, cause: err, hint: e.hint, details: e.details });
+    throw cannotReach(databaseIdentity(config.database), err) ?? err;
   };
 }
 

@@ -33,7 +33,7 @@ function expectMcpUnavailable(r: Answer, failure: string) {
 function expectCliRefused(r: { code: number; stderr: string }, w: World, failure: string) {
   expect(r.code, r.stderr).toBe(1);
   const named = w.role ? `postgres://${w.role}@` : 'postgres://postgres@';
-  expect(r.stderr).toMatch(new RegExp(`^error: cannot reach the database ${named}[^ ]+/${w.dbName}: it .+ \\(${failure}\\)\\nhint: database driver: `));
+  expect(r.stderr).toMatch(new RegExp(`^error: Cannot reach the database ${named}[^ ]+/${w.dbName}: it .+ \\(${failure}\\)\\nhint: database driver: `));
   expect(r.stderr).not.toContain('secret-pw');
   expect(r.stderr).not.toMatch(/\n\s+at /);
   expect(r.stderr).not.toMatch(/internal error/i);

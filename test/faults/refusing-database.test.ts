@@ -145,3 +145,28 @@ describe.skipIf(!PG_URL)('PostgreSQL refusing svc', () => {
     expect(w.errorLines()).toEqual([]);
   }, 45_000);
 });
+
+describe.skipIf(!PG_URL)('the link to PostgreSQL refused and reset (the fault proxy)', () => {
+  it('the server gone (open connections reset, new ones refused): 503 unavailable (reset, then refused) everywhere, the CLI names it; recovery without restart', async () => {
+    const w = await loggedWorld({ relay: true });
+    expect((await w.get('/articles')).status).toBe(200);
+    expect((await w.mcp()).status).toBe(200);
+    await w.relay!.refuse();
+    w.relay!.reset();
+
+    const answers = await until(() => w.get('/articles'), (r) => r.body?.error?.failure === 'refused', 'refused');
+    for (const r of answers) expectUnavailable(r, ['refused', 'reset']);
+    expectUnavailable(await w.get('/articles/never-published'), ['refused']);
+    expectUnavailable(await w.api(), ['refused']);
+    expectMcpUnavailable(await w.mcp(), 'refused');
+    expect(await w.health()).toMatchObject({ status: 503, body: { failing: ['database'], database: { failure: 'refused' } } });
+    expectCliRefused(await w.cli(['articles', 'list', '-w', w.ws.id]), w, 'refused');
+    expectOutageLogged(w, answers.length + 4);
+
+    await w.relay!.restore();
+    await until(() => w.get('/articles'), (r) => r.status === 200, 'content API back');
+    expect((await w.mcp()).status).toBe(200);
+    expect((await w.health()).status).toBe(200);
+    expectRecoveryLogged(w, answers.length + 4);
+  }, 45_000);
+});

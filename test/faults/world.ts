@@ -100,10 +100,11 @@ export async function pgBehindRelay() {
 /**
  * A daemon with its log captured (`lines`), on a fresh database (a non-superuser `role` of its
  * own on PostgreSQL when asked, so role settings and connection limits apply to it), with a
- * workspace, a blog key, an API key for MCP and an admin's browser session: what the faults that
+ * workspace, a blog key, an API key for MCP and an admin's browser session (and with `relay`, a
+ * fault proxy between svc and PostgreSQL): what the faults that
  * the database itself produces are checked through (content API, workspace API, MCP, /healthz, the CLI).
  */
-export async function loggedWorld(options: { role?: boolean } = {}) {
+export async function loggedWorld(options: { role?: boolean; relay?: boolean } = {}) {
   let role: string | undefined;
   if (options.role && PG_URL) {
     role = `svc_r_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
@@ -117,6 +118,13 @@ export async function loggedWorld(options: { role?: boolean } = {}) {
     const url = new URL(env.SVC_DATABASE_URL);
     await adminQuery(url.toString(), `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
     url.username = role;
+    env.SVC_DATABASE_URL = url.toString();
+  }
+  let relay: Relay | undefined;
+  if (options.relay && env.SVC_DATABASE_URL) {
+    const url = new URL(env.SVC_DATABASE_URL);
+    relay = await startRelay(url.hostname, Number(url.port || 5432));
+    url.host = `127.0.0.1:${relay.port}`;
     env.SVC_DATABASE_URL = url.toString();
   }
   const d = await loggedDaemonOn(env, dir, DEADLINES);
@@ -137,6 +145,8 @@ export async function loggedWorld(options: { role?: boolean } = {}) {
     ws,
     dbName,
     role,
+    /** The fault proxy between svc (daemon and CLI) and PostgreSQL, with relay: true. */
+    relay,
     /** A content API GET. */
     get: (path: string) => timed(fetch(`${d.url}/api/v1/content${path}`, { headers: { Authorization: `Bearer ${key}` } })),
     /** The workspace API: an admin creates an API key (a read of the session, then a write). */

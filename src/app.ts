@@ -80,7 +80,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     },
   };
   // The end of a database outage is logged once, at the first statement answered (lib/failure-log.ts).
-  db.on('query-response', () => dependencyAnswered(app, 'database'));
+  db.on('query-response', (_res: unknown, query: { method?: string; sql?: string }) => dependencyAnswered(app, 'database', changes(query)));
   metrics.sampleAtScrape(
     async () => {
       const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);
@@ -90,4 +90,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     (err) => log.warn({ err }, 'metrics: the database figures could not be read'),
   );
   return app;
+}
+
+/** Whether a statement knex answered changes something (not a read). */
+function changes(query: { method?: string; sql?: string }): boolean {
+  if (query.method === 'select' || query.method === 'first' || query.method === 'pluck') return false;
+  return !/^\s*(select|with|pragma|show)\b/i.test(query.sql ?? '');
 }

@@ -65,10 +65,17 @@ export function logJobFailure(app: Reporter, err: unknown, what: string, fields:
   else logFailure(app, err, e, undefined, what, fields);
 }
 
-/** `dependency` answered: the end of its outage, if one was open, is logged once. */
-export function dependencyAnswered(app: Reporter, dependency: string): void {
+/** Classes that refuse writes while reads are still served: only an answered write ends them. */
+const WRITES_REFUSED = new Set(['read_only', 'busy', 'disk_full']);
+
+/**
+ * `dependency` answered (`wrote`: a statement that changes something): the end of its outage, if
+ * one was open, is logged once. A read answered while writes are refused ends nothing, or each
+ * request would log an end and a start.
+ */
+export function dependencyAnswered(app: Reporter, dependency: string, wrote: boolean): void {
   const outage = outages.get(app.log)?.get(dependency);
-  if (!outage) return;
+  if (!outage || (!wrote && WRITES_REFUSED.has(outage.failure))) return;
   outages.get(app.log)!.delete(dependency);
   const ms = app.clock.now().getTime() - outage.since;
   app.log.info({ dependency, failures: outage.total, outageMs: ms }, `${dependency} available again after ${outage.total} failure${outage.total === 1 ? '' : 's'} over ${Math.round(ms / 1000)} s`);

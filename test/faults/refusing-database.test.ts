@@ -1,3 +1,4 @@
+import sqlite3 from 'sqlite3';
 import { describe, expect, it } from 'vitest';
 import { PG_URL } from '../helpers/env.js';
 import { adminQuery } from '../helpers/pg-admin.js';
@@ -136,12 +137,14 @@ describe.skipIf(!PG_URL)('PostgreSQL refusing svc', () => {
     expectMcpUnavailable(await w.mcp('create_article', { title: 'During', bodyMarkdown: 'Body text.' }), 'read_only');
     const cli = await w.cli(['articles', 'add', '-w', w.ws.id, '--title', 'From the CLI', '--body', 'Body text.']);
     expectCliRefused(cli, w, 'read_only');
+    expectOutageLogged(w, 2);
 
     await adminQuery(PG_URL!, `ALTER ROLE ${w.role} RESET default_transaction_read_only`);
     // A read-only session stays so for its life: svc drops each such connection at its refusal.
     await until(() => w.api(), (r) => r.status === 201, 'writes accepted again');
     expect((await w.mcp('create_article', { title: 'After', bodyMarkdown: 'Body text.' })).status).toBe(200);
     expect((await w.cli(['articles', 'add', '-w', w.ws.id, '--title', 'From the CLI', '--body', 'Body text.'])).code).toBe(0);
+    expectRecoveryLogged(w, 2);
     expect(w.errorLines()).toEqual([]);
   }, 45_000);
 });
@@ -169,4 +172,24 @@ describe.skipIf(!PG_URL)('the link to PostgreSQL refused and reset (the fault pr
     expect((await w.health()).status).toBe(200);
     expectRecoveryLogged(w, answers.length + 4);
   }, 45_000);
+});
+
+describe.skipIf(PG_URL)('SQLite held by another process', () => {
+  it('a write past the busy timeout: 503 unavailable (busy) with Retry-After, reads and /healthz still served, logged without a stack; writes resume once the lock is let go', async () => {
+    const w = await loggedWorld({ overrides: { 'database.busyTimeout': 300 } });
+    // Another process (a CLI command, a backup) holds SQLite's write lock.
+    const other = await new Promise<sqlite3.Database>((resolve, reject) => {
+      const db = new sqlite3.Database(w.d.config.database.filename, (err) => (err ? reject(err) : resolve(db)));
+    });
+    await new Promise<void>((resolve, reject) => other.exec('BEGIN IMMEDIATE', (err) => (err ? reject(err) : resolve())));
+    const refused = [await w.api(), await w.api()];
+    for (const r of refused) expectUnavailable(r, ['busy']);
+    expect((await w.get('/articles')).status).toBe(200);
+    expect((await w.health()).status).toBe(200);
+    expectOutageLogged(w, 2);
+
+    await new Promise<void>((resolve) => other.exec('ROLLBACK', () => other.close(() => resolve())));
+    expect((await w.api()).status).toBe(201);
+    expectRecoveryLogged(w, 2);
+  }, 30_000);
 });

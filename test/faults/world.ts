@@ -104,7 +104,7 @@ export async function pgBehindRelay() {
  * fault proxy between svc and PostgreSQL): what the faults that
  * the database itself produces are checked through (content API, workspace API, MCP, /healthz, the CLI).
  */
-export async function loggedWorld(options: { role?: boolean; relay?: boolean } = {}) {
+export async function loggedWorld(options: { role?: boolean; relay?: boolean; overrides?: Record<string, unknown> } = {}) {
   let role: string | undefined;
   if (options.role && PG_URL) {
     role = `svc_r_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
@@ -127,7 +127,7 @@ export async function loggedWorld(options: { role?: boolean; relay?: boolean } =
     url.host = `127.0.0.1:${relay.port}`;
     env.SVC_DATABASE_URL = url.toString();
   }
-  const d = await loggedDaemonOn(env, dir, DEADLINES);
+  const d = await loggedDaemonOn(env, dir, { ...DEADLINES, ...options.overrides });
   const daemon = d as unknown as TestDaemon;
   const ws = await seedWorkspace(d.app);
   const { key } = await generateBlogKey(d.app, ws);

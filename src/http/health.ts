@@ -38,7 +38,7 @@ export function createHealthRouter(app: App, phase: () => Phase): Router {
       const e = toAppError(err);
       logFailure(app, err, e, ctx.state.requestId, 'health check');
       database.state = 'unavailable';
-      database.failure = String(e.details?.failure ?? e.code);
+      if (typeof e.details?.failure === 'string') database.failure = e.details.failure;
     }
     const ok = database.state === 'ok';
     ctx.status = ok ? 200 : 503;

@@ -8,12 +8,14 @@ import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsElsewhere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';
 import { type Limits, createLimits } from './limits/index.js';
 import { Metrics } from './lib/metrics.js';
+import { dependencyAnswered } from './lib/failure-log.js';
 import { closeIdleConnections } from './webhooks/http-post.js';
 import { pendingTotals } from './webhooks/store.js';
 import { usageThisMonth } from './workspaces/usage.js';
@@ -81,6 +83,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       if (!options.db) await db.destroy();
     },
   };
+  // The end of a database outage is logged once, at the first statement answered (lib/failure-log.ts).
+  db.on('query-response', (_res: unknown, query: { method?: string; sql?: string }) => dependencyAnswered(app, 'database', changes(query)));
   metrics.sampleAtScrape(
     async () => {
       const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);
@@ -90,4 +94,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     (err) => log.warn({ err }, 'metrics: the database figures could not be read'),
   );
   return app;
+}
+
+/** Whether a statement knex answered changes something (not a read). */
+function changes(query: { method?: string; sql?: string }): boolean {
+  if (query.method === 'select' || query.method === 'first' || query.method === 'pluck') return false;
+  return !/^\s*(select|with|pragma|show)\b/i.test(query.sql ?? '');
 }

@@ -65,27 +65,170 @@ function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The one classifier of dependency failures: a thrown driver error (pg, knex, node-sqlite3,
+// ioredis, a Node socket) is either "the dependency cannot serve us now" (a failure class below)
+// or something else (a bug, or the client's input). It reads the error's class, never a list of
+// single messages: PostgreSQL's SQLSTATE class and severity, Node's socket error codes, SQLite's
+// primary result codes, the pool's acquire timeout, ioredis' error names. It lives here, beside
+// toAppError, because every edge maps errors through that one function; it imports no driver.
+export type FailureClass =
+  | 'silent'
+  | 'refused'
+  | 'unreachable'
+  | 'reset'
+  | 'terminated'
+  | 'too_many_connections'
+  | 'starting_or_stopping'
+  | 'read_only'
+  | 'disk_full'
+  | 'authentication_failed'
+  | 'database_missing'
+  | 'busy'
+  | 'io_error'
+  | 'corrupt';
+
+/** What a person reads after "the database ..." (or "Redis ..."). */
+export const FAILURE_WORDS: Record<FailureClass, string> = {
+  silent: 'did not answer in time',
+  refused: 'refused the connection',
+  unreachable: 'cannot be reached (host unknown or unreachable)',
+  reset: 'closed the connection',
+  terminated: 'ended the connection (a restart or an administrator)',
+  too_many_connections: 'has no connection free (too many connections)',
+  starting_or_stopping: 'is starting up or shutting down',
+  read_only: 'is read-only',
+  disk_full: 'is out of disk space or memory',
+  authentication_failed: 'refused svc\'s credentials (authentication failed)',
+  database_missing: 'does not exist or cannot be opened',
+  busy: 'stayed locked by another process past the busy timeout',
+  io_error: 'could not be read or written (I/O error)',
+  corrupt: 'is damaged (not a valid database file)',
+};
+
+export interface DependencyFailure {
+  dependency: 'database' | 'redis';
+  failure: FailureClass;
+}
+
+type ErrorShape = { code?: unknown; message?: unknown; name?: unknown; severity?: unknown };
+
+/** Node's socket and resolver errors (net, dns), by the failure they mean. */
+const SOCKET_CODES: Record<string, FailureClass> = {
+  ECONNREFUSED: 'refused',
+  ECONNRESET: 'reset',
+  EPIPE: 'reset',
+  ECONNABORTED: 'reset',
+  ETIMEDOUT: 'silent',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+  EHOSTDOWN: 'unreachable',
+  ENOTFOUND: 'unreachable',
+  EAI_AGAIN: 'unreachable',
+  EAI_FAIL: 'unreachable',
+};
+
+/** SQLite's primary result codes (node-sqlite3 puts them in `code`). */
+const SQLITE_CODES: Record<string, FailureClass> = {
+  SQLITE_BUSY: 'busy',
+  SQLITE_LOCKED: 'busy',
+  SQLITE_READONLY: 'read_only',
+  SQLITE_FULL: 'disk_full',
+  SQLITE_IOERR: 'io_error',
+  SQLITE_CANTOPEN: 'database_missing',
+  SQLITE_PERM: 'database_missing',
+  SQLITE_CORRUPT: 'corrupt',
+  SQLITE_NOTADB: 'corrupt',
+};
+
+/** pg's and pg-pool's own words for a connection that ended or never came (they carry no code). */
+const PG_CONNECTION_MESSAGES: Array<[RegExp, FailureClass]> = [
+  [/Connection terminated due to connection timeout|timeout expired|Query read timeout/, 'silent'],
+  [/Connection terminated|Connection ended unexpectedly|Client has encountered a connection error|Client was closed and is not queryable/, 'reset'],
+];
+
+/** ioredis: commands refused while disconnected, out of retries, or past commandTimeout. */
+const REDIS_MESSAGES: Array<[RegExp, FailureClass]> = [
+  [/^Command timed out/, 'silent'],
+  [/^Connection is closed|^Stream isn't writeable|Reached the max retries per request/, 'reset'],
+];
+
+function pgSqlState(code: string, severity: unknown): FailureClass | null {
+  if (code.startsWith('08')) return 'reset'; // connection exception
+  if (code === '53300') return 'too_many_connections';
+  if (code.startsWith('53')) return 'disk_full'; // insufficient resources: disk full, out of memory, a configured limit
+  if (code === '57P01' || code === '57P02') return 'terminated'; // admin shutdown, crash shutdown
+  if (code === '57P03' || code === '57P04' || code === '57P05') return 'starting_or_stopping'; // cannot connect now
+  if (code === '57014') return 'silent'; // statement_timeout
+  if (code.startsWith('28')) return 'authentication_failed';
+  if (code === '3D000') return 'database_missing';
+  if (code === '25006') return 'read_only';
+  // FATAL or PANIC ends the session: whatever the SQLSTATE (55000 "not currently accepting
+  // connections" after ALTER DATABASE ... ALLOW_CONNECTIONS false), the server will not serve us now.
+  if (severity === 'FATAL' || severity === 'PANIC') return 'refused';
+  return null;
+}
+
+/** The failure class of `err`, or null when it is not a dependency failure. */
+export function classifyDependencyError(err: unknown): DependencyFailure | null {
+  if (!err || typeof err !== 'object') return null;
+  const e = err as ErrorShape;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  const name = typeof e.name === 'string' ? e.name : '';
+  if (name === 'MaxRetriesPerRequestError') return { dependency: 'redis', failure: 'reset' };
+  if (name === 'ReplyError' || name === 'RedisError') {
+    const redis = REDIS_MESSAGES.find(([re]) => re.test(message));
+    return redis ? { dependency: 'redis', failure: redis[1] } : null;
+  }
+  if (name === 'KnexTimeoutError') return { dependency: 'database', failure: 'silent' };
+  if (SQLITE_CODES[code]) return { dependency: 'database', failure: SQLITE_CODES[code] };
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    const failure = pgSqlState(code, e.severity);
+    if (failure) return { dependency: 'database', failure };
+  }
+  if (SOCKET_CODES[code]) return { dependency: 'database', failure: SOCKET_CODES[code] };
+  const pg = PG_CONNECTION_MESSAGES.find(([re]) => re.test(message));
+  if (pg) return { dependency: 'database', failure: pg[1] };
+  const redis = REDIS_MESSAGES.find(([re]) => re.test(message));
+  if (redis) return { dependency: 'redis', failure: redis[1] };
+  return null;
+}
+
 /** Seconds a client is asked to wait (Retry-After) when a dependency is down. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 /**
- * A dependency (the database) did not answer in time or cannot be reached: 503 `unavailable`
- * with Retry-After, the message naming it, on every surface (content API, API, MCP, CLI).
+ * A dependency (the database, Redis) cannot serve now: 503 `unavailable` with Retry-After, the
+ * message naming it, on every surface (content API, API, MCP, CLI). `failure` is its class
+ * (lib/dependency-errors.ts), shown to clients beside the dependency.
  */
-export const unavailable = (dependency: string, message: string, options: { cause?: unknown; hint?: string } = {}) =>
-  new AppError('unavailable', 503, message, { expose: true, ...options, details: { dependency, retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS } });
+export const unavailable = (dependency: string, message: string, options: { cause?: unknown; hint?: string; failure?: FailureClass } = {}) =>
+  new AppError('unavailable', 503, message, {
+    expose: true,
+    cause: options.cause,
+    hint: options.hint,
+    details: { dependency, ...(options.failure ? { failure: options.failure } : {}), retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS },
+  });
 
-// Driver errors that mean "the database cannot be reached or did not answer in time", not a bug:
-// pg's client-side deadlines (query_timeout, connectionTimeoutMillis), a server gone or shutting
-// down (57P01-57P03), connection failures (class 08), statement_timeout (57014), knex's pool wait
-// (KnexTimeoutError), socket errors, and SQLite's busy wait running out.
-const DB_DOWN_MESSAGES = /^(Query read timeout|Connection terminated|timeout expired|Client has encountered a connection error|Connection terminated due to connection timeout)/;
-const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', '57P01', '57P02', '57P03', '57014', 'SQLITE_BUSY']);
-
-function databaseDown(e: { code?: unknown; message?: string; name?: string }): boolean {
-  if (e.name === 'KnexTimeoutError') return true;
-  if (typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return DB_DOWN_MESSAGES.test(e.message ?? '');
+/**
+ * A driver error of a dependency that cannot serve now, as the AppError every edge renders. A
+ * damaged SQLite file is not a wait-and-retry outage: `database_corrupt`, 503 without Retry-After,
+ * pointing to a backup. The driver's own words (they may name internal hosts) go to the
+ * operator's hint only.
+ */
+function dependencyError(found: DependencyFailure, err: unknown): AppError {
+  const name = found.dependency === 'redis' ? 'Redis' : 'The database';
+  const driver = `${found.dependency === 'redis' ? 'Redis' : 'database driver'}: ${String((err as { message?: unknown }).message ?? (err as { code?: unknown }).code).split('\n')[0]}`;
+  if (found.failure === 'corrupt') {
+    return new AppError('database_corrupt', 503, `${name} ${FAILURE_WORDS.corrupt}; svc cannot serve from it`, {
+      expose: true,
+      cause: err,
+      details: { dependency: found.dependency, failure: found.failure },
+      hint: `${driver}; restore the latest backup (svc restore), or check the disk`,
+    });
+  }
+  return unavailable(found.dependency, `${name} ${FAILURE_WORDS[found.failure]}; try again in a moment`, { cause: err, hint: driver, failure: found.failure });
 }
 
 /** PostgreSQL refuses text it cannot store (a NUL character): the client's input, not our bug. */
@@ -122,13 +265,8 @@ function pgValueRefused(e: { code?: unknown; message?: string }): string | null 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; code?: unknown; name?: string } | null;
-  if (e && databaseDown(e)) {
-    // The driver's words (they may name internal addresses) go to the operator's hint only.
-    return unavailable('database', 'The database did not answer in time or cannot be reached; try again in a moment', {
-      cause: err,
-      hint: `database driver: ${(e.message ?? String(e.code)).split('\n')[0]}`,
-    });
-  }
+  const down = classifyDependencyError(err);
+  if (down) return dependencyError(down, err);
   if (typeof e?.code === 'string' && PG_BAD_TEXT.has(e.code)) {
     return new AppError('invalid_input', 400, 'Text may not contain the NUL character (U+0000)', { cause: err });
   }

@@ -37,7 +37,7 @@ export async function backupDatabase(database: Config['database'], out: string, 
   writable(out, () => ensurePrivateDir(dirOf(out)));
   const partial = sideName(out, 'partial');
   try {
-    const taken = database.client === 'pg' ? await dumpPostgres(database.url!, partial, out, options) : await snapshotSqlite(database.filename!, partial, out);
+    const taken = database.client === 'pg' ? await dumpPostgres(database, partial, out, options) : await snapshotSqlite(database.filename!, partial, out);
     try {
       linkSync(partial, out);
     } catch (err) {
@@ -75,17 +75,19 @@ async function snapshotSqlite(filename: string, partial: string, out: string): P
   return { database: 'sqlite', method: 'vacuum-into', check: 'integrity_check ok' };
 }
 
-async function dumpPostgres(url: string, partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
+async function dumpPostgres(database: Config['database'], partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
+  const url = database.url!;
+  const deadlines = { connectTimeoutMs: database.connectTimeout, timeoutMs: database.backupTimeout, timeoutKey: 'database.backupTimeout (SVC_DATABASE_BACKUP_TIMEOUT)' };
   const pgDump = findProgram('pg_dump', env.PATH);
   if (!pgDump) throw pgDumpMissing(url, out);
   writable(out, () => ensurePrivateFile(partial));
   const { url: dbname, password } = splitPassword(url);
   // One transaction (pg_dump's snapshot): consistent while daemons keep writing.
-  await runPgTool(pgDump, ['--format=custom', '--no-owner', `--file=${partial}`, `--dbname=${dbname}`], env, password);
+  await runPgTool(pgDump, ['--format=custom', '--no-owner', `--file=${partial}`, `--dbname=${dbname}`], env, deadlines, password);
   makePrivate(partial);
   const pgRestore = findProgram('pg_restore', env.PATH);
   if (!pgRestore) return { database: 'postgres', method: 'pg_dump', check: 'pg_dump exit 0 (pg_restore not found to read the archive back)' };
-  const listing = await runPgTool(pgRestore, ['--list', partial], env);
+  const listing = await runPgTool(pgRestore, ['--list', partial], env, deadlines);
   const entries = listing.split('\n').filter((l) => /^\d+;/.test(l)).length;
   return { database: 'postgres', method: 'pg_dump', check: `pg_restore --list read ${entries} entries` };
 }

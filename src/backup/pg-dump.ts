@@ -40,16 +40,40 @@ export const pgDumpMissing = (url: string, out: string) =>
     details: { command: pgDumpCommand(url, out) },
   });
 
-/** Run a PostgreSQL client program; its stderr becomes the error message when it fails. */
-export function runPgTool(program: string, args: string[], env: Record<string, string | undefined>, password?: string): Promise<string> {
+/** The deadlines of a PostgreSQL client program: connecting (libpq's PGCONNECT_TIMEOUT, whole seconds, at least 2) and the whole run. */
+export interface PgToolDeadlines {
+  connectTimeoutMs: number;
+  timeoutMs: number;
+  /** The config key (and its variable) named when the whole run is cut. */
+  timeoutKey: string;
+}
+
+/**
+ * Run a PostgreSQL client program; its stderr becomes the error message when it fails. It gets
+ * the deadlines: libpq gives up connecting after connectTimeoutMs (unless PGCONNECT_TIMEOUT is
+ * set), and the program is ended after timeoutMs (a silent link would hold it for hours).
+ */
+export function runPgTool(program: string, args: string[], env: Record<string, string | undefined>, deadlines: PgToolDeadlines, password?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const childEnv: Record<string, string> = {};
+    const childEnv: Record<string, string> = { PGCONNECT_TIMEOUT: String(Math.max(2, Math.ceil(deadlines.connectTimeoutMs / 1000))) };
     for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
     if (password !== undefined) childEnv.PGPASSWORD = password;
-    execFile(program, args, { env: childEnv, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const name = path.basename(program);
+    execFile(program, args, { env: childEnv, maxBuffer: 64 * 1024 * 1024, timeout: deadlines.timeoutMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
+      if (err.killed) {
+        const limit = formatLimit(deadlines.timeoutMs);
+        return reject(
+          new AppError('backup_timeout', 504, `${name} did not finish within ${limit} (${deadlines.timeoutKey}) and was stopped; nothing was written`, {
+            cause: err,
+            hint: `If the database answers (svc doctor), the dump needs longer: raise ${deadlines.timeoutKey}.`,
+          }),
+        );
+      }
       const why = (stderr || err.message).trim().split('\n').slice(0, 3).join('\n');
-      reject(new AppError('backup_failed', 500, `${path.basename(program)} failed: ${why}`, { cause: err }));
+      reject(new AppError('backup_failed', 500, `${name} failed: ${why}`, { cause: err }));
     });
   });
 }
+
+const formatLimit = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

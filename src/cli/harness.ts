@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type App, createApp, daemonsElsewhere, liveDaemons } from '../app.js';
+import { type App, cannotReach, createApp, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -50,12 +50,21 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const config = configFor(io, opts);
     const out = output(io, Boolean(opts.json));
     warnIfDaemonElsewhere(config, out);
-    const app = await createApp({ config, log: commandLogger(io, config) });
+    const app = await createApp({ config, log: commandLogger(io, config) }).catch(namingDatabase(config));
     try {
       await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });
+    } catch (err) {
+      namingDatabase(config)(err);
     } finally {
       await app.close();
     }
+  };
+}
+
+/** A database that cannot serve, named for the operator (db/errors.ts cannotReach); anything else rethrown as it is. */
+export function namingDatabase(config: Config): (err: unknown) => never {
+  return (err) => {
+    throw cannotReach(databaseIdentity(config.database), err) ?? err;
   };
 }
 

@@ -3,7 +3,7 @@ import { createApp, migrateLatest, migrationStatus, rollbackLastBatch } from '..
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { commandLogger, configFor } from './harness.js';
+import { commandLogger, configFor, namingDatabase } from './harness.js';
 import { type Io, output } from './io.js';
 
 export function registerMigrate(program: Command, io: Io): void {
@@ -21,7 +21,7 @@ export function registerMigrate(program: Command, io: Io): void {
       // migrate: false, so --status and --rollback see the database as it is. Waiting for another
       // migrator and repairs of knex's lock table are warnings on stderr.
       const log = commandLogger(io, config);
-      const app = await createApp({ config, migrate: false, log });
+      const app = await createApp({ config, migrate: false, log }).catch(namingDatabase(config));
       try {
         if (opts.status) {
           const status = await migrationStatus(app.db);
@@ -36,6 +36,8 @@ export function registerMigrate(program: Command, io: Io): void {
           const applied = await migrateLatest(app.db, { log });
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }
+      } catch (err) {
+        namingDatabase(config)(err);
       } finally {
         await app.close();
       }

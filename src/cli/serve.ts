@@ -8,7 +8,7 @@ import { type Logger, createLogger } from '../lib/log.js';
 import { VERSION } from '../version.js';
 import type { HttpServer } from '../http/server.js';
 import type { Job } from '../jobs/index.js';
-import { configFor } from './harness.js';
+import { configFor, namingDatabase } from './harness.js';
 import type { Io } from './io.js';
 
 /** How long a step that ignores the shutdown deadline may run past it before it is left behind. */
@@ -46,9 +46,9 @@ export function registerServe(program: Command, io: Io): void {
         // 3. Migrate (waiting for any other process migrating the same database) and build the app.
         //    A signal before step 4 ends the process at once: migrations run in transactions and
         //    the locks die with the process.
-        const app = await createApp({ config, log }).catch((err) => {
+        const app = await createApp({ config, log }).catch((err): never => {
           server.close();
-          throw err;
+          return namingDatabase(config)(err);
         });
 
         // 4. Background jobs, then HTTP: ready (/healthz answers 200). Signals are ours from here,

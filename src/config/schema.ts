@@ -52,6 +52,8 @@ export const configSchema = z
         keepAlive: duration().default('10s'),
         /** SQLite: a write waits this long for another writer (busy_timeout) before failing. */
         busyTimeout: duration().default('5s'),
+        /** PostgreSQL: `svc backup` ends pg_dump (and pg_restore's check of the archive) after this, with an error naming it. */
+        backupTimeout: duration().default('1h'),
       })
       .strict()
       .default({}),

@@ -214,7 +214,7 @@ export class ContentDelivery {
    */
   private bounded<T>(work: Promise<T>, waitedMs = 0): Promise<T> {
     const ms = this.ctx.config.content.timeout;
-    return within(work, Math.max(0, ms - waitedMs), () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`));
+    return within(work, Math.max(0, ms - waitedMs), () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`, { failure: 'silent' }));
   }
 
   private rememberUnknown(keyHash: string, token: string): void {

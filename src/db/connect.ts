@@ -91,6 +91,9 @@ export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.
 }
 
 /**
+ * A connection that cannot serve any more is closed, so the pool opens another: one whose query
+ * timed out, and one whose session is read-only (below).
+ *
  * pg answers a query that outlived query_timeout with an error but keeps the connection, whose
  * query is still pending: every later query on it would queue behind that one and time out too,
  * until TCP keepalive gives up (minutes). So a timed-out query ends its connection: the pool
@@ -99,9 +102,14 @@ export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.
 export function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const check = (err: unknown) => {
-    if ((err as Error | null)?.message !== 'Query read timeout') return;
+    const e = err as { message?: string; code?: string } | null;
+    const timedOut = e?.message === 'Query read timeout';
+    // A read-only session (a standby after a failover, default_transaction_read_only) stays
+    // read-only for its whole life: a fresh connection may reach a writable server again. It is
+    // not cut, so its transaction still rolls back and the caller sees the read-only refusal.
+    if (!timedOut && e?.code !== '25006') return;
     (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = err; // knex then destroys it instead of reusing it
-    cutClient(client);
+    if (timedOut) cutClient(client);
   };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const last = args.length - 1;

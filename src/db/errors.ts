@@ -1,4 +1,7 @@
-import { AppError, conflict } from '../errors.js';
+import path from 'node:path';
+import { AppError, FAILURE_WORDS, type FailureClass, conflict, toAppError } from '../errors.js';
+import type { Db } from './connect.js';
+import { withoutPassword } from './moved.js';
 
 /** Unique-constraint violation on SQLite or PostgreSQL. */
 export function isUniqueViolation(err: unknown): boolean {
@@ -19,4 +22,31 @@ export function translateDbError(err: unknown, messages: { unique?: string; fore
     throw new AppError('invalid_reference', 400, messages.foreignKey ?? 'That refers to something that does not exist', { cause: err });
   }
   throw err;
+}
+
+/** Which database an open handle is: the PostgreSQL URL without its password, or sqlite:<file>. */
+export function databaseOf(db: Db): string {
+  const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
+  return client === 'pg' ? withoutPassword(connection?.connectionString ?? '') : `sqlite:${path.resolve(connection?.filename ?? '')}`;
+}
+
+/**
+ * The operator's words for a database that cannot serve (a failure class of errors.ts), naming
+ * which one (`database`: never its password) and why: "Cannot reach the database
+ * postgres://svc@db:5432/svc: it refused the connection (refused)". Null for any other error.
+ * Used where a command first reaches the database (migrate.ts) and by the CLI for what fails later.
+ */
+export function cannotReach(database: string, err: unknown): AppError | null {
+  const e = toAppError(err);
+  const failure = e.details?.failure as FailureClass | undefined;
+  if (e.status < 500 || e.details?.dependency !== 'database' || !failure) return null;
+  if (e.details.database) return e; // already named
+  const verb = e.code === 'database_corrupt' ? 'Cannot use' : 'Cannot reach';
+  const check = database.startsWith('sqlite:') ? 'check SVC_DATA_DIR / database.filename, the file and its directory' : 'check SVC_DATABASE_URL (database.url) and that the server accepts svc';
+  return new AppError(e.code, e.status, `${verb} the database ${database}: it ${FAILURE_WORDS[failure]} (${failure})`, {
+    expose: true,
+    cause: err,
+    hint: failure === 'corrupt' ? e.hint : `${e.hint}; ${check}`,
+    details: { ...e.details, database },
+  });
 }

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from './connect.js';
+import { cannotReach, databaseOf } from './errors.js';
 import { withMigrationLock } from './migration-lock.js';
 
 // migrations/ sits next to src/ both in the source tree and in dist/.
@@ -200,30 +201,15 @@ const databaseNewer = (unknown: string[]) =>
     },
   );
 
-// Driver codes that mean "cannot reach or open the database" rather than a bug in a migration.
-const UNREACHABLE = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET',
-  'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_READONLY', 'SQLITE_PERM', 'SQLITE_CORRUPT',
-  '28P01', '28000', '3D000', '57P03',
-]);
-
 /**
  * Every command reaches the database first through these functions (createApp migrates), so
- * this is where "the database cannot be opened" becomes one clear line for the operator.
+ * this is where "the database cannot be reached or opened" becomes one clear line for the
+ * operator, naming which database and the failure class (db/errors.ts).
  */
 async function reachable<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    const e = err as { code?: string; message?: string; name?: string };
-    if (UNREACHABLE.has(e?.code ?? '') || e?.name === 'KnexTimeoutError') {
-      const cfg = db.client.config as { client: string; connection?: { filename?: string } | string };
-      const where = cfg.client === 'pg' ? 'PostgreSQL' : `SQLite file ${(cfg.connection as { filename?: string })?.filename}`;
-      throw new AppError('database_unavailable', 503, `Cannot open the database (${where}): ${(e.message ?? String(err)).split('\n')[0]}`, {
-        hint: cfg.client === 'pg' ? 'Check SVC_DATABASE_URL and that the server is running.' : 'Check SVC_DATA_DIR / database.filename and the file permissions.',
-        cause: err,
-      });
-    }
-    throw err;
+    throw cannotReach(databaseOf(db), err) ?? err;
   }
 }

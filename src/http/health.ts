@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { App } from '../app.js';
+import { toAppError, unavailable } from '../errors.js';
 import { within } from '../lib/deadline.js';
+import { logFailure } from '../lib/failure-log.js';
 import { VERSION } from '../version.js';
 
 /** Where the daemon is in its life; /healthz is 200 only when `ready` (issue 10 §1). */
@@ -28,12 +30,15 @@ export function createHealthRouter(app: App, phase: () => Phase): Router {
       ctx.body = { status: 'draining', version: VERSION };
       return;
     }
-    const database = { client: app.config.database.client, state: 'ok' as 'ok' | 'unavailable' };
+    const database: { client: string; state: 'ok' | 'unavailable'; failure?: string } = { client: app.config.database.client, state: 'ok' };
     try {
-      await within(app.db.raw('select 1'), app.config.server.readinessTimeout, () => new Error(`no answer within ${app.config.server.readinessTimeout} ms`));
+      const ms = app.config.server.readinessTimeout;
+      await within(app.db.raw('select 1'), ms, () => unavailable('database', `The database did not answer within ${ms} ms`, { failure: 'silent' }));
     } catch (err) {
-      app.log.error({ err }, 'health check: database unavailable');
+      const e = toAppError(err);
+      logFailure(app, err, e, ctx.state.requestId, 'health check');
       database.state = 'unavailable';
+      if (typeof e.details?.failure === 'string') database.failure = e.details.failure;
     }
     const ok = database.state === 'ok';
     ctx.status = ok ? 200 : 503;

@@ -1,3 +1,4 @@
+import { logJobFailure } from '../lib/failure-log.js';
 import type { App } from '../app.js';
 import { purgeExpiredSessions } from '../auth/sessions.js';
 import type { Ctx } from '../context.js';
@@ -39,6 +40,6 @@ export function startCleanup(app: App): Job {
         if (r.oauthClients > 0) app.log.info({ removed: r.oauthClients }, 'removed OAuth clients that never got a grant');
         if (r.webhooks.events + r.webhooks.deliveries > 0) app.log.info(r.webhooks, 'removed webhook events and delivery log entries past webhooks.retention');
       })
-      .catch((err) => app.log.error({ err }, 'cleanup failed')),
+      .catch((err) => logJobFailure(app, err, 'cleanup failed')),
   );
 }

@@ -2,6 +2,7 @@ import type { App } from '../app.js';
 import { publishDueArticles } from '../publishing/publish.js';
 import { getWorkspace } from '../workspaces/service.js';
 import { type Job, repeating } from './job.js';
+import { logJobFailure } from '../lib/failure-log.js';
 
 /**
  * Every `scheduler.interval`: publish scheduled articles whose time has come (within a few
@@ -13,6 +14,6 @@ export function startScheduler(app: App): Job {
     return publishDueArticles(app, (id) => getWorkspace(app, id))
       // Observable, so tests prove "nothing was due" over whole ticks instead of sleeping.
       .then((published) => app.events.emit('scheduler.ticked', { at, published }))
-      .catch((err) => app.log.error({ err }, 'scheduler tick failed'));
+      .catch((err) => logJobFailure(app, err, 'scheduler tick failed'));
   });
 }

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Ctx } from '../context.js';
+import { toAppError, unavailable } from '../errors.js';
 import { within } from '../lib/deadline.js';
 
 export interface DependencyFinding {
@@ -18,10 +19,11 @@ export async function dependencyHealth(ctx: Ctx, limitStore: string): Promise<De
   const findings: DependencyFinding[] = [];
   const started = performance.now();
   try {
-    await within(ctx.db.raw('select 1'), server.readinessTimeout, () => new Error(`no answer within ${server.readinessTimeout} ms (server.readinessTimeout)`));
+    await within(ctx.db.raw('select 1'), server.readinessTimeout, () => unavailable('database', `no answer within ${server.readinessTimeout} ms (server.readinessTimeout)`, { failure: 'silent' }));
     findings.push({ level: 'ok', check: 'database', detail: `${database.client} reachable (${Math.round(performance.now() - started)} ms), migrations applied` });
   } catch (err) {
-    findings.push({ level: 'fail', check: 'database', detail: `${database.client} unavailable: ${(err as Error).message}` });
+    const failure = toAppError(err).details?.failure; // the class, as every surface names it (docs/deployment.md)
+    findings.push({ level: 'fail', check: 'database', detail: `${database.client} unavailable${failure ? ` (${failure})` : ''}: ${(err as Error).message}` });
   }
   if (limitStore === 'redis' && ctx.config.redis.url) findings.push(await redisHealth(ctx));
   return findings;

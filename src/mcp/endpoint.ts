@@ -81,7 +81,9 @@ export function createMcpEndpoint(app: App): Middleware {
       }
       const retry = err.details?.retryAfterSeconds;
       if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
-      return rpcError(ctx, err.status, err.message, { rpcCode: RPC_CODES[err.code] ?? REFUSED, to, code: err.code });
+      // A dependency's name and failure class travel in data, as in the API envelope.
+      const details = err.details?.dependency ? err.details : undefined;
+      return rpcError(ctx, err.status, err.message, { rpcCode: RPC_CODES[err.code] ?? REFUSED, to, code: err.code, details });
     }
   };
 }
@@ -108,7 +110,8 @@ async function authenticate(app: App, ctx: Context, resourceMetadata: string): P
  * request with a bare object, which JSON-RPC 2.0 §6 wants in an array.
  */
 async function handle(app: App, ctx: Context, env: Omit<Parameters<typeof createMcpServer>[0], 'app'>, body: unknown): Promise<void> {
-  const server = createMcpServer({ app, ...env });
+  let outage: AppError | undefined;
+  const server = createMcpServer({ app, ...env, onUnavailable: (e) => (outage ??= e) });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
@@ -118,6 +121,10 @@ async function handle(app: App, ctx: Context, env: Omit<Parameters<typeof create
     if (version) headers.set('MCP-Protocol-Version', version);
     const response = await transport.handleRequest(new Request(`${app.config.server.baseUrl}${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: body });
     const text = await response.text();
+    // A single call a dependency could not serve is the same 503 as a refusal before it (with
+    // Retry-After), not a 200 tool error an agent would read as final. A batch keeps its answers:
+    // its other calls may have changed something.
+    if (outage && !Array.isArray(body)) throw outage;
     ctx.status = response.status;
     if (!text) {
       ctx.body = ''; // 202: notifications and responses only

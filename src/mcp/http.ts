@@ -53,8 +53,8 @@ export function setPreflight(ctx: HttpContext): void {
  * A JSON-RPC error answer with an HTTP status (refusals of the whole POST, decisions.md): one
  * error, to `to` as replyIds (messages.ts) reads it (the request's id, or null).
  */
-export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; to?: ReturnType<typeof replyIds>; code?: string } = {}): void {
-  const error = { code: opts.rpcCode ?? REFUSED, message, ...(opts.code ? { data: { code: opts.code } } : {}) };
+export function rpcError(ctx: HttpContext, status: number, message: string, opts: { rpcCode?: number; to?: ReturnType<typeof replyIds>; code?: string; details?: Record<string, unknown> } = {}): void {
+  const error = { code: opts.rpcCode ?? REFUSED, message, ...(opts.code ? { data: { code: opts.code, ...opts.details } } : {}) };
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = { jsonrpc: '2.0', error, id: opts.to ?? null };

@@ -48,7 +48,10 @@ export function registerArticleResources(server: McpServer, env: ToolEnv): void 
         const e = toAppError(err);
         if (e.code === 'not_found') throw new RpcError(RESOURCE_NOT_FOUND, `No published article "${slug}"`, { uri: uri.href });
         if (e.status < 500) throw new RpcError(INVALID_PARAMS, e.message, { uri: uri.href });
-        if (e.code === 'unavailable') throw new RpcError(REFUSED, e.message, { uri: uri.href, code: e.code, ...e.details });
+        if (e.status >= 500 && e.details?.dependency) {
+          env.onUnavailable?.(e);
+          throw new RpcError(REFUSED, e.message, { uri: uri.href, code: e.code, ...e.details });
+        }
         // The SDK would echo the message: keep internals in the log.
         env.app.log.error({ err, slug }, 'MCP resource read failed');
         throw new RpcError(ErrorCode.InternalError, 'Internal error');

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { Principal } from '../auth/principal.js';
 import { type Scope, scopeRefusal } from '../auth/scopes.js';
-import { toAppError } from '../errors.js';
+import { type AppError, toAppError } from '../errors.js';
 import { type Role, roleAtLeast, roleRefusal } from '../workspaces/roles.js';
 import type { Membership, Workspace } from '../workspaces/types.js';
 
@@ -12,6 +12,8 @@ export interface ToolEnv {
   principal: Principal;
   workspace: Workspace;
   membership: Membership;
+  /** Told when a dependency could not serve a call: the endpoint then answers the POST 503 (endpoint.ts). */
+  onUnavailable?: (e: AppError) => void;
 }
 
 export const text = (body: string, structuredContent?: Record<string, unknown>): CallToolResult => ({
@@ -40,6 +42,7 @@ export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope; role:
       return counted(result.isError ? 'error' : 'ok', result);
     } catch (err) {
       const e = toAppError(err);
+      if (e.status >= 500 && e.details?.dependency) env.onUnavailable?.(e);
       if (e.expose && e.code !== 'internal_error') return counted('error', toolError(e.message));
       env.app.log.error({ err, tool: gate.tool, principal: env.principal.id }, 'MCP tool failed');
       return counted('internal_error', toolError('Internal error'));

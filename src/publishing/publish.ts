@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, badRequest, notFound, toAppError } from '../errors.js';
+import { logJobFailure } from '../lib/failure-log.js';
 import { nowIso } from '../lib/clock.js';
 import { parseScheduleTime } from '../lib/datetime.js';
 import * as articles from '../articles/store.js';
@@ -190,7 +191,7 @@ export async function publishDueArticles(ctx: Ctx, loadWorkspace: (id: string) =
       const ws = await loadWorkspace(article.workspaceId);
       if (await publishArticle(ctx, ws, article.id, { onlyIfScheduled: true })) published++;
     } catch (err) {
-      ctx.log.error({ err, articleId: article.id }, 'scheduled publish failed');
+      logJobFailure(ctx, err, 'scheduled publish failed', { articleId: article.id });
       const now = ctx.clock.now();
       const failures = (article.publishError?.failures ?? 0) + 1;
       await articles.recordPublishFailure(ctx.db, article.id, {

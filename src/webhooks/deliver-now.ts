@@ -8,6 +8,7 @@ import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from '
 import { type LeaseRef, articleQueue, holdArticle, releaseLeases, stillLeased, supersedeHeld } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
 import { type EventRow, findEvent } from './store.js';
+import { logJobFailure } from '../lib/failure-log.js';
 
 export interface DeliverNowSpec {
   /**
@@ -67,7 +68,7 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
   } finally {
     // Whatever is still held goes back to the queue (events after this one, or all on a failure).
     if (event) {
-      await releaseLeases(ctx.db, lease.token, { connectorId: event.connectorId, articleId: event.articleId }).catch((err) => ctx.log.error({ err }, 'could not release webhook leases'));
+      await releaseLeases(ctx.db, lease.token, { connectorId: event.connectorId, articleId: event.articleId }).catch((err) => logJobFailure(ctx, err, 'could not release webhook leases'));
       ctx.events.emit('webhooks.enqueued', { workspaceId: event.workspaceId });
     }
     await holder.stop();

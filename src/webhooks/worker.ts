@@ -3,6 +3,7 @@ import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
 import type { Job } from '../jobs/job.js';
+import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
 import { HEARTBEAT_KEPT_MS, pruneHeartbeats } from './heartbeat-store.js';
@@ -90,7 +91,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         await recordAttempts(ctx, list);
       } catch (err) {
         // The leases run out and the events are tried again; nothing is lost.
-        ctx.log.error({ err, events: list.map((s) => s.event.id) }, 'webhook attempts could not be recorded');
+        logJobFailure(ctx, err, 'webhook attempts could not be recorded', { events: list.map((s) => s.event.id) });
       }
     },
     { coming: () => inFlight, size: concurrency, waitMs: GATHER_MS },
@@ -148,7 +149,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       }
     } catch (err) {
       // The lease runs out and the event is tried again; nothing is lost.
-      ctx.log.error({ err, eventId: event.id }, 'webhook attempt could not be recorded');
+      logJobFailure(ctx, err, 'webhook attempt could not be recorded', { eventId: event.id });
     } finally {
       freeSlot();
       claims.delete(event.id);
@@ -244,7 +245,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         try {
           if (look) await claimDue();
         } catch (err) {
-          ctx.log.error({ err }, 'webhook worker tick failed');
+          logJobFailure(ctx, err, 'webhook worker tick failed');
         }
       } while (again && !stopped);
     })().finally(() => {
@@ -280,7 +281,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(poll, 0);
 
-  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => ctx.log.error({ err, eventId: c.event.id }, 'could not release a webhook lease'))));
+  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
     /**

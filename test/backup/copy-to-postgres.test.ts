@@ -114,7 +114,7 @@ describe.runIf(await pgAvailable())('svc db copy --to postgres://', () => {
     expect({ code: notPg.code, stderr: notPg.stderr }).toEqual({ code: 2, stderr: 'error: --to takes a postgres:// URL, not "mysql://root@127.0.0.1/svc"\n' });
     const down = await runCli(['db', 'copy', '--to', 'postgres://postgres:secret@127.0.0.1:1/svc'], { env, cwd: dir });
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^error: Cannot open the database \(PostgreSQL\): .*ECONNREFUSED/);
+    expect(down.stderr).toMatch(/^error: Cannot reach the database postgres:\/\/postgres@127\.0\.0\.1:1\/svc: it refused the connection \(refused\)\nhint: database driver: connect ECONNREFUSED/);
     expect(down.stderr).not.toContain('secret');
     const fromPg = await runCli(['db', 'copy', '--to', PG_ADMIN], { env: { ...env, SVC_DATABASE_URL: PG_ADMIN }, cwd: dir });
     expect(fromPg.code).toBe(2);

@@ -24,7 +24,7 @@ describe.skipIf(!PG_URL)('PostgreSQL faults', () => {
     expect(cached.status).toBe(503);
     expect(cached.headers.get('retry-after')).toBe('5');
     expect(cached.headers.get('cache-control')).toBe('no-store');
-    expect(cached.body).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/database/), dependency: 'database', retryAfterSeconds: 5 } });
+    expect(cached.body).toEqual({ error: { code: 'unavailable', message: expect.stringMatching(/database/), dependency: 'database', failure: 'silent', retryAfterSeconds: 5 } });
     const uncached = await w.get('/articles/never-published');
     expect(uncached.ms).toBeLessThan(ANSWER_WITHIN_MS);
     expect(uncached.status).toBe(503);

@@ -98,11 +98,13 @@ describe('the fault proxy', () => {
     relay.restore('all');
     await fresh.until('f1');
 
-    relay.refuse();
+    await relay.refuse();
     const refused = connect(relay.port);
     await refused.closed();
-    expect(refused.got()).toBe('');
-    relay.restore();
+    expect(refused.events).toEqual(['ECONNREFUSED', 'close']);
+    old.socket.write('o2'); // accepted connections stay
+    await old.until('o2');
+    await relay.restore();
     const again = connect(relay.port);
     await again.opened;
     again.socket.write('x');

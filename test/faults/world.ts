@@ -4,7 +4,12 @@ import { publishArticle } from '../../src/publishing/publish.js';
 import { setWebhook } from '../../src/webhooks/service.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { type TestDaemon, startDaemonOn } from '../helpers/daemon.js';
-import { freshEnv } from '../helpers/env.js';
+import { runCli } from '../helpers/cli.js';
+import { afterFile } from '../helpers/cleanup.js';
+import { PG_URL, freshEnv } from '../helpers/env.js';
+import { loggedDaemonOn } from '../helpers/logged-daemon.js';
+import { adminQuery } from '../helpers/pg-admin.js';
+import { sessionFor } from '../oauth/flow.js';
 import { type Relay, startRelay } from '../helpers/relay.js';
 import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { rpc, toolCall } from '../mcp/helpers.js';
@@ -90,4 +95,80 @@ export async function pgBehindRelay() {
   /** The articles whose article.published events the receiver got. */
   const delivered = () => new Set(receiver.received.filter((r) => r.body?.event === 'article.published').map((r) => r.body.article?.id));
   return { d, other, relay, ws, key, apiKey, receiver, publishElsewhere, get, mcp, health, until, delivered, dbName: direct.pathname.slice(1) };
+}
+
+/**
+ * A daemon with its log captured (`lines`), on a fresh database (a non-superuser `role` of its
+ * own on PostgreSQL when asked, so role settings and connection limits apply to it), with a
+ * workspace, a blog key, an API key for MCP and an admin's browser session (and with `relay`, a
+ * fault proxy between svc and PostgreSQL): what the faults that
+ * the database itself produces are checked through (content API, workspace API, MCP, /healthz, the CLI).
+ */
+export async function loggedWorld(options: { role?: boolean; relay?: boolean; overrides?: Record<string, unknown> } = {}) {
+  let role: string | undefined;
+  if (options.role && PG_URL) {
+    role = `svc_r_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+    await adminQuery(PG_URL, `CREATE ROLE ${role} LOGIN`);
+    // Registered before the database, so it runs after the database (and the role's sessions) are gone.
+    afterFile(() => adminQuery(PG_URL!, `DROP ROLE IF EXISTS ${role}`));
+  }
+  const { dir, env } = await freshEnv({}, { migrated: true });
+  const dbName = env.SVC_DATABASE_URL ? new URL(env.SVC_DATABASE_URL).pathname.slice(1) : '';
+  if (role) {
+    const url = new URL(env.SVC_DATABASE_URL);
+    await adminQuery(url.toString(), `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    url.username = role;
+    env.SVC_DATABASE_URL = url.toString();
+  }
+  let relay: Relay | undefined;
+  if (options.relay && env.SVC_DATABASE_URL) {
+    const url = new URL(env.SVC_DATABASE_URL);
+    relay = await startRelay(url.hostname, Number(url.port || 5432));
+    url.host = `127.0.0.1:${relay.port}`;
+    env.SVC_DATABASE_URL = url.toString();
+  }
+  const d = await loggedDaemonOn(env, dir, { ...DEADLINES, ...options.overrides });
+  const daemon = d as unknown as TestDaemon;
+  const ws = await seedWorkspace(d.app);
+  const { key } = await generateBlogKey(d.app, ws);
+  const admin = await seedUser(d.app, ws, 'admin');
+  const apiKey = (await createApiKey(d.app, { workspaceId: ws.id, userId: admin.id, name: 'agent', scopes: ['read', 'content', 'publish'] })).key;
+  const { cookie } = await sessionFor(daemon, admin.id);
+  const timed = async (res: Promise<Response>) => {
+    const started = performance.now();
+    const r = await res;
+    const text = await r.text();
+    return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : null, ms: performance.now() - started };
+  };
+  return {
+    d,
+    ws,
+    dbName,
+    role,
+    /** The fault proxy between svc (daemon and CLI) and PostgreSQL, with relay: true. */
+    relay,
+    /** A content API GET. */
+    get: (path: string) => timed(fetch(`${d.url}/api/v1/content${path}`, { headers: { Authorization: `Bearer ${key}` } })),
+    /** The workspace API: an admin creates an API key (a read of the session, then a write). */
+    api: () =>
+      timed(
+        fetch(`${d.url}/api/v1/workspaces/${ws.id}/api-keys`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Cookie: cookie, Origin: d.url, 'Sec-Fetch-Site': 'same-origin' },
+          body: JSON.stringify({ name: 'x', scopes: ['read'] }),
+        }),
+      ),
+    /** One MCP tool call, raw JSON-RPC. */
+    mcp: (tool = 'list_articles', args: Record<string, unknown> = {}) => timed(rpc(daemon, toolCall(tool, args, 7), { Authorization: `Bearer ${apiKey}` })),
+    health: () => timed(fetch(`${d.url}/healthz`)),
+    /** `svc <args>` against the same database, its URL carrying a password (trust auth ignores it) the output must not show. */
+    cli: (args: string[]) => {
+      const url = env.SVC_DATABASE_URL ? new URL(env.SVC_DATABASE_URL) : undefined;
+      if (url) url.password = 'secret-pw';
+      return runCli(args, { env: { ...env, ...(url ? { SVC_DATABASE_URL: url.toString() } : {}), SVC_DATABASE_CONNECT_TIMEOUT: '1000' }, cwd: dir });
+    },
+    /** The log lines about the database's outages: warnings while down, the one line when it answers again. */
+    outageLines: () => d.lines.filter((l) => l.dependency === 'database'),
+    errorLines: () => d.lines.filter((l) => Number(l.level) >= 50),
+  };
 }

@@ -10,7 +10,8 @@ import { afterFile } from './cleanup.js';
  *                          // too, its peer stays open (a dropped NAT mapping, a paused server, a pulled cable)
  *   relay.delay(ms, which?) // pass bytes, each chunk ms late
  *   relay.reset(which?)    // destroy the matching connections now (both sides see a reset/close)
- *   relay.refuse()         // new connections are closed at once (a server down); restore() undoes it
+ *   relay.refuse()         // new connections are refused (ECONNREFUSED: nothing listens, as a stopped server); open ones
+ *                          // stay as they are; restore() listens again on the same port
  *   relay.restore(which?)  // forward normally again (the silent ones get what was held back, closes included)
  *   relay.cut()            // reset(): every connection, kept for the old API
  *   relay.connections      // { index, open, port, upstreamPort } of each connection accepted so far (open: the
@@ -45,8 +46,9 @@ export interface Relay {
   silence(which?: Which): void;
   delay(ms: number, which?: Which): void;
   reset(which?: Which): void;
-  refuse(): void;
-  restore(which?: Which): void;
+  refuse(): Promise<void>;
+  /** Returns once the relay listens again (after refuse()). */
+  restore(which?: Which): Promise<void>;
   cut(): void;
   readonly connections: ReadonlyArray<{ index: number; open: boolean; port: number | undefined; upstreamPort: number | undefined }>;
 }
@@ -82,11 +84,6 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
   // Half-open allowed on both sockets: a side's FIN is passed on (or held) by the relay itself, so
   // a silent link keeps its other side open, as a dead link would.
   const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    if (refusing) {
-      client.on('error', () => undefined);
-      client.resetAndDestroy();
-      return;
-    }
     const upstream = net.connect({ port, host, allowHalfOpen: true });
     const link: Link = { index: links.length, client, upstream, mode: future, held: [], open: true, port: client.remotePort, upstreamPort: undefined };
     links.push(link);
@@ -106,6 +103,7 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     upstream.on('close', () => passClose(link, { to: client, close: true }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relayPort = (server.address() as net.AddressInfo).port;
 
   const matching = (which: Which = 'all'): Link[] => {
     if (which === 'new') return [];
@@ -131,16 +129,23 @@ export async function startRelay(host: string, port: number): Promise<Relay> {
     server.close();
   });
   return {
-    port: (server.address() as net.AddressInfo).port,
+    port: relayPort,
     silence: (which) => setMode({ kind: 'silent' }, which),
     delay: (ms, which) => setMode({ kind: 'delay', ms }, which),
-    restore: (which) => {
-      if (which === undefined || which === 'all') refusing = false;
+    restore: async (which) => {
       setMode({ kind: 'forward' }, which);
+      if ((which === undefined || which === 'all') && refusing) {
+        refusing = false;
+        await new Promise<void>((resolve) => server.listen(relayPort, '127.0.0.1', resolve));
+      }
     },
     reset,
-    refuse: () => {
+    // Closing the listener refuses new connections at the kernel (a reset to the SYN) and keeps
+    // the accepted ones; the port stays this relay's to listen on again.
+    refuse: async () => {
+      if (refusing) return;
       refusing = true;
+      server.close();
     },
     cut: () => reset(),
     get connections() {

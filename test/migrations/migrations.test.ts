@@ -104,7 +104,7 @@ describe('opening a database that cannot be opened', () => {
     if (!PG_URL) (await import('node:fs')).writeFileSync(path.join(dir, 'file.txt'), 'not a directory');
     const r = await runCli(['migrate'], { env: { ...env, ...bad }, cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(PG_URL ? /^error: Cannot open the database \(PostgreSQL\): connect ECONNREFUSED/ : /^error: Cannot create the data directory .*file\.txt: it exists and is not a directory/);
+    expect(r.stderr).toMatch(PG_URL ? /^error: Cannot reach the database postgres:\/\/postgres@127\.0\.0\.1:1\/none: it refused the connection \(refused\)\nhint: database driver: connect ECONNREFUSED/ : /^error: Cannot create the data directory .*file\.txt: it exists and is not a directory/);
     expect(r.stderr).toMatch(/\nhint: /);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
@@ -114,6 +114,9 @@ describe('opening a database that cannot be opened', () => {
     (await import('node:fs')).writeFileSync(path.join(dir, 'junk.sqlite'), 'this is not sqlite '.repeat(100));
     const r = await runCli(['migrate'], { env: { ...env, SVC_DATABASE_URL: '', SVC_DATABASE_FILENAME: path.join(dir, 'junk.sqlite') }, cwd: dir });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error: Cannot open the database (SQLite file ${path.join(dir, 'junk.sqlite')}): SQLITE_NOTADB: file is not a database`);
+    expect(r.stderr).toBe(
+      `error: Cannot use the database sqlite:${path.join(dir, 'junk.sqlite')}: it is damaged (not a valid database file) (corrupt)\n` +
+        'hint: database driver: SQLITE_NOTADB: file is not a database; restore the latest backup (svc restore), or check the disk\n',
+    );
   });
 });

@@ -5,6 +5,7 @@ import { parseBody } from '../middleware/body.js';
 import { connectionsRoutes } from './connections.js';
 import { consentRoutes } from './consent.js';
 import { toAppError } from '../../errors.js';
+import { logFailure } from '../../lib/failure-log.js';
 import { errorPage, sendPage } from './layout.js';
 import { loginRoutes } from './login.js';
 import { loadSession, pageHeaders } from './session.js';
@@ -30,9 +31,13 @@ function pageErrors(app: App): Middleware {
     } catch (err) {
       const e = toAppError(err);
       const client = e.status < 500;
-      if (!client) app.log.error({ err, requestId: ctx.state.requestId }, 'page failed');
+      logFailure(app, err, e, ctx.state.requestId, 'page failed');
+      const retry = e.details?.retryAfterSeconds;
+      if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
       const detail = e.code === 'invalid_input' ? `${e.message}. Go back and try again.` : 'The form could not be read. Go back and try again.';
-      sendPage(ctx, errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : 'An internal error occurred. Please try again in a moment.'), e.status);
+      // A dependency that cannot serve says so (its message is meant for people); a bug does not.
+      const serverDetail = e.expose ? e.message : 'An internal error occurred. Please try again in a moment.';
+      sendPage(ctx, errorPage(client ? 'Something is wrong with this request' : 'Something went wrong', client ? detail : serverDetail), e.status);
     }
   };
 }

@@ -93,11 +93,12 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       title: textOf(pick('title')),
       // An explicit slug is taken as written (refused by name when svc cannot serve it); one
       // from the file name the old generator may have cleaned up, so it moves, listed.
-      slug: textOf(pick('slug')) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
+      slug: explicitSlug(textOf(pick('slug')), file, notes) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
       body,
+      untitled: named.jekyll ? { title: titleOfSlug(named.stem), from: 'their file name (as Jekyll shows them)' } : undefined,
       contentType: textOf(pick('contentType')),
-      categories: listOf(pick('categories'), true),
-      tags: listOf(pick('tags'), true),
+      categories: listOf(pick('categories'), named.jekyll),
+      tags: listOf(pick('tags'), named.jekyll),
       keywords: listOf(pick('keywords'), false),
       focusKeyword: textOf(pick('focusKeyword')),
       metaTitle: textOf(pick('metaTitle')),
@@ -115,7 +116,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     if (expiry !== undefined && expiry <= opts.now && !post.draft) {
       post.draft = true;
       notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
-    } else if (expiry !== undefined) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
+    } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
     return toItem(post, opts, notes);
@@ -131,7 +132,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
  * page bundle's folder for `index.md`; Jekyll the name after its `YYYY-MM-DD-` date), that date,
  * and whether it sits in Jekyll's `_drafts`.
  */
-function fileName(file: string, lang: string | undefined): { stem: string; date?: string; inDrafts: boolean } {
+function fileName(file: string, lang: string | undefined): { stem: string; date?: string; inDrafts: boolean; jekyll: boolean } {
   let stem = path.basename(file).replace(/\.[^.]+$/, '');
   if (lang && stem.endsWith(`.${lang}`)) stem = stem.slice(0, -lang.length - 1);
   if (stem === 'index') stem = path.basename(path.dirname(file));
@@ -141,7 +142,8 @@ function fileName(file: string, lang: string | undefined): { stem: string; date?
     // not percent-encoded: the name as it is
   }
   const dated = JEKYLL_DATE.exec(stem);
-  return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: file.split(/[\\/]/).includes('_drafts') };
+  const folders = file.split(/[\\/]/);
+  return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: folders.includes('_drafts'), jekyll: Boolean(dated) || folders.includes('_drafts') || folders.includes('_posts') };
 }
 
 function fromFileName(date: string, file: string, notes: ImportNotes): string | undefined {
@@ -153,6 +155,22 @@ function fromFileName(date: string, file: string, notes: ImportNotes): string | 
     return undefined; // not a real date: just part of the name
   }
 }
+
+/**
+ * A front matter slug as written. Docusaurus writes it as a path (`slug: /my-post`, served under
+ * the blog's route): the slashes go; a path of several segments keeps its last, listed as moved.
+ */
+function explicitSlug(value: string | undefined, file: string, notes: ImportNotes): string | undefined {
+  if (value === undefined || !value.includes('/')) return value;
+  const segments = value.split('/').filter(Boolean);
+  if (segments.length === 0) throw invalidInput(`slug "${value}" names no post (the site's root)`);
+  const last = segments[segments.length - 1];
+  if (segments.length > 1) notes.moved(file, value, last);
+  return last;
+}
+
+/** Jekyll's title for a post without one: the slug's words, each capitalised. */
+const titleOfSlug = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ').trim();
 
 /** The last segment of a `url`/`permalink` that is a plain slug (a pattern like /:title/ is not). */
 function slugOfPermalink(url: string | undefined): string | undefined {
@@ -185,8 +203,8 @@ const nameOf = (v: unknown): string | undefined =>
 const textish = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
 
 /**
- * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else (for tags
- * and categories, as Jekyll reads them) space separated.
+ * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else one name
+ * (Eleventy's `tags: second tag`) or, in a Jekyll site's `_posts`, space separated as Jekyll reads them.
  */
 function listOf(e: Entry | undefined, spaces: boolean): string[] | undefined {
   if (!e) return undefined;

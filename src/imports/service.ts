@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
-import { checkScheduleRange } from '../lib/datetime.js';
+import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
 import { articlesBySlug, checkDrafts, insertDraft } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
@@ -70,8 +70,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
       if (item.draft || !at || at <= now.toISOString()) continue;
       try {
         checkScheduleRange(at, at, now);
-      } catch (err) {
-        notes.problem(item.source, `its date would schedule it: ${(err as Error).message}`);
+      } catch {
+        // The old site shows it on that date; svc schedules no further ahead, so it waits as a draft.
+        item.draft = true;
+        notes.warn(`Posts dated more than ${SCHEDULE_HORIZON_YEARS} years ahead were imported as drafts (svc schedules at most ${SCHEDULE_HORIZON_YEARS} years ahead): publish or schedule them when the date is nearer`, item.source);
       }
     }
   }

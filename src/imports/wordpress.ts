@@ -95,15 +95,17 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
   const thumbnail = c.attachments.get(meta(row, '_thumbnail_id') ?? '');
   const creator = str(row['dc:creator']);
   const title = htmlToText(str(row.title));
-  if (!title) throw invalidInput('the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
   const content = withCaptions(str(row['content:encoded']));
   if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
+  const body = htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl); // refuses HTML nested too deep, before anything else reads it
   return toItem(
     {
       source: c.source,
       title,
+      // WordPress publishes a post with an empty title; svc needs one.
+      untitled: title ? undefined : { title: firstWords(htmlToText(content)) || c.slug || `Untitled ${str(row['wp:post_id'])}`, from: 'the start of their text (WordPress showed none)' },
       slug: c.slug || undefined,
-      body: htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl),
+      body,
       categories: terms('category'),
       tags: terms('post_tag'),
       focusKeyword: meta(row, '_yoast_wpseo_focuskw') ?? rankMathKeywords[0],
@@ -121,6 +123,13 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
     opts,
     notes,
   );
+}
+
+const TITLE_WORDS = 8;
+
+function firstWords(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(0, TITLE_WORDS).join(' ') + (words.length > TITLE_WORDS ? '…' : '');
 }
 
 function meta(row: Node, key: string): string | undefined {

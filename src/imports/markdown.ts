@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
+import { leadingH1, markdownBlocks, renderHtml } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
+import { platformSyntax } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -60,6 +62,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (mdx.changed) notes.warn('MDX import/export lines and components were left out (svc publishes markdown; what the components showed is not in the post)', file);
       body = mdx.body;
     }
+    body = platformSyntax(body, (text) => notes.warn(text, file));
     const fm = new Map<string, Entry>();
     for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
     const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);
@@ -87,10 +90,12 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       return parsed.iso;
     };
     const named = fileName(file, lang);
+    const title = textOf(pick('title'));
+    if (title !== undefined) body = keptHeadline(body, title);
     const image = imageOf(pick('image'));
     const post: RawPost = {
       source: file,
-      title: textOf(pick('title')),
+      title,
       // An explicit slug is taken as written (refused by name when svc cannot serve it); one
       // from the file name the old generator may have cleaned up, so it moves, listed.
       slug: explicitSlug(textOf(pick('slug')), file, notes) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
@@ -125,6 +130,18 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     notes.problem(file, err.message);
     return undefined;
   }
+}
+
+/**
+ * A body that opens with a `# Heading` other than the front matter's title showed both on the old
+ * site; svc serves the body without an opening H1 (it is the title), so this one is kept as HTML.
+ */
+function keptHeadline(body: string, title: string): string {
+  const h1 = leadingH1(body);
+  if (h1 === null || h1 === title.trim()) return body;
+  const blocks = markdownBlocks(body);
+  const at = blocks.findIndex((b) => b.type === 'heading');
+  return blocks.map((b, i) => (i === at ? `${renderHtml(b.raw)}\n${b.raw.match(/\n*$/)![0]}` : b.raw)).join('');
 }
 
 /**

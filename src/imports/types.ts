@@ -60,7 +60,7 @@ export class ImportNotes {
   }
 
   warn(text: string, source: string): void {
-    push(this.warnings, text, source);
+    if (this.warnings.get(text)?.at(-1) !== source) push(this.warnings, text, source); // a post said once per kind
   }
 
   /** One line per kind of note, for people. */

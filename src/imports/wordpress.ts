@@ -2,9 +2,11 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
 import { toItem } from './assemble.js';
+import { platformSyntax } from './body-syntax.js';
 import { autop, isClassic } from './autop.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+import { withMediaShortcodes } from './wordpress-media.js';
 
 // The only importer of fast-xml-parser. A WordPress export (Tools > Export, "WXR") is RSS 2.0 with
 // wp:, content:, excerpt: and dc: elements, one <item> per post, page, attachment or menu item.
@@ -95,9 +97,10 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
   const thumbnail = c.attachments.get(meta(row, '_thumbnail_id') ?? '');
   const creator = str(row['dc:creator']);
   const title = htmlToText(str(row.title));
-  const content = withCaptions(str(row['content:encoded']));
+  const content = withMediaShortcodes(withCaptions(str(row['content:encoded'])), { attachments: c.attachments, note: (text) => notes.warn(text, c.source) });
   if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
-  const body = htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl); // refuses HTML nested too deep, before anything else reads it
+  // htmlToMarkdown refuses HTML nested too deep, before anything else reads it.
+  const body = platformSyntax(htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl), (text) => notes.warn(text, c.source));
   return toItem(
     {
       source: c.source,

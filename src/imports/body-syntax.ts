@@ -8,8 +8,8 @@ import { codeTexts, markdownBlocks } from '../lib/markdown.js';
 
 const MDX_COMMENT = /\{\/\*[\s\S]*?\*\/\}/g;
 const KRAMDOWN_IAL = /^[ \t]*\{:[^}\n]*\}[ \t]*(?:\r?\n|$)/gm;
-const HEADING_ID = /^(#{1,6}[ \t].*?)[ \t]*\{#[^}\s]+\}[ \t]*$/gm;
-const ADMONITION_OPEN = /^(:{3,})[ \t]*([A-Za-z][\w-]*)(?:\[([^\]\n]*)\]|[ \t]+(.+?))?[ \t]*$/;
+const HEADING_ID = /^#{1,6}[ \t][^\n]*?\{#[^}\s]+\}[ \t]*$/gm;
+const ADMONITION_OPEN = /^:{3,}[ \t]*([A-Za-z][\w-]*)(.*)$/;
 const ADMONITION_CLOSE = /^:{3,}[ \t]*$/;
 const FENCE_TITLE = /\btitle=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))/;
 
@@ -17,7 +17,7 @@ const YOUTUBE_URL = /^<?https?:\/\/(?:www\.|m\.)?(?:youtube\.com\/watch\?(?:\S*&
 const VIMEO_URL = /^<?https?:\/\/(?:www\.)?vimeo\.com\/(\d+)\S*?>?$/i;
 const TWEET_URL = /^<?https?:\/\/(?:www\.|mobile\.)?(?:twitter|x)\.com\/\w+\/status(?:es)?\/\d+\S*?>?$/i;
 // Hugo's {{< youtube ID >}} / {{< youtube id="ID" >}} and Hexo's {% youtube ID %} (and vimeo), alone in a paragraph.
-const VIDEO_SHORTCODE = /^(?:\{\{<\s*|\{%\s*)(youtube|vimeo)\s+(?:id=)?["']?([\w-]+)["']?[^}]*?(?:\s*>\}\}|\s*%\})$/i;
+const VIDEO_SHORTCODE = /^(?:\{\{<|\{%)\s*(youtube|vimeo)\s+(?:id=)?["']?([\w-]+)["']?[^}]*(?:>\}\}|%\})$/i;
 
 export const youtubeEmbed = (id: string) => `<iframe src="https://www.youtube-nocookie.com/embed/${id}" width="560" height="315" title="YouTube video" allowfullscreen></iframe>`;
 export const vimeoEmbed = (id: string) => `<iframe src="https://player.vimeo.com/video/${id}" width="640" height="360" title="Vimeo video" allowfullscreen></iframe>`;
@@ -28,14 +28,16 @@ export const vimeoEmbed = (id: string) => `<iframe src="https://player.vimeo.com
  */
 export function platformSyntax(body: string, note: (text: string) => void): string {
   const notes = new Set<string>();
-  let out = outsideCode(body, MDX_COMMENT, () => '');
+  // Searched only up to the last `*/}`: an opening with no close after it would rescan the rest.
+  const lastClose = body.lastIndexOf('*/}') + 3;
+  let out = outsideCode(body.slice(0, lastClose), MDX_COMMENT, () => '') + body.slice(lastClose);
   out = outsideCode(out, KRAMDOWN_IAL, () => {
     notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
     return '';
   });
   out = outsideCode(out, HEADING_ID, (m) => {
     notes.add('heading ids ({#id}) were left out: links to #anchors in these posts find no heading');
-    return m.replace(/[ \t]*\{#[^}\s]+\}[ \t]*$/, '');
+    return m.replace(/\{#[^}\s]+\}[ \t]*$/, '').trimEnd();
   });
   out = blocks(out, notes);
   for (const text of notes) note(text);
@@ -76,8 +78,7 @@ function blocks(text: string, notes: Set<string>): string {
       const open = admonitions ? ADMONITION_OPEN.exec(line) : null;
       if (open) {
         depth++;
-        const title = open[3] ?? open[4] ?? open[2].charAt(0).toUpperCase() + open[2].slice(1);
-        out += `${'> '.repeat(depth)}**${title.trim()}**\n${'>'.repeat(depth)}`;
+        out += `${'> '.repeat(depth)}**${admonitionTitle(open[1], open[2].trim())}**\n${'>'.repeat(depth)}`;
       } else if (admonitions && depth > 0 && ADMONITION_CLOSE.test(line)) {
         depth--;
         out += '>'.repeat(depth);
@@ -93,6 +94,13 @@ function blocks(text: string, notes: Set<string>): string {
   }
   if (depth > 0) notes.add('Docusaurus admonitions (:::) without a closing ::: line were quoted to the end of the post');
   return out;
+}
+
+/** `:::note[Title]` (Docusaurus 3) or `:::note Title` (2) name their title; without one it is the kind's name. */
+function admonitionTitle(kind: string, rest: string): string {
+  if (rest.startsWith('[') && rest.endsWith(']') && rest.length > 2) return rest.slice(1, -1).trim();
+  if (rest !== '' && !rest.startsWith('{') && !rest.startsWith('[')) return rest;
+  return kind.charAt(0).toUpperCase() + kind.slice(1);
 }
 
 /** A fenced block whose info string has `title="main.ts"` (Docusaurus, Astro's Expressive Code) keeps the title as a caption. */

@@ -3,7 +3,8 @@
 // each becomes what it can show: a link to the audio or video file, the embedded URL alone on its
 // line (a YouTube or Vimeo one becomes a player, see body-syntax.ts), the gallery's images.
 
-const SHORTCODE = /\[(audio|video|playlist|embed|gallery)\b([^\]]*)\](?:([^[]*)\[\/\1\])?/gi;
+// Attributes stop at the next [ too, so a shortcode never closed scans no further than the next one.
+const SHORTCODE = /\[(audio|video|playlist|embed|gallery)\b([^\][]*)\](?:([^[]*)\[\/\1\])?/gi;
 const ATTRIBUTE = /([\w-]+)=(?:"([^"]*)"|'([^']*)'|([^\s"']+))/g;
 const MEDIA_SOURCES = ['src', 'mp3', 'm4a', 'ogg', 'oga', 'wav', 'flac', 'mp4', 'm4v', 'webm', 'ogv', 'wmv', 'flv', 'mov'];
 

@@ -2,6 +2,8 @@ import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { platformSyntax } from '../../src/imports/body-syntax.js';
+import { withMediaShortcodes } from '../../src/imports/wordpress-media.js';
 import { wxr, write } from './samples.js';
 import { importWorld } from './world.js';
 
@@ -117,5 +119,18 @@ describe('platform syntax is rendered, never shown as text', () => {
     expect(html).toContain('<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"');
     expect(html).not.toContain('%5C');
     expect(html).toContain('<code>[audio src="kept.mp3"]</code>');
+  });
+
+  it('hostile bodies cost one pass: openings never closed, long lines of spaces (each would take minutes if rescanned)', () => {
+    const n = 100_000;
+    const notes: string[] = [];
+    const opens = `${'{/* '.repeat(n)}*/} and ${'{/* '.repeat(n)}`;
+    expect(platformSyntax(opens, (t) => notes.push(t))).toBe(` and ${'{/* '.repeat(n)}`);
+    const spaces = ' '.repeat(n);
+    for (const line of [`## a${spaces}b`, `:::tip x${spaces}y\ntext\n:::`, `{{< youtube abc${spaces}x`, `https://youtu.be/abcdefghijk${spaces}x`]) {
+      expect(platformSyntax(line, (t) => notes.push(t)).length).toBeGreaterThan(n);
+    }
+    const shortcodes = '[audio src="x'.repeat(n);
+    expect(withMediaShortcodes(shortcodes, { attachments: new Map(), note: () => {} })).toBe(shortcodes);
   });
 });

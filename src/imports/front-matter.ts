@@ -108,5 +108,14 @@ function mapping(data: unknown, name: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
+/** A YAML file of the site (an authors.yml), refused with the parser's reason as invalid_input. */
+export function parseYamlFile(text: string): unknown {
+  try {
+    return YAML.parse(text);
+  } catch (err) {
+    throw invalidInput(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
 /** Keys compared as authors vary them: `featured_image`, `featuredImage` and `Featured-Image` are one key. */
 export const normaliseKey = (key: string) => key.toLowerCase().replace(/[-_\s]/g, '');

@@ -31,7 +31,7 @@ export const KEYS = {
   keywords: ['keywords', 'secondarykeywords'],
   tags: ['tags', 'tag'],
   categories: ['categories', 'category'],
-  image: ['image', 'featuredimage', 'featureimage', 'cover', 'coverimage', 'heroimage', 'thumbnail', 'images', 'ogimage'],
+  image: ['image', 'featuredimage', 'featureimage', 'cover', 'coverimage', 'heroimage', 'thumbnail', 'images', 'ogimage', 'header', 'banner', 'hero', 'teaser'],
   imageAlt: ['imagealt', 'featuredimagealt', 'featureimagealt', 'coveralt', 'heroimagealt'],
   author: ['author', 'authors'],
   targetLength: ['targetlength'],
@@ -48,7 +48,7 @@ interface Entry {
 }
 
 /** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
-export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string): ImportItem | undefined {
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string, authorNames?: Map<string, string>): ImportItem | undefined {
   if (/^_index(\.[\w-]+)?\.(md|markdown)$/i.test(path.basename(file))) {
     notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
     return undefined;
@@ -110,7 +110,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       description: textOf(pick('description')),
       image: image?.url,
       imageAlt: textOf(pick('imageAlt')) ?? image?.alt,
-      authors: authorsOf(pick('author')),
+      authors: authorsOf(pick('author'))?.map((a) => authorNames?.get(a) ?? a),
       targetLength: numberOf(pick('targetLength')),
       draft: isDraft(pick('draft'), pick('published'), pick('status')) || named.inDrafts,
       publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes) : undefined),
@@ -238,16 +238,20 @@ function authorsOf(e: Entry | undefined): string[] | undefined {
   return items as string[];
 }
 
-/** `image: url`, `images: [url, ...]` (Hugo), `cover: { image, alt }` (PaperMod), `ogImage: { url }` (Next.js). */
+/**
+ * `image: url`, `images: [url, ...]` (Hugo), `cover: { image, alt }` (PaperMod), `ogImage: { url }`
+ * (Next.js), `image: { path, alt }` (Chirpy), `header: { image, overlay_image, teaser }` (Minimal
+ * Mistakes, whose header may hold only a colour: no image then).
+ */
 function imageOf(e: Entry | undefined): { url: string; alt?: string } | undefined {
   if (!e) return undefined;
   const v = Array.isArray(e.value) ? e.value[0] : e.value;
   if (typeof v === 'string') return { url: v };
   if (typeof v === 'object' && v !== null) {
     const o = v as Record<string, unknown>;
-    const url = textish(o.image ?? o.src ?? o.url);
-    if (url) return { url, alt: textish(o.alt) };
-    if (Object.keys(o).length === 0) return undefined;
+    const url = textish(o.image ?? o.overlay_image ?? o.teaser ?? o.src ?? o.url ?? o.path);
+    if (url) return { url, alt: textish(o.alt ?? o.image_description) };
+    if (Object.keys(o).length === 0 || normaliseKey(e.key) === 'header') return undefined;
   }
   if (v === undefined) return undefined;
   throw invalidInput(`${e.key} must be an image URL or { image: URL, alt: text }`);

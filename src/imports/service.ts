@@ -8,6 +8,7 @@ import type { Article } from '../articles/types.js';
 import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
+import { AuthorsFiles } from './authors-file.js';
 import { chooseLanguage } from './languages.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
@@ -59,7 +60,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const notes = new ImportNotes();
   const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict), now: ctx.clock.now().toISOString() };
   const items: ImportItem[] = [];
-  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  const authors = new AuthorsFiles(notes);
+  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes, authors)));
   uniqueSources(items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything

@@ -2,7 +2,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 import { readTextFile } from '../lib/text-file.js';
-import { parseYamlFile } from './front-matter.js';
+import { parseDataFile } from './front-matter.js';
 import type { ImportNotes } from './types.js';
 
 // Docusaurus names a post's authors by key (`authors: [slorber]`) and keeps who they are in the
@@ -45,7 +45,7 @@ export class AuthorsFiles {
       const file = path.join(dir, name);
       if (!(await access(file).then(() => true, () => false))) continue;
       try {
-        const data = parseYamlFile(await readTextFile(file));
+        const data = parseDataFile(await readTextFile(file), file);
         const out = new Map<string, string>();
         if (typeof data === 'object' && data !== null) {
           for (const [key, value] of Object.entries(data)) {

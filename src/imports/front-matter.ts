@@ -108,12 +108,13 @@ function mapping(data: unknown, name: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-/** A YAML file of the site (an authors.yml), refused with the parser's reason as invalid_input. */
-export function parseYamlFile(text: string): unknown {
+/** A data file of the site (authors.yml, hugo.toml, _config.yml, config.json) by its extension; invalid_input with the parser's reason. */
+export function parseDataFile(text: string, file: string): unknown {
+  const kind = /\.toml$/i.test(file) ? 'TOML' : /\.json$/i.test(file) ? 'JSON' : 'YAML';
   try {
-    return YAML.parse(text);
+    return kind === 'TOML' ? parseToml(text) : kind === 'JSON' ? JSON.parse(text) : YAML.parse(text);
   } catch (err) {
-    throw invalidInput(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw invalidInput(`not valid ${kind}: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

@@ -82,11 +82,11 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (raw === undefined) throw invalidInput(`${e.key} must be a date such as 2024-05-01 or 2024-05-01T10:00:00Z`);
       let parsed;
       try {
-        parsed = parseDateTime(raw, { naive: 'utc' });
+        parsed = parseDateTime(raw, { naive: 'utc', zone: opts.zone });
       } catch (err) {
         throw invalidInput(`${e.key}: ${(err as Error).message}`);
       }
-      if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`);
+      if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`, opts.zone);
       return parsed.iso;
     };
     const named = fileName(file, lang);
@@ -113,7 +113,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       authors: authorsOf(pick('author'))?.map((a) => authorNames?.get(a) ?? a),
       targetLength: numberOf(pick('targetLength')),
       draft: isDraft(pick('draft'), pick('published'), pick('status')) || named.inDrafts,
-      publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes) : undefined),
+      publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes, opts.zone) : undefined),
       updatedAt: date('updated'),
     };
     // Hugo hides a post after its expiryDate: one already past stays hidden here (a draft).
@@ -163,10 +163,10 @@ function fileName(file: string, lang: string | undefined): { stem: string; date?
   return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: folders.includes('_drafts'), jekyll: Boolean(dated) || folders.includes('_drafts') || folders.includes('_posts') };
 }
 
-function fromFileName(date: string, file: string, notes: ImportNotes): string | undefined {
+function fromFileName(date: string, file: string, notes: ImportNotes, zone: string | undefined): string | undefined {
   try {
-    const parsed = parseDateTime(date, { naive: 'utc' });
-    notes.naiveDate(file, `file name date ${date}`);
+    const parsed = parseDateTime(date, { naive: 'utc', zone });
+    notes.naiveDate(file, `file name date ${date}`, zone);
     return parsed.iso;
   } catch {
     return undefined; // not a real date: just part of the name

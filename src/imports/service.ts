@@ -10,6 +10,7 @@ import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
 import { chooseLanguage } from './languages.js';
+import { SiteZones } from './site-zone.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
 
@@ -27,6 +28,8 @@ export interface ImportOptions {
   strict?: boolean;
   /** The old site's address for relative image paths (default: the workspace's site URL). */
   baseUrl?: string;
+  /** The zone dates without one are read in (else the site config's, else UTC). */
+  timeZone?: string;
   /** The language to import of a multilingual site (Hugo's `x.en.md`, `x/index.en.md`). */
   lang?: string;
   progress?: Progress;
@@ -61,7 +64,11 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict), now: ctx.clock.now().toISOString() };
   const items: ImportItem[] = [];
   const authors = new AuthorsFiles(notes);
-  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes, authors)));
+  const zones = new SiteZones(notes);
+  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
+    const zone = opts.timeZone ?? (await zones.of(src.root));
+    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors)));
+  }
   uniqueSources(items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything

@@ -16,14 +16,14 @@ const MARKDOWN = /\.(md|markdown|mdx)$/i;
  * Jekyll `_posts`, an Astro `src/content/blog`): hidden folders and node_modules are passed by.
  * Labels are the paths as given, so messages name files the way the person typed them.
  */
-export async function listSources(args: string[], cwd: string, notes: ImportNotes): Promise<Array<{ label: string; file: string }>> {
-  const out: Array<{ label: string; file: string }> = [];
-  const walk = async (label: string, file: string): Promise<void> => {
+export async function listSources(args: string[], cwd: string, notes: ImportNotes): Promise<Source[]> {
+  const out: Source[] = [];
+  const walk = async (label: string, file: string, root: string): Promise<void> => {
     const entries = (await readdir(file, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const e of entries) {
       if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-      if (e.isDirectory()) await walk(path.join(label, e.name), path.join(file, e.name));
-      else if (e.isFile() && MARKDOWN.test(e.name)) out.push({ label: path.join(label, e.name), file: path.join(file, e.name) });
+      if (e.isDirectory()) await walk(path.join(label, e.name), path.join(file, e.name), root);
+      else if (e.isFile() && MARKDOWN.test(e.name)) out.push({ label: path.join(label, e.name), file: path.join(file, e.name), root });
     }
   };
   for (const arg of args) {
@@ -31,10 +31,10 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
     const info = await stat(file).catch(() => undefined);
     if (info?.isDirectory()) {
       const before = out.length;
-      await walk(arg, file);
+      await walk(arg, file, file);
       if (out.length === before) notes.problem(arg, `${file} is a folder with no markdown files (.md, .markdown, .mdx) in it`);
     }
-    else if (info) out.push({ label: arg, file });
+    else if (info) out.push({ label: arg, file, root: path.dirname(file) });
     else notes.problem(arg, `No such file: ${file}`);
   }
   return out;

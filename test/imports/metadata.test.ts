@@ -1,7 +1,8 @@
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { expectCleanError } from '../cli/sandbox.js';
 import { write } from './samples.js';
 import { importWorld } from './world.js';
 
@@ -39,5 +40,32 @@ describe('metadata themes and platforms keep outside the usual keys', () => {
     expect(broken.code, broken.stderr).toBe(0);
     expect(broken.json().notes).toEqual([expect.stringMatching(/^Authors files that could not be read were passed by, so posts name their authors by key \(.+\): .*authors\.yml$/)]);
     expect((await w.cli(['articles', 'show', 'keyed', '--json'])).json().author).toBe('endi');
+  });
+
+  it("dates without a zone are read in the site's time zone (Hugo's timeZone, Jekyll's timezone), or --timezone, and the note says which", async () => {
+    const w = await importWorld();
+    mkdirSync(path.join(w.d.dir, 'hugo', 'content', 'posts'), { recursive: true });
+    write(w.d.dir, path.join('hugo', 'hugo.toml'), 'baseURL = "https://example.org/"\ntimeZone = "Europe/Berlin"\n');
+    write(w.d.dir, path.join('hugo', 'content', 'posts', 'summer.md'), '---\ntitle: Summer\ndate: 2024-07-01T10:00:00\n---\nText.\n');
+    mkdirSync(path.join(w.d.dir, 'jekyll', '_posts'), { recursive: true });
+    write(w.d.dir, path.join('jekyll', '_config.yml'), 'title: A blog\ntimezone: America/New_York\n');
+    write(w.d.dir, path.join('jekyll', '_posts', '2024-01-15-winter.md'), '---\ntitle: Winter\n---\nText.\n');
+    const r = await w.cli(['articles', 'import', '--publish', path.join('hugo', 'content', 'posts'), path.join('jekyll', '_posts'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await w.api('/articles/summer')).body.data.publishedAt).toBe('2024-07-01T08:00:00.000Z');
+    expect((await w.api('/articles/winter')).body.data.publishedAt).toBe('2024-01-15T05:00:00.000Z');
+    expect(r.json().notes).toEqual(
+      expect.arrayContaining([
+        `1 date without a time zone read in Europe/Berlin: ${path.join('hugo', 'content', 'posts', 'summer.md')}: date 2024-07-01T10:00:00`,
+        `1 date without a time zone read in America/New_York: ${path.join('jekyll', '_posts', '2024-01-15-winter.md')}: file name date 2024-01-15`,
+      ]),
+    );
+
+    const other = await importWorld();
+    write(other.d.dir, 'tokyo.md', '---\ntitle: Tokyo\ndate: 2024-01-01 09:00\n---\nText.\n');
+    expectCleanError(await other.cli(['articles', 'import', '--timezone', 'Mars/Olympus', 'tokyo.md']), 2, 'error: --timezone takes a time zone name such as Europe/Berlin or America/New_York, not "Mars/Olympus"');
+    const tokyo = await other.cli(['articles', 'import', '--publish', '--timezone', 'Asia/Tokyo', 'tokyo.md']);
+    expect(tokyo.code, tokyo.stderr).toBe(0);
+    expect((await other.api('/articles/tokyo')).body.data.publishedAt).toBe('2024-01-01T00:00:00.000Z');
   });
 });

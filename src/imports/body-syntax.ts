@@ -48,7 +48,7 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
  * Replace what `pattern` finds except inside code spans and code blocks: every match is swapped
  * for a marker, the text lexed once, and markers that land in code put back as they were.
  */
-function outsideCode(text: string, pattern: RegExp, by: (match: string) => string): string {
+export function outsideCode(text: string, pattern: RegExp, by: (match: string) => string): string {
   const found: string[] = [];
   const marked = text.replace(pattern, (m) => {
     found.push(m);

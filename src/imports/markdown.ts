@@ -124,7 +124,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
-    return toItem(post, opts, notes);
+    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(file, err.message);

@@ -10,6 +10,7 @@ import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
 import { chooseLanguage } from './languages.js';
+import { followLinks } from './links.js';
 import { SiteZones } from './site-zone.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
@@ -70,6 +71,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors)));
   }
   uniqueSources(items, notes);
+  followLinks(items, ws, readerOptions.baseUrl, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();

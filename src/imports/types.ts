@@ -10,6 +10,10 @@ export interface ImportItem {
   draft: boolean;
   /** Its dates on the old site, UTC ISO. */
   dates: ImportedDates;
+  /** The markdown file it was read from (absolute), so links to that file find it. */
+  file?: string;
+  /** Where the old site served it (a front matter `permalink`), so links to there find it. */
+  oldUrl?: string;
 }
 
 export interface ReaderOptions {
@@ -61,6 +65,9 @@ export class ImportNotes {
     this.movedSlugs.push({ source, from, to });
   }
 
+  /** Links to other imported posts, pointed where svc serves them: each old target once. */
+  readonly relinked = new Map<string, string>();
+
   warn(text: string, source: string): void {
     if (this.warnings.get(text)?.at(-1) !== source) push(this.warnings, text, source); // a post said once per kind
   }
@@ -75,6 +82,9 @@ export class ImportNotes {
     }
     for (const [zone, dates] of this.naive) out.push(`${dates.length} date${dates.length === 1 ? '' : 's'} without a time zone read ${zone === 'UTC' ? 'as UTC' : `in ${zone}`}: ${some(dates)}`);
     for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
+    if (this.relinked.size > 0) {
+      out.push(`Links between imported posts now point where svc serves them: ${[...this.relinked].map(([from, to]) => `${from} -> ${to}`).join(', ')}`);
+    }
     if (this.movedSlugs.length > 0) {
       const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');
       out.push(`URLs that move (svc slugs are letters and digits joined by single - . or _; redirect the old ones): ${list}`);

@@ -80,3 +80,29 @@ describe('nothing is refused that the platform publishes', () => {
     expect(r.json().notes.filter((n: string) => n.includes('expiryDate'))).toEqual([]);
   });
 });
+
+describe('links between imported posts follow them', () => {
+  it("Eleventy's starter links posts by their source files; permalinks and the old site's URLs are followed too; the note lists each", async () => {
+    const w = await withShared('eleventy-base-blog');
+    write(w.d.dir, path.join('eleventy-base-blog', 'content', 'blog', 'links.md'), [
+      '---\ntitle: Links\npermalink: /2020/01/links-post/\n---',
+      '[old URL](https://example.com/2018/05/firstpost/#section-header), [permalink](/2020/01/links-post/), [tag list](/tags/firstpost/), [elsewhere](https://other.example/firstpost/), `[in code](/blog/firstpost.md)`',
+      '',
+    ].join('\n'));
+    const r = await w.cli(['articles', 'import', '--publish', 'eleventy-base-blog', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const first = (await w.api('/articles/firstpost')).body.data.url;
+    const third = (await w.api('/articles/thirdpost')).body.data.url;
+    expect(first).toMatch(/^https:\/\/example\.com\/.*firstpost$/);
+    const second = (await w.api('/articles/secondpost')).body.data.html;
+    expect(second).toContain(`<a href="${first}">First post</a>`);
+    expect(second).toContain(`<a href="${third}">Third post</a>`);
+    const links = (await w.api('/articles/links-post')).body.data;
+    expect(links.html).toContain(`<a href="${first}#section-header">old URL</a>`);
+    expect(links.html).toContain('<a href="/2020/01/links-post/">permalink</a>'); // itself: left alone
+    expect(links.html).toContain('<a href="/tags/firstpost/">tag list</a>');
+    expect(links.html).toContain('<a href="https://other.example/firstpost/">elsewhere</a>');
+    expect(links.markdown).toContain('`[in code](/blog/firstpost.md)`');
+    expect(r.json().notes).toContain(`Links between imported posts now point where svc serves them: https://example.com/2018/05/firstpost/#section-header -> ${first}#section-header, /blog/firstpost.md -> ${first}, blog/thirdpost.md -> ${third}`);
+  });
+});

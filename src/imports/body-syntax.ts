@@ -11,6 +11,8 @@ const KRAMDOWN_IAL = /^[ \t]*\{:[^}\n]*\}[ \t]*(?:\r?\n|$)/gm;
 const HEADING_ID = /^#{1,6}[ \t][^\n]*?\{#[^}\s]+\}[ \t]*$/gm;
 const ADMONITION_OPEN = /^:{3,}[ \t]*([A-Za-z][\w-]*)(.*)$/;
 const ADMONITION_CLOSE = /^:{3,}[ \t]*$/;
+// What blocks() rewrites starts a line like this; a body without any is not lexed again.
+const BLOCK_SYNTAX = /^(?::{3}|[ \t]*(?:`{3}|~{3}).*\btitle=|[ \t]*<?https?:\/\/(?:www\.|m\.|mobile\.)?(?:youtube\.com|youtu\.be|vimeo\.com|twitter\.com|x\.com)\/|[ \t]*(?:\{\{<|\{%)\s*(?:youtube|vimeo)\b)/im;
 const FENCE_TITLE = /\btitle=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))/;
 
 const YOUTUBE_URL = /^<?https?:\/\/(?:www\.|m\.)?(?:youtube\.com\/watch\?(?:\S*&)?v=|youtu\.be\/|youtube\.com\/shorts\/)([\w-]{11})\S*?>?$/i;
@@ -39,7 +41,7 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
     notes.add('heading ids ({#id}) were left out: links to #anchors in these posts find no heading');
     return m.replace(/\{#[^}\s]+\}[ \t]*$/, '').trimEnd();
   });
-  out = blocks(out, notes);
+  if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
   for (const text of notes) note(text);
   return out;
 }

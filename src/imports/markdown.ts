@@ -138,6 +138,8 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
  * site; svc serves the body without an opening H1 (it is the title), so this one is kept as HTML.
  */
 function keptHeadline(body: string, title: string): string {
+  const start = body.trimStart();
+  if (!start.startsWith('#') && !/^[^\n]*\n=+[ \t]*(?:\n|$)/.test(start)) return body; // opens with no H1: not lexed
   const h1 = leadingH1(body);
   if (h1 === null || h1 === title.trim()) return body;
   const blocks = markdownBlocks(body);
@@ -150,7 +152,7 @@ const RELATIVE_HTML_IMAGE = /<img\b[^>]{0,500}?\bsrc=["']?(?![a-z][\w+.-]*:|\/)[
 const isRelative = (src: string) => src !== '' && !/^(?:[a-z][\w+.-]*:|\/)/i.test(src);
 
 function hasRelativeImage(body: string): boolean {
-  return linksAndImages(body).images.some((i) => isRelative(i.src)) || RELATIVE_HTML_IMAGE.test(body);
+  return RELATIVE_HTML_IMAGE.test(body) || (body.includes('![') && linksAndImages(body).images.some((i) => isRelative(i.src)));
 }
 
 /**

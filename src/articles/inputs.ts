@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { SLUG_MAX, isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { atMostChars } from '../lib/validate.js';
-import { CONTENT_TYPE_NAMES, type ContentType } from './categories.js';
+import { CONTENT_TYPE_NAMES, type ContentType, contentTypeNamed } from './categories.js';
 
 export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published'] as const;
 export type ArticleStatus = (typeof ARTICLE_STATUSES)[number];
 
 const contentType = z
   .string()
-  .trim()
-  .transform((v) => v.toUpperCase().replace(/[\s-]+/g, '_'))
+  .transform((v) => contentTypeNamed(v) ?? v)
   .refine((v): v is ContentType => (CONTENT_TYPE_NAMES as string[]).includes(v), {
     message: `content type must be one of ${CONTENT_TYPE_NAMES.join(', ')}`,
   }) as unknown as z.ZodType<ContentType, z.ZodTypeDef, string>;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Article } from '../articles/types.js';
 import { AppError, usageError } from '../errors.js';
+import { isTimeZone } from '../lib/datetime.js';
 import type { ImportReport } from '../imports/service.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
@@ -19,14 +20,16 @@ export function registerImport(articles: Command, io: Io): void {
     .option('--keep-going', 'import what can be imported and report the files or posts that cannot (exit 1 when any could not)')
     .option('--strict', 'refuse files whose front matter has keys svc does not carry over')
     .option('--lang <code>', 'a multilingual site (Hugo\'s post.en.md, post/index.zh-cn.md): import this language only, with the translations\' suffix left out of the slugs')
+    .option('--timezone <zone>', 'the time zone dates without one are read in (e.g. Europe/Berlin; default: the site config\'s timezone, else UTC)')
     .option('--base-url <url>', 'the old site\'s address, for images given as /paths and Ghost\'s __GHOST_URL__ (default: the workspace site URL)')
     .action(
-      act<{ workspace?: string; publish?: boolean; keepGoing?: boolean; strict?: boolean; baseUrl?: string; lang?: string }>(io, async ({ app, args, opts, out, workspace }) => {
+      act<{ workspace?: string; publish?: boolean; keepGoing?: boolean; strict?: boolean; baseUrl?: string; lang?: string; timezone?: string }>(io, async ({ app, args, opts, out, workspace }) => {
         const ws = await workspace();
         if (opts.baseUrl !== undefined && !(/^https?:\/\//i.test(opts.baseUrl) && URL.canParse(opts.baseUrl))) {
           throw usageError(`--base-url takes an http(s) address, not "${opts.baseUrl}"`);
         }
         if (opts.lang !== undefined && !/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/i.test(opts.lang)) throw usageError(`--lang takes a language code such as en, fr or zh-cn, not "${opts.lang}"`);
+        if (opts.timezone !== undefined && !isTimeZone(opts.timezone)) throw usageError(`--timezone takes a time zone name such as Europe/Berlin or America/New_York, not "${opts.timezone}"`);
         // Loaded here: the format readers (turndown, an XML and a TOML parser) would slow every other command's start.
         const { importFiles } = await import('../imports/service.js');
         const report = await importFiles(app, ws, args, {
@@ -36,6 +39,7 @@ export function registerImport(articles: Command, io: Io): void {
           strict: opts.strict,
           baseUrl: opts.baseUrl,
           lang: opts.lang,
+          timeZone: opts.timezone,
           progress: (label, total) => progressBar(io, total, label, { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' }),
         });
         for (const line of report.notes) out.note(`note: ${line}`);

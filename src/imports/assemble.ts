@@ -1,5 +1,6 @@
-import type { ContentType } from '../articles/categories.js';
+import { type ContentType, contentTypeNamed } from '../articles/categories.js';
 import { KEYWORDS_MAX } from '../articles/inputs.js';
+import { leadingH1 } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug, slugify } from '../lib/slug.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -10,6 +11,8 @@ export interface RawPost {
   slug?: string;
   /** Markdown. */
   body: string;
+  /** The title the old site showed for a post without one (Jekyll's from the file name), and where it came from, for the note. */
+  untitled?: { title: string; from: string };
   contentType?: string;
   categories?: string[];
   tags?: string[];
@@ -27,29 +30,6 @@ export interface RawPost {
   updatedAt?: string;
 }
 
-// Category names that mean one of svc's content types (decisions.md: contentType -> category),
-// compared by slug: "How-to", "how to" and "HOW_TO" all match.
-const ALIASES: Record<string, ContentType> = {
-  blog: 'BLOG_POST',
-  'blog-post': 'BLOG_POST',
-  'blog-posts': 'BLOG_POST',
-  guide: 'GUIDE',
-  guides: 'GUIDE',
-  'how-to': 'HOW_TO',
-  'how-tos': 'HOW_TO',
-  howto: 'HOW_TO',
-  howtos: 'HOW_TO',
-  list: 'LISTICLE',
-  lists: 'LISTICLE',
-  listicle: 'LISTICLE',
-  listicles: 'LISTICLE',
-  comparison: 'COMPARISON',
-  comparisons: 'COMPARISON',
-};
-
-/** The content type a category name stands for, if any. */
-export const contentTypeOfCategory = (name: string): ContentType | undefined => ALIASES[slugify(name)];
-
 /**
  * The article input of a post, the same for every format: the first category that names a
  * content type sets it; every other category becomes a tag (svc's categories are its five
@@ -58,8 +38,8 @@ export const contentTypeOfCategory = (name: string): ContentType | undefined => 
  */
 export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): ImportItem {
   const categories = (post.categories ?? []).map((c) => c.trim()).filter(Boolean);
-  const typed = post.contentType ? undefined : categories.find((c) => contentTypeOfCategory(c));
-  const contentType = post.contentType ?? (typed ? contentTypeOfCategory(typed) : undefined);
+  const typed = post.contentType ? undefined : categories.find((c) => contentTypeNamed(c));
+  const contentType = post.contentType ?? (typed ? contentTypeNamed(typed) : undefined);
   const free = categories.filter((c) => c !== typed);
   const seen = new Set<string>(post.focusKeyword ? [slugify(post.focusKeyword)] : []);
   if (typed) seen.add(slugify(typed));
@@ -75,12 +55,17 @@ export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): 
     secondary.length = KEYWORDS_MAX;
   }
   const authors = (post.authors ?? []).map((a) => a.trim()).filter(Boolean);
+  let title = post.title?.trim() || undefined;
+  if (!title && post.untitled && !leadingH1(post.body)) {
+    title = post.untitled.title;
+    notes.warn(`Posts without a title were given one from ${post.untitled.from} (check it)`, post.source);
+  }
   return {
     source: post.source,
     draft: post.draft,
     dates: { publishedAt: post.publishedAt, updatedAt: post.updatedAt },
     input: {
-      title: post.title?.trim() || undefined,
+      title,
       slug: post.slug,
       contentType: contentType as ContentType | undefined,
       bodyMarkdown: post.body,

@@ -29,6 +29,8 @@ export function splitLanguage(file: string): { base: string; lang?: string } {
 export interface Source {
   label: string;
   file: string;
+  /** The path given to the import that found it (a folder, or the file itself). */
+  root: string;
   /** The language suffix of a translation, stripped from the slug (`index.en.md` is `index`). */
   lang?: string;
 }

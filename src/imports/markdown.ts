@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
+import { leadingH1, linksAndImages, markdownBlocks, renderHtml } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
+import { platformSyntax } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -29,7 +31,7 @@ export const KEYS = {
   keywords: ['keywords', 'secondarykeywords'],
   tags: ['tags', 'tag'],
   categories: ['categories', 'category'],
-  image: ['image', 'featuredimage', 'featureimage', 'cover', 'coverimage', 'heroimage', 'thumbnail', 'images', 'ogimage'],
+  image: ['image', 'featuredimage', 'featureimage', 'cover', 'coverimage', 'heroimage', 'thumbnail', 'images', 'ogimage', 'header', 'banner', 'hero', 'teaser'],
   imageAlt: ['imagealt', 'featuredimagealt', 'featureimagealt', 'coveralt', 'heroimagealt'],
   author: ['author', 'authors'],
   targetLength: ['targetlength'],
@@ -46,7 +48,7 @@ interface Entry {
 }
 
 /** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
-export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string): ImportItem | undefined {
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string, authorNames?: Map<string, string>): ImportItem | undefined {
   if (/^_index(\.[\w-]+)?\.(md|markdown)$/i.test(path.basename(file))) {
     notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
     return undefined;
@@ -60,6 +62,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (mdx.changed) notes.warn('MDX import/export lines and components were left out (svc publishes markdown; what the components showed is not in the post)', file);
       body = mdx.body;
     }
+    body = platformSyntax(body, (text) => notes.warn(text, file));
     const fm = new Map<string, Entry>();
     for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
     const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);
@@ -79,35 +82,38 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (raw === undefined) throw invalidInput(`${e.key} must be a date such as 2024-05-01 or 2024-05-01T10:00:00Z`);
       let parsed;
       try {
-        parsed = parseDateTime(raw, { naive: 'utc' });
+        parsed = parseDateTime(raw, { naive: 'utc', zone: opts.zone });
       } catch (err) {
         throw invalidInput(`${e.key}: ${(err as Error).message}`);
       }
-      if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`);
+      if (parsed.naive) notes.naiveDate(file, `${e.key} ${raw}`, opts.zone);
       return parsed.iso;
     };
     const named = fileName(file, lang);
+    const title = textOf(pick('title'));
+    if (title !== undefined) body = keptHeadline(body, title);
     const image = imageOf(pick('image'));
     const post: RawPost = {
       source: file,
-      title: textOf(pick('title')),
+      title,
       // An explicit slug is taken as written (refused by name when svc cannot serve it); one
       // from the file name the old generator may have cleaned up, so it moves, listed.
-      slug: textOf(pick('slug')) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
+      slug: explicitSlug(textOf(pick('slug')), file, notes) ?? slugOfPermalink(textOf(pick('permalink'))) ?? keptSlug(named.stem, file, notes),
       body,
+      untitled: named.jekyll ? { title: titleOfSlug(named.stem), from: 'their file name (as Jekyll shows them)' } : undefined,
       contentType: textOf(pick('contentType')),
-      categories: listOf(pick('categories'), true),
-      tags: listOf(pick('tags'), true),
+      categories: listOf(pick('categories'), named.jekyll),
+      tags: listOf(pick('tags'), named.jekyll),
       keywords: listOf(pick('keywords'), false),
       focusKeyword: textOf(pick('focusKeyword')),
       metaTitle: textOf(pick('metaTitle')),
       description: textOf(pick('description')),
       image: image?.url,
       imageAlt: textOf(pick('imageAlt')) ?? image?.alt,
-      authors: authorsOf(pick('author')),
+      authors: authorsOf(pick('author'))?.map((a) => authorNames?.get(a) ?? a),
       targetLength: numberOf(pick('targetLength')),
       draft: isDraft(pick('draft'), pick('published'), pick('status')) || named.inDrafts,
-      publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes) : undefined),
+      publishedAt: date('date') ?? (named.date ? fromFileName(named.date, file, notes, opts.zone) : undefined),
       updatedAt: date('updated'),
     };
     // Hugo hides a post after its expiryDate: one already past stays hidden here (a draft).
@@ -115,10 +121,11 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     if (expiry !== undefined && expiry <= opts.now && !post.draft) {
       post.draft = true;
       notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
-    } else if (expiry !== undefined) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
+    } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
-    return toItem(post, opts, notes);
+    if (hasRelativeImage(body)) notes.warn('Images given as a path relative to the post (./photo.jpg, a page bundle\'s files) stay as written and do not show on svc, which stores no images yet: serve them elsewhere and link them by absolute URL', file);
+    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(file, err.message);
@@ -127,11 +134,33 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
 }
 
 /**
+ * A body that opens with a `# Heading` other than the front matter's title showed both on the old
+ * site; svc serves the body without an opening H1 (it is the title), so this one is kept as HTML.
+ */
+function keptHeadline(body: string, title: string): string {
+  const start = body.trimStart();
+  if (!start.startsWith('#') && !/^[^\n]*\n=+[ \t]*(?:\n|$)/.test(start)) return body; // opens with no H1: not lexed
+  const h1 = leadingH1(body);
+  if (h1 === null || h1 === title.trim()) return body;
+  const blocks = markdownBlocks(body);
+  const at = blocks.findIndex((b) => b.type === 'heading');
+  return blocks.map((b, i) => (i === at ? `${renderHtml(b.raw)}\n${b.raw.match(/\n*$/)![0]}` : b.raw)).join('');
+}
+
+// An <img> in the body's HTML whose src is neither absolute nor from the site's root.
+const RELATIVE_HTML_IMAGE = /<img\b[^>]{0,500}?\bsrc=["']?(?![a-z][\w+.-]*:|\/)[^"'\s>]/i;
+const isRelative = (src: string) => src !== '' && !/^(?:[a-z][\w+.-]*:|\/)/i.test(src);
+
+function hasRelativeImage(body: string): boolean {
+  return RELATIVE_HTML_IMAGE.test(body) || (body.includes('![') && linksAndImages(body).images.some((i) => isRelative(i.src)));
+}
+
+/**
  * What the path says: the slug the old site built from it (Hugo and Astro use the file name, a
  * page bundle's folder for `index.md`; Jekyll the name after its `YYYY-MM-DD-` date), that date,
  * and whether it sits in Jekyll's `_drafts`.
  */
-function fileName(file: string, lang: string | undefined): { stem: string; date?: string; inDrafts: boolean } {
+function fileName(file: string, lang: string | undefined): { stem: string; date?: string; inDrafts: boolean; jekyll: boolean } {
   let stem = path.basename(file).replace(/\.[^.]+$/, '');
   if (lang && stem.endsWith(`.${lang}`)) stem = stem.slice(0, -lang.length - 1);
   if (stem === 'index') stem = path.basename(path.dirname(file));
@@ -141,18 +170,35 @@ function fileName(file: string, lang: string | undefined): { stem: string; date?
     // not percent-encoded: the name as it is
   }
   const dated = JEKYLL_DATE.exec(stem);
-  return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: file.split(/[\\/]/).includes('_drafts') };
+  const folders = file.split(/[\\/]/);
+  return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: folders.includes('_drafts'), jekyll: Boolean(dated) || folders.includes('_drafts') || folders.includes('_posts') };
 }
 
-function fromFileName(date: string, file: string, notes: ImportNotes): string | undefined {
+function fromFileName(date: string, file: string, notes: ImportNotes, zone: string | undefined): string | undefined {
   try {
-    const parsed = parseDateTime(date, { naive: 'utc' });
-    notes.naiveDate(file, `file name date ${date}`);
+    const parsed = parseDateTime(date, { naive: 'utc', zone });
+    notes.naiveDate(file, `file name date ${date}`, zone);
     return parsed.iso;
   } catch {
     return undefined; // not a real date: just part of the name
   }
 }
+
+/**
+ * A front matter slug as written. Docusaurus writes it as a path (`slug: /my-post`, served under
+ * the blog's route): the slashes go; a path of several segments keeps its last, listed as moved.
+ */
+function explicitSlug(value: string | undefined, file: string, notes: ImportNotes): string | undefined {
+  if (value === undefined || !value.includes('/')) return value;
+  const segments = value.split('/').filter(Boolean);
+  if (segments.length === 0) throw invalidInput(`slug "${value}" names no post (the site's root)`);
+  const last = segments[segments.length - 1];
+  if (segments.length > 1) notes.moved(file, value, last);
+  return last;
+}
+
+/** Jekyll's title for a post without one: the slug's words, each capitalised. */
+const titleOfSlug = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ').trim();
 
 /** The last segment of a `url`/`permalink` that is a plain slug (a pattern like /:title/ is not). */
 function slugOfPermalink(url: string | undefined): string | undefined {
@@ -185,8 +231,8 @@ const nameOf = (v: unknown): string | undefined =>
 const textish = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
 
 /**
- * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else (for tags
- * and categories, as Jekyll reads them) space separated.
+ * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else one name
+ * (Eleventy's `tags: second tag`) or, in a Jekyll site's `_posts`, space separated as Jekyll reads them.
  */
 function listOf(e: Entry | undefined, spaces: boolean): string[] | undefined {
   if (!e) return undefined;
@@ -203,16 +249,20 @@ function authorsOf(e: Entry | undefined): string[] | undefined {
   return items as string[];
 }
 
-/** `image: url`, `images: [url, ...]` (Hugo), `cover: { image, alt }` (PaperMod), `ogImage: { url }` (Next.js). */
+/**
+ * `image: url`, `images: [url, ...]` (Hugo), `cover: { image, alt }` (PaperMod), `ogImage: { url }`
+ * (Next.js), `image: { path, alt }` (Chirpy), `header: { image, overlay_image, teaser }` (Minimal
+ * Mistakes, whose header may hold only a colour: no image then).
+ */
 function imageOf(e: Entry | undefined): { url: string; alt?: string } | undefined {
   if (!e) return undefined;
   const v = Array.isArray(e.value) ? e.value[0] : e.value;
   if (typeof v === 'string') return { url: v };
   if (typeof v === 'object' && v !== null) {
     const o = v as Record<string, unknown>;
-    const url = textish(o.image ?? o.src ?? o.url);
-    if (url) return { url, alt: textish(o.alt) };
-    if (Object.keys(o).length === 0) return undefined;
+    const url = textish(o.image ?? o.overlay_image ?? o.teaser ?? o.src ?? o.url ?? o.path);
+    if (url) return { url, alt: textish(o.alt ?? o.image_description) };
+    if (Object.keys(o).length === 0 || normaliseKey(e.key) === 'header') return undefined;
   }
   if (v === undefined) return undefined;
   throw invalidInput(`${e.key} must be an image URL or { image: URL, alt: text }`);

@@ -6,11 +6,12 @@ import { markdownBlocks } from '../lib/markdown.js';
 
 const STATEMENT = /^(?:import|export)\s/;
 const COMPONENT_BLOCK = /^\s*<\/?[A-Z][\w.]*(?:[\s/>]|$)/;
+// An HTML-looking element with a JavaScript expression as an attribute (`<button onClick={...}>`) is JSX too.
+const JSX_BLOCK = /^\s*<[a-z][\w.-]*\s[^\n]*?=\{/;
 // An inline component tag (opening, closing or self-closing); bounded by < and >, so linear.
 const COMPONENT_TAG = /<\/?[A-Z][\w.]*(?:\s[^<>]*)?\/?>/g;
-const COMMENT = /\{\/\*[\s\S]*?\*\/\}/g;
 
-/** The body without MDX's statements, components and `{/* comments *\/}`; `changed` when any were there. */
+/** The body without MDX's statements and components (its `{/* comments *\/}` go in body-syntax.ts); `changed` when any were there. */
 export function stripMdx(body: string): { body: string; changed: boolean } {
   let changed = false;
   let dropped = false;
@@ -19,11 +20,12 @@ export function stripMdx(body: string): { body: string; changed: boolean } {
     dropped = false;
     if (type === 'space') return after ? '' : raw; // the blank lines after a block left out go with it
     if (type === 'code') return raw;
-    if (((type === 'paragraph' || type === 'text') && STATEMENT.test(raw)) || (type === 'html' && COMPONENT_BLOCK.test(raw))) {
+    const prose = type === 'paragraph' || type === 'text' || type === 'html';
+    if ((prose && (STATEMENT.test(raw) || JSX_BLOCK.test(raw))) || (type === 'html' && COMPONENT_BLOCK.test(raw))) {
       changed = dropped = true;
       return '';
     }
-    const cleaned = raw.replace(COMMENT, '').replace(COMPONENT_TAG, '');
+    const cleaned = raw.replace(COMPONENT_TAG, '');
     if (cleaned !== raw) changed = true;
     return cleaned;
   });

@@ -1,14 +1,17 @@
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
-import { checkScheduleRange } from '../lib/datetime.js';
+import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
 import { articlesBySlug, checkDrafts, insertDraft } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
 import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
+import { AuthorsFiles } from './authors-file.js';
 import { chooseLanguage } from './languages.js';
+import { followLinks } from './links.js';
+import { SiteZones } from './site-zone.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
 
@@ -26,6 +29,8 @@ export interface ImportOptions {
   strict?: boolean;
   /** The old site's address for relative image paths (default: the workspace's site URL). */
   baseUrl?: string;
+  /** The zone dates without one are read in (else the site config's, else UTC). */
+  timeZone?: string;
   /** The language to import of a multilingual site (Hugo's `x.en.md`, `x/index.en.md`). */
   lang?: string;
   progress?: Progress;
@@ -59,8 +64,14 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const notes = new ImportNotes();
   const readerOptions = { baseUrl: opts.baseUrl ?? (ws.siteUrl || ws.websiteUrl), strict: Boolean(opts.strict), now: ctx.clock.now().toISOString() };
   const items: ImportItem[] = [];
-  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) items.push(...(await readSource(src, readerOptions, notes)));
+  const authors = new AuthorsFiles(notes);
+  const zones = new SiteZones(notes);
+  for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
+    const zone = opts.timeZone ?? (await zones.of(src.root));
+    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors)));
+  }
   uniqueSources(items, notes);
+  followLinks(items, ws, readerOptions.baseUrl, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
@@ -70,8 +81,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
       if (item.draft || !at || at <= now.toISOString()) continue;
       try {
         checkScheduleRange(at, at, now);
-      } catch (err) {
-        notes.problem(item.source, `its date would schedule it: ${(err as Error).message}`);
+      } catch {
+        // The old site shows it on that date; svc schedules no further ahead, so it waits as a draft.
+        item.draft = true;
+        notes.warn(`Posts dated more than ${SCHEDULE_HORIZON_YEARS} years ahead were imported as drafts (svc schedules at most ${SCHEDULE_HORIZON_YEARS} years ahead): publish or schedule them when the date is nearer`, item.source);
       }
     }
   }

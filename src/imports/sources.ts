@@ -3,6 +3,7 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 import { readTextFile } from '../lib/text-file.js';
 import { ghostData, readGhost } from './ghost.js';
+import type { AuthorsFiles } from './authors-file.js';
 import type { Source } from './languages.js';
 import { readMarkdown } from './markdown.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
@@ -15,14 +16,14 @@ const MARKDOWN = /\.(md|markdown|mdx)$/i;
  * Jekyll `_posts`, an Astro `src/content/blog`): hidden folders and node_modules are passed by.
  * Labels are the paths as given, so messages name files the way the person typed them.
  */
-export async function listSources(args: string[], cwd: string, notes: ImportNotes): Promise<Array<{ label: string; file: string }>> {
-  const out: Array<{ label: string; file: string }> = [];
-  const walk = async (label: string, file: string): Promise<void> => {
+export async function listSources(args: string[], cwd: string, notes: ImportNotes): Promise<Source[]> {
+  const out: Source[] = [];
+  const walk = async (label: string, file: string, root: string): Promise<void> => {
     const entries = (await readdir(file, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const e of entries) {
       if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-      if (e.isDirectory()) await walk(path.join(label, e.name), path.join(file, e.name));
-      else if (e.isFile() && MARKDOWN.test(e.name)) out.push({ label: path.join(label, e.name), file: path.join(file, e.name) });
+      if (e.isDirectory()) await walk(path.join(label, e.name), path.join(file, e.name), root);
+      else if (e.isFile() && MARKDOWN.test(e.name)) out.push({ label: path.join(label, e.name), file: path.join(file, e.name), root });
     }
   };
   for (const arg of args) {
@@ -30,10 +31,10 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
     const info = await stat(file).catch(() => undefined);
     if (info?.isDirectory()) {
       const before = out.length;
-      await walk(arg, file);
+      await walk(arg, file, file);
       if (out.length === before) notes.problem(arg, `${file} is a folder with no markdown files (.md, .markdown, .mdx) in it`);
     }
-    else if (info) out.push({ label: arg, file });
+    else if (info) out.push({ label: arg, file, root: path.dirname(file) });
     else notes.problem(arg, `No such file: ${file}`);
   }
   return out;
@@ -41,9 +42,10 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
 
 /**
  * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
- * export, anything else markdown with front matter. Problems go to `notes`.
+ * export, anything else markdown with front matter (its author keys looked up in the nearest
+ * authors.yml). Problems go to `notes`.
  */
-export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes): Promise<ImportItem[]> {
+export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles): Promise<ImportItem[]> {
   let text: string;
   try {
     text = await readTextFile(src.file);
@@ -68,6 +70,6 @@ export async function readSource(src: Source, opts: ReaderOptions, notes: Import
     return readGhost(src.label, ghost.data, opts, notes);
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
-  const item = readMarkdown(src.label, text, opts, notes, src.lang);
-  return item ? [item] : [];
+  const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file));
+  return item ? [{ ...item, file: src.file }] : [];
 }

@@ -10,6 +10,10 @@ export interface ImportItem {
   draft: boolean;
   /** Its dates on the old site, UTC ISO. */
   dates: ImportedDates;
+  /** The markdown file it was read from (absolute), so links to that file find it. */
+  file?: string;
+  /** Where the old site served it (a front matter `permalink`), so links to there find it. */
+  oldUrl?: string;
 }
 
 export interface ReaderOptions {
@@ -19,6 +23,8 @@ export interface ReaderOptions {
   strict: boolean;
   /** Now (UTC ISO), for dates that decide whether a post is still shown (Hugo's expiryDate). */
   now: string;
+  /** The zone markdown dates without one are read in (--timezone, else the site config's); UTC without one. */
+  zone?: string;
 }
 
 const EXAMPLES = 3;
@@ -31,7 +37,7 @@ export class ImportNotes {
   readonly problems: Array<{ source: string; message: string }> = [];
   private readonly skipped = new Map<string, string[]>();
   private readonly unknownKeys = new Map<string, string[]>();
-  private readonly naive: string[] = [];
+  private readonly naive = new Map<string, string[]>();
   private readonly warnings = new Map<string, string[]>();
   /** Slugs svc could not keep: every one is listed (the old site needs a redirect for each). */
   readonly movedSlugs: Array<{ source: string; from: string; to: string }> = [];
@@ -50,17 +56,20 @@ export class ImportNotes {
     if (!sources.includes(source)) this.unknownKeys.set(key, [...sources, source]);
   }
 
-  /** A date without an offset, read as UTC. */
-  naiveDate(source: string, value: string): void {
-    this.naive.push(`${source}: ${value}`);
+  /** A date without an offset, read as UTC or in `zone`. */
+  naiveDate(source: string, value: string, zone = 'UTC'): void {
+    push(this.naive, zone, `${source}: ${value}`);
   }
 
   moved(source: string, from: string, to: string): void {
     this.movedSlugs.push({ source, from, to });
   }
 
+  /** Links to other imported posts, pointed where svc serves them: each old target once. */
+  readonly relinked = new Map<string, string>();
+
   warn(text: string, source: string): void {
-    push(this.warnings, text, source);
+    if (this.warnings.get(text)?.at(-1) !== source) push(this.warnings, text, source); // a post said once per kind
   }
 
   /** One line per kind of note, for people. */
@@ -71,8 +80,11 @@ export class ImportNotes {
       const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'})`);
       out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}`);
     }
-    if (this.naive.length > 0) out.push(`${this.naive.length} date${this.naive.length === 1 ? '' : 's'} without a time zone read as UTC: ${some(this.naive)}`);
+    for (const [zone, dates] of this.naive) out.push(`${dates.length} date${dates.length === 1 ? '' : 's'} without a time zone read ${zone === 'UTC' ? 'as UTC' : `in ${zone}`}: ${some(dates)}`);
     for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
+    if (this.relinked.size > 0) {
+      out.push(`Links between imported posts now point where svc serves them: ${[...this.relinked].map(([from, to]) => `${from} -> ${to}`).join(', ')}`);
+    }
     if (this.movedSlugs.length > 0) {
       const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');
       out.push(`URLs that move (svc slugs are letters and digits joined by single - . or _; redirect the old ones): ${list}`);

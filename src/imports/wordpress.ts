@@ -2,9 +2,11 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
 import { toItem } from './assemble.js';
+import { platformSyntax } from './body-syntax.js';
 import { autop, isClassic } from './autop.js';
 import { htmlToMarkdown, htmlToText } from './html.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
+import { withMediaShortcodes } from './wordpress-media.js';
 
 // The only importer of fast-xml-parser. A WordPress export (Tools > Export, "WXR") is RSS 2.0 with
 // wp:, content:, excerpt: and dc: elements, one <item> per post, page, attachment or menu item.
@@ -95,15 +97,18 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
   const thumbnail = c.attachments.get(meta(row, '_thumbnail_id') ?? '');
   const creator = str(row['dc:creator']);
   const title = htmlToText(str(row.title));
-  if (!title) throw invalidInput('the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
-  const content = withCaptions(str(row['content:encoded']));
+  const content = withMediaShortcodes(withCaptions(str(row['content:encoded'])), { attachments: c.attachments, note: (text) => notes.warn(text, c.source) });
   if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
+  // htmlToMarkdown refuses HTML nested too deep, before anything else reads it.
+  const body = platformSyntax(htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl), (text) => notes.warn(text, c.source));
   return toItem(
     {
       source: c.source,
       title,
+      // WordPress publishes a post with an empty title; svc needs one.
+      untitled: title ? undefined : { title: firstWords(htmlToText(content)) || c.slug || `Untitled ${str(row['wp:post_id'])}`, from: 'the start of their text (WordPress showed none)' },
       slug: c.slug || undefined,
-      body: htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl),
+      body,
       categories: terms('category'),
       tags: terms('post_tag'),
       focusKeyword: meta(row, '_yoast_wpseo_focuskw') ?? rankMathKeywords[0],
@@ -121,6 +126,13 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
     opts,
     notes,
   );
+}
+
+const TITLE_WORDS = 8;
+
+function firstWords(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(0, TITLE_WORDS).join(' ') + (words.length > TITLE_WORDS ? '…' : '');
 }
 
 function meta(row: Node, key: string): string | undefined {

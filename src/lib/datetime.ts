@@ -37,11 +37,11 @@ function fromWords(text: string): string | undefined {
 }
 
 /**
- * Parse `value`. Without an offset, `naive: 'utc'` reads it as UTC (imports: the old site's
- * dates; then month names are understood too) and `naive: 'refuse'` throws (scheduled times:
- * the zone must be said).
+ * Parse `value`. Without an offset, `naive: 'utc'` reads it as UTC, or in `zone` (an IANA zone
+ * such as Europe/Berlin) when one is given (imports: the old site's dates; then month names are
+ * understood too), and `naive: 'refuse'` throws (scheduled times: the zone must be said).
  */
-export function parseDateTime(value: string, opts: { naive: 'utc' | 'refuse' }): ParsedDateTime {
+export function parseDateTime(value: string, opts: { naive: 'utc' | 'refuse'; zone?: string }): ParsedDateTime {
   const trimmed = value.trim();
   const text = opts.naive === 'utc' ? (fromWords(trimmed) ?? trimmed) : trimmed;
   const m = FORM.exec(text);
@@ -59,8 +59,29 @@ export function parseDateTime(value: string, opts: { naive: 'utc' | 'refuse' }):
   if (year < 1 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
     throw invalidInput(`"${value}" is not a real date and time`);
   }
-  const offsetMin = zone === undefined || h === undefined ? 0 : offsetMinutes(zone, value);
+  const offsetMin = zone === undefined || h === undefined ? (opts.zone ? zoneOffsetMinutes(opts.zone, utc) : 0) : offsetMinutes(zone, value);
   return { iso: new Date(utc - offsetMin * 60_000).toISOString(), naive };
+}
+
+/** Is `name` a time zone this runtime knows (Europe/Berlin, America/New_York, UTC)? */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The offset of `zone` for a wall-clock time given as if it were UTC (two passes, so a DST change between is honoured). */
+function zoneOffsetMinutes(zone: string, wall: number): number {
+  const format = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const offsetAt = (instant: number) => {
+    const p = Object.fromEntries(format.formatToParts(new Date(instant)).map((x) => [x.type, Number(x.value)]));
+    return (Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(instant / 1000) * 1000) / 60_000;
+  };
+  const first = offsetAt(wall);
+  return offsetAt(wall - first * 60_000);
 }
 
 function offsetMinutes(zone: string, value: string): number {

@@ -221,3 +221,12 @@ export function renderMarkdown(markdown: string): RenderedBody {
     faq: faqOf(tokens),
   };
 }
+
+/** The text of every code span and code block of the markdown, nested ones included (what must stay as written). */
+export function codeTexts(markdown: string): string[] {
+  const out: string[] = [];
+  marked.walkTokens(marked.lexer(markdown), (t) => {
+    if (t.type === 'code' || t.type === 'codespan') out.push((t as Tokens.Code | Tokens.Codespan).text);
+  });
+  return out;
+}

@@ -98,15 +98,15 @@ describe('bad files in an import', () => {
     expect(lax.stderr).toBe('note: Front matter keys not carried over (svc has no field for them): layout (1 file), comments (1 file)\n');
   });
 
-  it('--publish with nowhere to publish, or a date too far ahead to schedule, stops before anything is written', async () => {
+  it('--publish with nowhere to publish stops before anything is written; a date too far ahead to schedule waits as a draft', async () => {
     const w = await withFiles({ 'p.md': md('title: P\ndate: 2020-01-01'), 'far.md': md('title: Far\ndate: 2099-01-01T00:00:00Z') }, { blogKey: false });
     expectCleanError(await w.cli(['articles', 'import', '--publish', 'p.md']), 1, `error: Workspace ${w.ws.name} has nowhere to publish to`);
     expect(await w.total()).toBe(0);
     expect((await w.cli(['blog-key', 'generate'])).code).toBe(0);
-    expectCleanError(await w.cli(['articles', 'import', '--publish', 'p.md', 'far.md']), 1, 'far.md: its date would schedule it: "2099-01-01T00:00:00.000Z" is more than 10 years ahead');
-    expect(await w.total()).toBe(0);
-    // Without --publish the date is only kept.
-    expect((await w.cli(['articles', 'import', 'far.md', '--json'])).json().imported).toEqual([expect.objectContaining({ slug: 'far', status: 'draft', date: '2099-01-01T00:00:00.000Z' })]);
+    // A date too far ahead to schedule: imported as a draft with its date, and said.
+    const far = await w.cli(['articles', 'import', '--publish', 'far.md', '--json']);
+    expect(far.json().imported).toEqual([expect.objectContaining({ slug: 'far', status: 'draft', date: '2099-01-01T00:00:00.000Z' })]);
+    expect(far.json().notes).toContain('Posts dated more than 10 years ahead were imported as drafts (svc schedules at most 10 years ahead): publish or schedule them when the date is nearer: far.md');
     expectCleanError(await w.cli(['articles', 'import', 'p.md', '--base-url', 'ftp://x']), 2, 'error: --base-url takes an http(s) address, not "ftp://x"');
   });
 });

@@ -34,15 +34,6 @@ describe('every post of an export is accounted for', () => {
     expect((await w.api('/articles/many-tags')).body.data.tags).toHaveLength(50);
   });
 
-  it('a WordPress post without a title gets advice for WordPress, not for front matter', async () => {
-    const w = await importWorld();
-    write(w.d.dir, 'untitled.xml', wxr([{ id: 7, title: '', name: 'untitled' }]));
-    const r = await w.cli(['articles', 'import', 'untitled.xml']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('untitled.xml: post "untitled": the post has no title (<title> of the WXR item is empty): give it a title in WordPress and export again');
-    expect(r.stderr).not.toContain('front matter');
-  });
-
   it('a Ghost post without a title gets advice for Ghost', async () => {
     const w = await importWorld();
     write(w.d.dir, 'untitled.json', ghostExport([{ slug: 'no-title', title: '', html: '<p>x</p>' }]));

@@ -1,0 +1,128 @@
+import { codeTexts, markdownBlocks } from '../lib/markdown.js';
+
+// What blog platforms write in a markdown body that their own renderer turns into something else,
+// and that svc's renderer would show as text: MDX comments and truncate markers (Docusaurus parses
+// `.md` as MDX), Docusaurus admonitions, kramdown attribute lists (Jekyll), heading ids
+// (`## Title {#id}`), code fence titles, and embeds by URL or shortcode. Each is rewritten at
+// import into markdown svc renders, never inside code; what cannot be carried is named in a note.
+
+const MDX_COMMENT = /\{\/\*[\s\S]*?\*\/\}/g;
+const KRAMDOWN_IAL = /^[ \t]*\{:[^}\n]*\}[ \t]*(?:\r?\n|$)/gm;
+const HEADING_ID = /^#{1,6}[ \t][^\n]*?\{#[^}\s]+\}[ \t]*$/gm;
+const ADMONITION_OPEN = /^:{3,}[ \t]*([A-Za-z][\w-]*)(.*)$/;
+const ADMONITION_CLOSE = /^:{3,}[ \t]*$/;
+// What blocks() rewrites starts a line like this; a body without any is not lexed again.
+const BLOCK_SYNTAX = /^(?::{3}|[ \t]*(?:`{3}|~{3}).*\btitle=|[ \t]*<?https?:\/\/(?:www\.|m\.|mobile\.)?(?:youtube\.com|youtu\.be|vimeo\.com|twitter\.com|x\.com)\/|[ \t]*(?:\{\{<|\{%)\s*(?:youtube|vimeo)\b)/im;
+const FENCE_TITLE = /\btitle=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))/;
+
+const YOUTUBE_URL = /^<?https?:\/\/(?:www\.|m\.)?(?:youtube\.com\/watch\?(?:\S*&)?v=|youtu\.be\/|youtube\.com\/shorts\/)([\w-]{11})\S*?>?$/i;
+const VIMEO_URL = /^<?https?:\/\/(?:www\.)?vimeo\.com\/(\d+)\S*?>?$/i;
+const TWEET_URL = /^<?https?:\/\/(?:www\.|mobile\.)?(?:twitter|x)\.com\/\w+\/status(?:es)?\/\d+\S*?>?$/i;
+// Hugo's {{< youtube ID >}} / {{< youtube id="ID" >}} and Hexo's {% youtube ID %} (and vimeo), alone in a paragraph.
+const VIDEO_SHORTCODE = /^(?:\{\{<|\{%)\s*(youtube|vimeo)\s+(?:id=)?["']?([\w-]+)["']?[^}]*(?:>\}\}|%\})$/i;
+
+export const youtubeEmbed = (id: string) => `<iframe src="https://www.youtube-nocookie.com/embed/${id}" width="560" height="315" title="YouTube video" allowfullscreen></iframe>`;
+export const vimeoEmbed = (id: string) => `<iframe src="https://player.vimeo.com/video/${id}" width="640" height="360" title="Vimeo video" allowfullscreen></iframe>`;
+
+/**
+ * The body in markdown svc renders as the old platform showed it; `note` is told each kind of
+ * loss once (plural text, as ImportNotes.warn takes it).
+ */
+export function platformSyntax(body: string, note: (text: string) => void): string {
+  const notes = new Set<string>();
+  // Searched only up to the last `*/}`: an opening with no close after it would rescan the rest.
+  const lastClose = body.lastIndexOf('*/}') + 3;
+  let out = outsideCode(body.slice(0, lastClose), MDX_COMMENT, () => '') + body.slice(lastClose);
+  out = outsideCode(out, KRAMDOWN_IAL, () => {
+    notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
+    return '';
+  });
+  out = outsideCode(out, HEADING_ID, (m) => {
+    notes.add('heading ids ({#id}) were left out: links to #anchors in these posts find no heading');
+    return m.replace(/\{#[^}\s]+\}[ \t]*$/, '').trimEnd();
+  });
+  if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
+  for (const text of notes) note(text);
+  return out;
+}
+
+/**
+ * Replace what `pattern` finds except inside code spans and code blocks: every match is swapped
+ * for a marker, the text lexed once, and markers that land in code put back as they were.
+ */
+export function outsideCode(text: string, pattern: RegExp, by: (match: string) => string): string {
+  const found: string[] = [];
+  const marked = text.replace(pattern, (m) => {
+    found.push(m);
+    return `\uE000${found.length - 1}\uE001`;
+  });
+  if (found.length === 0) return text;
+  const kept = new Set<number>();
+  for (const code of codeTexts(marked)) for (const m of code.matchAll(/\uE000(\d+)\uE001/g)) kept.add(Number(m[1]));
+  return marked.replace(/\uE000(\d+)\uE001/g, (_, i: string) => (kept.has(Number(i)) ? found[Number(i)] : by(found[Number(i)])));
+}
+
+/** Top-level blocks: admonitions become block quotes, fence titles captions, lone video URLs embeds. */
+function blocks(text: string, notes: Set<string>): string {
+  let depth = 0;
+  let out = '';
+  let atLineStart = true;
+  // Lines of a block, each at the start of a line quoted as deep as the admonitions around it.
+  const emit = (raw: string, admonitions: boolean) => {
+    const lines = raw.split('\n');
+    lines.forEach((line, i) => {
+      if (i > 0) out += '\n';
+      if (i === lines.length - 1 && line === '') return; // the raw ended its line
+      if (i === 0 && !atLineStart) {
+        out += line;
+        return;
+      }
+      const open = admonitions ? ADMONITION_OPEN.exec(line) : null;
+      if (open) {
+        depth++;
+        out += `${'> '.repeat(depth)}**${admonitionTitle(open[1], open[2].trim())}**\n${'>'.repeat(depth)}`;
+      } else if (admonitions && depth > 0 && ADMONITION_CLOSE.test(line)) {
+        depth--;
+        out += '>'.repeat(depth);
+      } else out += line === '' ? '>'.repeat(depth) : '> '.repeat(depth) + line;
+    });
+    atLineStart = raw.endsWith('\n');
+  };
+  for (const { type, raw } of markdownBlocks(text)) {
+    const embed = type === 'paragraph' ? embedOf(raw.trim(), notes) : undefined;
+    if (type === 'code') emit(titledFence(raw), false);
+    else if (embed) emit(raw.replace(raw.trim(), embed), false);
+    else emit(raw, true);
+  }
+  if (depth > 0) notes.add('Docusaurus admonitions (:::) without a closing ::: line were quoted to the end of the post');
+  return out;
+}
+
+/** `:::note[Title]` (Docusaurus 3) or `:::note Title` (2) name their title; without one it is the kind's name. */
+function admonitionTitle(kind: string, rest: string): string {
+  if (rest.startsWith('[') && rest.endsWith(']') && rest.length > 2) return rest.slice(1, -1).trim();
+  if (rest !== '' && !rest.startsWith('{') && !rest.startsWith('[')) return rest;
+  return kind.charAt(0).toUpperCase() + kind.slice(1);
+}
+
+/** A fenced block whose info string has `title="main.ts"` (Docusaurus, Astro's Expressive Code) keeps the title as a caption. */
+function titledFence(raw: string): string {
+  const info = /^[ \t]*(`{3,}|~{3,})(.*)\n/.exec(raw);
+  const title = info ? FENCE_TITLE.exec(info[2]) : null;
+  if (!info || !title) return raw;
+  const name = (title[1] ?? title[2] ?? title[3]).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const fence = raw.replace(info[0], `${info[1]}${info[2].replace(FENCE_TITLE, '').trim()}\n`);
+  return `<figure>\n<figcaption>${name}</figcaption>\n\n${fence.replace(/\n*$/, '')}\n\n</figure>\n${raw.match(/\n*$/)![0]}`;
+}
+
+/** A paragraph that is only a YouTube or Vimeo link (or shortcode): the player, as the old site showed it. */
+function embedOf(text: string, notes: Set<string>): string | undefined {
+  const youtube = YOUTUBE_URL.exec(text);
+  if (youtube) return youtubeEmbed(youtube[1]);
+  const vimeo = VIMEO_URL.exec(text);
+  if (vimeo) return vimeoEmbed(vimeo[1]);
+  const shortcode = VIDEO_SHORTCODE.exec(text);
+  if (shortcode) return shortcode[1].toLowerCase() === 'youtube' ? youtubeEmbed(shortcode[2]) : vimeoEmbed(shortcode[2]);
+  if (TWEET_URL.test(text)) notes.add('Tweets embedded by their URL are shown as links (svc embeds no tweets)');
+  return undefined;
+}

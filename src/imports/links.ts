@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { articleUrl } from '../content/article-url.js';
+import type { Workspace } from '../workspaces/types.js';
+import { outsideCode } from './body-syntax.js';
+import type { ImportItem, ImportNotes } from './types.js';
+
+// A post links to another of the same blog by its source file (`./other.md`, `/blog/other.md`,
+// as Eleventy and editors write them), by its permalink, or by its old URL (`/posts/other/`,
+// `https://old.example/2020/01/other/`). Once both are here, the link points where svc serves
+// the other post; every target changed is listed once in a note.
+
+// A markdown link's or image's destination, and an HTML href; bounded by ) or ", so one pass.
+const MARKDOWN_LINK = /\]\(\s*<?[^()\s<>]+(?=>?(?:\s+["'][^"'\n]*["'])?\s*\))/g;
+const HTML_HREF = /\bhref=["'][^"'\s<>]+(?=["'])/gi;
+const SOURCE_FILE = /\.(md|markdown|mdx)$/i;
+const LISTS = new Set(['tag', 'tags', 'category', 'categories', 'author', 'authors', 'page', 'archive', 'archives', 'series']);
+
+export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string, notes: ImportNotes): void {
+  const bySlug = new Map<string, ImportItem>();
+  const byPath = new Map<string, ImportItem>();
+  const byFile = new Map<string, ImportItem>();
+  const byName = new Map<string, string[]>(); // file name -> imported files of that name
+  for (const item of items) {
+    const slug = item.input.slug;
+    if (!slug) continue;
+    bySlug.set(slug, item);
+    if (!item.file) continue;
+    const file = path.resolve(item.file);
+    byFile.set(file, item);
+    byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), file]);
+  }
+  if (bySlug.size < 2) return;
+  const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined;
+  for (const item of items) {
+    const old = item.oldUrl && item.input.slug ? pathOf(item.oldUrl, host) : undefined;
+    if (old) byPath.set(old, item);
+  }
+
+  const target = (href: string, from: ImportItem): ImportItem | undefined => {
+    const bare = href.split(/[?#]/)[0];
+    if (!bare) return undefined;
+    if (SOURCE_FILE.test(bare) && !/^[a-z][\w+.-]*:/i.test(bare)) {
+      let decoded = bare;
+      try {
+        decoded = decodeURI(bare);
+      } catch {
+        return undefined;
+      }
+      if (from.file && !decoded.startsWith('/')) {
+        const found = byFile.get(path.resolve(path.dirname(from.file), decoded));
+        if (found) return found;
+      }
+      // A path from the site's content root: the one imported file that ends with it.
+      const tail = path.sep + path.normalize(decoded.replace(/^\/+/, ''));
+      const matches = (byName.get(path.basename(tail)) ?? []).filter((file) => file.endsWith(tail));
+      return matches.length === 1 ? byFile.get(matches[0]) : undefined;
+    }
+    const p = pathOf(bare, host);
+    if (p === undefined) return undefined;
+    const byOld = byPath.get(p);
+    if (byOld) return byOld;
+    // The old site served each post under its slug (/posts/slug/, /2020/01/slug.html); lists are not posts.
+    const segments = p.split('/').filter(Boolean);
+    if (LISTS.has(segments[0]?.toLowerCase())) return undefined;
+    const last = segments.pop()?.replace(/\.html?$/i, '');
+    return last ? bySlug.get(last) : undefined;
+  };
+
+  for (const item of items) {
+    const body = item.input.bodyMarkdown;
+    if (!body || !/\]\(|href=/i.test(body)) continue;
+    // A match is the lead (`](` or `href="`) and the destination: the destination is what follows the lead.
+    const rewrite = (whole: string) => {
+      const [, lead, href] = /^(\]\(\s*<?|href=["'])(.*)$/is.exec(whole)!;
+      const to = target(href, item);
+      const url = to && to !== item ? articleUrl(ws, to.input.slug!) : null;
+      if (!url) return whole;
+      const hash = href.includes('#') ? href.slice(href.indexOf('#')) : '';
+      notes.relinked.set(href, url + hash);
+      return lead + url + hash;
+    };
+    item.input.bodyMarkdown = outsideCode(outsideCode(body, MARKDOWN_LINK, rewrite), HTML_HREF, rewrite);
+  }
+}
+
+/** The path of a link on the old site (root-relative, or absolute on its host), without a trailing slash; undefined elsewhere. */
+function pathOf(href: string, host: string | undefined): string | undefined {
+  if (/^[a-z][\w+.-]*:/i.test(href) || href.startsWith('//')) {
+    const absolute = href.startsWith('//') ? `https:${href}` : href;
+    if (!URL.canParse(absolute)) return undefined;
+    const u = new URL(absolute);
+    if (!/^https?:$/.test(u.protocol) || u.host !== host) return undefined;
+    return u.pathname.replace(/\/+$/, '') || undefined;
+  }
+  if (!href.startsWith('/')) return undefined;
+  return href.replace(/\/+$/, '') || undefined;
+}

@@ -7,7 +7,7 @@ import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrateRollback, migrationStatus } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsElsewhere, daemonsHere, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';

@@ -6,7 +6,7 @@ import { listMembers } from '../workspaces/members.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
 import { confirm } from './ask.js';
-import { act, WORKSPACE_OPTION } from './harness.js';
+import { act, servedBaseUrl, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
 export function registerApiKeys(program: Command, io: Io): void {
@@ -24,14 +24,15 @@ export function registerApiKeys(program: Command, io: Io): void {
         const ws = await workspace();
         const admin = await actingAdmin(app, ws, opts.user);
         const key = await createApiKey(app, { workspaceId: ws.id, userId: admin.userId, name: opts.name, scopes: opts.scopes });
-        out.result({ ...key, workspaceId: ws.id, user: admin.email }, () =>
+        const endpoint = `${servedBaseUrl(app.config, out)}/api/mcp`;
+        out.result({ ...key, workspaceId: ws.id, user: admin.email, endpoint }, () =>
           [
             `Created API key ${key.name} (${key.id}) for ${ws.name}, acting for ${admin.email}, scopes ${key.scopes.join(', ')}.`,
             '',
             `  ${key.key}`,
             '',
             'Copy it now: it is not stored and cannot be shown again.',
-            `Send it as "Authorization: Bearer <key>" to ${app.config.server.baseUrl}/api/mcp`,
+            `Send it as "Authorization: Bearer <key>" to ${endpoint}`,
           ].join('\n'),
         );
       }),

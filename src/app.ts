@@ -1,4 +1,6 @@
 import type { Config } from './config/schema.js';
+import { databaseSettingsHint } from './config/load.js';
+import { AppError } from './errors.js';
 import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
@@ -48,6 +50,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // A failed migration must not leave the pool open: the process would never exit.
     const applied = await migrateLatest(db, { log }).catch(async (err) => {
       if (!options.db) await db.destroy();
+      // The database layer knows the connection, not where its settings came from: the hint names them.
+      if (err instanceof AppError && err.code === 'database_unavailable') {
+        throw new AppError(err.code, err.status, err.message, { details: err.details, cause: err.cause, expose: err.expose, hint: databaseSettingsHint(config) });
+      }
       throw err;
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');

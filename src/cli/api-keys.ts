@@ -3,6 +3,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
 import { SCOPES } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { listMembers } from '../workspaces/members.js';
+import { withArticle } from '../workspaces/roles.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
 import { confirm } from './ask.js';
@@ -75,7 +76,7 @@ async function actingAdmin(app: App, ws: Workspace, email: string | undefined): 
   if (email) {
     const m = members.find((x) => x.email === email.trim().toLowerCase());
     if (!m) throw new AppError('not_member', 400, `${email} is not a member of ${ws.name}`, { hint: `Add them first: svc members add --workspace ${ws.name} --email ${email} --role admin` });
-    if (m.role !== 'admin') throw new AppError('forbidden', 403, `${email} is ${m.role === 'editor' ? 'an' : 'a'} ${m.role} of ${ws.name}; only an admin can own an API key`);
+    if (m.role !== 'admin') throw new AppError('forbidden', 403, `${email} is ${withArticle(m.role)} of ${ws.name}; only an admin can own an API key`);
     return m;
   }
   const admin = members.find((m) => m.role === 'admin');

@@ -248,3 +248,10 @@ export function settingSource(config: Pick<Config, 'sources'>, key: string): str
   const inFile = /^(.*): ([\w.]+)$/.exec(source);
   return inFile ? `${inFile[2]} in ${inFile[1]}` : source;
 }
+
+/** How to fix a database svc cannot open, naming the settings that chose it where they came from. */
+export function databaseSettingsHint(config: Pick<Config, 'sources' | 'database'>): string {
+  return config.database.client === 'pg'
+    ? `Check ${settingSource(config, 'database.url')} and that the server is running.`
+    : `Check ${settingSource(config, 'dataDir')} and ${settingSource(config, 'database.filename')}, and the file permissions.`;
+}

@@ -4,7 +4,7 @@ import { AppError, usageError } from '../errors.js';
 import type { ImportReport } from '../imports/service.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
-import { progressBar } from './progress.js';
+import { interruptionGuard, progressBar } from './progress.js';
 
 const SHOWN = 50;
 
@@ -29,6 +29,9 @@ export function registerImport(articles: Command, io: Io): void {
         if (opts.lang !== undefined && !/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/i.test(opts.lang)) throw usageError(`--lang takes a language code such as en, fr or zh-cn, not "${opts.lang}"`);
         // Loaded here: the format readers (turndown, an XML and a TOML parser) would slow every other command's start.
         const { importFiles } = await import('../imports/service.js');
+        const resumable = { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' };
+        // Reading and checking the files writes nothing, and a Ctrl-C there says so too.
+        const guard = interruptionGuard(io, 'Reading the files', resumable);
         const report = await importFiles(app, ws, args, {
           cwd: io.cwd,
           publish: opts.publish,
@@ -36,8 +39,8 @@ export function registerImport(articles: Command, io: Io): void {
           strict: opts.strict,
           baseUrl: opts.baseUrl,
           lang: opts.lang,
-          progress: (label, total) => progressBar(io, total, label, { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' }),
-        });
+          progress: (label, total) => progressBar(io, total, label, resumable),
+        }).finally(() => guard.done());
         for (const line of report.notes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, notes: report.notes };
         if (report.failed.length > 0) {

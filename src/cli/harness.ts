@@ -109,7 +109,7 @@ function refuseNewDatabaseBesideDaemon(config: Config): void {
  * daemon's unit), with a warning when this command's own differs; else this command's.
  */
 export function servedBaseUrl(config: Config, out: Output): string {
-  const served = daemonsHere(config).find((d) => d.served)?.served;
+  const served = daemonsServing(config).find((d) => d.served)?.served;
   if (!served) return config.server.baseUrl;
   if (served.baseUrl !== config.server.baseUrl) {
     out.note(
@@ -118,6 +118,9 @@ export function servedBaseUrl(config: Config, out: Output): string {
   }
   return served.baseUrl;
 }
+
+/** The daemons of this data directory serving the database `config` names. */
+export const daemonsServing = (config: Config) => daemonsHere(config);
 
 /** The daemons serving from this data directory right now (pid, database and webhook target settings of each). */
 export const runningDaemons = (config: Config) => liveDaemons(config.dataDir);

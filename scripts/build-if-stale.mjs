@@ -29,5 +29,6 @@ if (built === 0 || changed > built) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   console.error(built === 0 ? 'Building svc (first start)...' : 'Sources changed since the last build: building svc...');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-info.mjs')], { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

@@ -1,5 +1,7 @@
 import { createRenderer } from './articles/renderer.js';
 import type { Config } from './config/schema.js';
+import { databaseSettingsHint } from './config/load.js';
+import { AppError } from './errors.js';
 import type { Ctx } from './context.js';
 import { type Db, openDb } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
@@ -8,7 +10,7 @@ import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
@@ -51,6 +53,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // A failed migration must not leave the pool open: the process would never exit.
     const applied = await migrateLatest(db, { log }).catch(async (err) => {
       if (!options.db) await db.destroy();
+      // The database layer knows the connection, not where its settings came from: the hint names them.
+      if (err instanceof AppError && err.code === 'database_unavailable') {
+        throw new AppError(err.code, err.status, err.message, { details: err.details, cause: err.cause, expose: err.expose, hint: databaseSettingsHint(config) });
+      }
       throw err;
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');

@@ -3,11 +3,12 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../auth/api-keys.js';
 import { SCOPES } from '../auth/scopes.js';
 import { AppError } from '../errors.js';
 import { listMembers } from '../workspaces/members.js';
+import { withArticle } from '../workspaces/roles.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { App } from '../app.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { act, WORKSPACE_OPTION } from './harness.js';
+import { act, servedBaseUrl, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
 export function registerApiKeys(program: Command, io: Io): void {
@@ -25,14 +26,15 @@ export function registerApiKeys(program: Command, io: Io): void {
         const ws = await workspace();
         const admin = await actingAdmin(app, ws, opts.user);
         const key = await createApiKey(app, { workspaceId: ws.id, userId: admin.userId, name: opts.name, scopes: opts.scopes });
-        out.result({ ...key, workspaceId: ws.id, user: admin.email }, () =>
+        const endpoint = `${servedBaseUrl(app.config, out)}/api/mcp`;
+        out.result({ ...key, workspaceId: ws.id, user: admin.email, endpoint }, () =>
           [
             `Created API key ${key.name} (${key.id}) for ${ws.name}, acting for ${admin.email}, scopes ${key.scopes.join(', ')}.`,
             '',
             `  ${key.key}`,
             '',
             'Copy it now: it is not stored and cannot be shown again.',
-            `Send it as "Authorization: Bearer <key>" to ${app.config.server.baseUrl}/api/mcp`,
+            `Send it as "Authorization: Bearer <key>" to ${endpoint}`,
           ].join('\n'),
         );
       }),
@@ -75,7 +77,7 @@ async function actingAdmin(app: App, ws: Workspace, email: string | undefined): 
   if (email) {
     const m = members.find((x) => x.email === email.trim().toLowerCase());
     if (!m) throw new AppError('not_member', 400, `${email} is not a member of ${ws.name}`, { hint: `Add them first: svc members add --workspace ${ws.name} --email ${email} --role admin` });
-    if (m.role !== 'admin') throw new AppError('forbidden', 403, `${email} is ${m.role === 'editor' ? 'an' : 'a'} ${m.role} of ${ws.name}; only an admin can own an API key`);
+    if (m.role !== 'admin') throw new AppError('forbidden', 403, `${email} is ${withArticle(m.role)} of ${ws.name}; only an admin can own an API key`);
     return m;
   }
   const admin = members.find((m) => m.role === 'admin');

@@ -5,7 +5,7 @@ import { isTimeZone } from '../lib/datetime.js';
 import type { ImportReport } from '../imports/service.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
-import { progressBar } from './progress.js';
+import { interruptionGuard, progressBar } from './progress.js';
 
 const SHOWN = 50;
 
@@ -32,6 +32,9 @@ export function registerImport(articles: Command, io: Io): void {
         if (opts.timezone !== undefined && !isTimeZone(opts.timezone)) throw usageError(`--timezone takes a time zone name such as Europe/Berlin or America/New_York, not "${opts.timezone}"`);
         // Loaded here: the format readers (turndown, an XML and a TOML parser) would slow every other command's start.
         const { importFiles } = await import('../imports/service.js');
+        const resumable = { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' };
+        // Reading and checking the files writes nothing, and a Ctrl-C there says so too.
+        const guard = interruptionGuard(io, 'Reading the files', resumable);
         const report = await importFiles(app, ws, args, {
           cwd: io.cwd,
           publish: opts.publish,
@@ -40,8 +43,8 @@ export function registerImport(articles: Command, io: Io): void {
           baseUrl: opts.baseUrl,
           lang: opts.lang,
           timeZone: opts.timezone,
-          progress: (label, total) => progressBar(io, total, label, { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' }),
-        });
+          progress: (label, total) => progressBar(io, total, label, resumable),
+        }).finally(() => guard.done());
         for (const line of report.notes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, notes: report.notes };
         if (report.failed.length > 0) {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type NewBlogKey, generateBlogKey, regenerateBlogKey, revokeBlogKey, showBlogKey } from '../auth/blog-keys.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { act, WORKSPACE_OPTION } from './harness.js';
+import { act, servedBaseUrl, WORKSPACE_OPTION } from './harness.js';
 import type { Io, Output } from './io.js';
 
 /** `svc blog-key generate|regenerate|show|revoke`: the read-only key of the content API. */
@@ -16,7 +16,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const created = await generateBlogKey(app, await workspace());
-        printKey(out, created, 'Created', app.config.server.baseUrl);
+        printKey(out, created, 'Created', servedBaseUrl(app.config, out));
       }),
     );
 
@@ -29,7 +29,7 @@ export function registerBlogKeys(program: Command, io: Io): void {
       act<{ workspace?: string; yes?: boolean }>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
         await confirm(io, opts.yes, `Replace the blog key of ${ws.name}? Sites using the old key get 401 at once.`);
-        printKey(out, await regenerateBlogKey(app, ws), 'Regenerated', app.config.server.baseUrl);
+        printKey(out, await regenerateBlogKey(app, ws), 'Regenerated', servedBaseUrl(app.config, out));
       }),
     );
 
@@ -40,8 +40,8 @@ export function registerBlogKeys(program: Command, io: Io): void {
     .action(
       act<{ workspace?: string }>(io, async ({ app, out, workspace }) => {
         const info = await showBlogKey(app, await workspace());
-        out.result({ ...info, endpoint: `${app.config.server.baseUrl}/api/v1/content` }, () =>
-          [`Blog key of ${info.workspace}: ${info.hint}`, `  created:  ${info.createdAt}`, `  endpoint: ${app.config.server.baseUrl}/api/v1/content`].join('\n'),
+        const endpoint = `${servedBaseUrl(app.config, out)}/api/v1/content`;
+        out.result({ ...info, endpoint }, () => [`Blog key of ${info.workspace}: ${info.hint}`, `  created:  ${info.createdAt}`, `  endpoint: ${endpoint}`].join('\n'),
         );
       }),
     );

@@ -3,7 +3,7 @@ import { copyToPostgres, redact } from '../backup/copy-to-postgres.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
 import { formatMs } from './backup.js';
-import { commandLogger, configFor } from './harness.js';
+import { commandLogger, configFor, daemonsServing } from './harness.js';
 import { type Io, output } from './io.js';
 import { progressBar } from './progress.js';
 
@@ -19,6 +19,14 @@ export function registerDb(program: Command, io: Io): void {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
+      // The copy is of a snapshot: what a daemon still serving the file writes after it is not in it.
+      const serving = daemonsServing(config);
+      const again = `svc db copy --to ${redact(opts.to).replace(':***@', ':PASSWORD@')} --force`;
+      if (opts.force && serving.length > 0) {
+        out.note(
+          `warning: the svc daemon (pid ${serving.map((d) => d.pid).join(', ')}) still serves ${config.database.filename}: what it writes after this copy's snapshot is not copied. For the final copy, stop it first, then run this again.`,
+        );
+      }
       if (opts.force && config.database.client === 'sqlite3') await confirm(io, opts.yes, `Empty every svc table in ${redact(opts.to)} and replace it with the data of ${config.database.filename ?? 'this installation'}? The svc data the target holds now is lost.`);
       let bar: ReturnType<typeof progressBar> | null = null;
       const result = await copyToPostgres(config.database, opts.to, {
@@ -40,6 +48,10 @@ export function registerDb(program: Command, io: Io): void {
           '  database:',
           `    url: ${result.to.replace(':***@', ':PASSWORD@')}`,
           'then restart the daemon. (SVC_DATABASE_URL works too, but only where it is set: the daemon\'s unit and every shell that runs svc.)',
+          '',
+          serving.length > 0
+            ? `A daemon (pid ${serving.map((d) => d.pid).join(', ')}) served ${result.from} during this copy: what it wrote after the snapshot is not copied. To switch: stop it, run ${again} once more (the final, complete copy), set the URL as above, then start the daemon.`
+            : `If a daemon was serving ${result.from} meanwhile, its later writes are not copied: stop it, run ${again} once more (the final copy), then set the URL and start it.`,
         ].join('\n'),
       );
     });

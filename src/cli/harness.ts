@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, cannotReach, createApp, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
-import { loadConfig } from '../config/load.js';
+import { type App, cannotReach, createApp, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons } from '../app.js';
+import { loadConfig, settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
-import { usageError } from '../errors.js';
+import { AppError, usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type Io, type Output, output } from './io.js';
@@ -49,6 +50,7 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
     const config = configFor(io, opts);
     const out = output(io, Boolean(opts.json));
+    refuseNewDatabaseBesideDaemon(config);
     warnIfDaemonElsewhere(config, out);
     const app = await createApp({ config, log: commandLogger(io, config) }).catch(namingDatabase(config));
     try {
@@ -82,6 +84,52 @@ function warnIfDaemonElsewhere(config: Config, out: Output): void {
   }
   out.note('hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.');
 }
+
+/** Where svc looks for its config file, for hints. */
+export const CONFIG_SEARCH = '--config, SVC_CONFIG, /etc/svc/config.yaml, ./config.yaml';
+
+/**
+ * The daemon of this data directory serves another database and this command's SQLite file does
+ * not exist: going on would create a second, empty database that no daemon serves (a command
+ * run without the daemon's SVC_DATABASE_URL, or from a directory whose config.yaml is not the
+ * daemon's). Refused, naming the database served and the config file the daemon read.
+ */
+function refuseNewDatabaseBesideDaemon(config: Config): void {
+  if (config.database.client !== 'sqlite3' || existsSync(config.database.filename)) return;
+  const [daemon] = daemonsElsewhere(config);
+  if (!daemon) return;
+  const served = daemon.database.replace(/^sqlite:/, '');
+  throw new AppError(
+    'database_elsewhere',
+    409,
+    `The svc daemon of ${config.dataDir} (pid ${daemon.pid}) serves ${served}, but this command would create a new SQLite database ${config.database.filename} (${config.sources['database.filename'] ? settingSource(config, 'database.filename') : 'database.url is not set'}).`,
+    {
+      hint: daemon.configFile
+        ? `Run the command with the daemon's config: --config ${daemon.configFile} (or SVC_CONFIG=${daemon.configFile}).`
+        : `Give this command the daemon's database: database.url in a config file both read (${CONFIG_SEARCH}), or SVC_DATABASE_URL.`,
+      details: { served },
+    },
+  );
+}
+
+/**
+ * The public address to print (blog keys, API keys): the one the running daemon of this
+ * database serves, which may come from settings this command does not have (SVC_BASE_URL in the
+ * daemon's unit), with a warning when this command's own differs; else this command's.
+ */
+export function servedBaseUrl(config: Config, out: Output): string {
+  const served = daemonsServing(config).find((d) => d.served)?.served;
+  if (!served) return config.server.baseUrl;
+  if (served.baseUrl !== config.server.baseUrl) {
+    out.note(
+      `warning: the running daemon serves ${served.baseUrl}, but this command's server.baseUrl is ${config.server.baseUrl} (${settingSource(config, 'server.baseUrl')}); printing the daemon's. Put server.baseUrl in the config file both read (${CONFIG_SEARCH}).`,
+    );
+  }
+  return served.baseUrl;
+}
+
+/** The daemons of this data directory serving the database `config` names. */
+export const daemonsServing = (config: Config) => daemonsHere(config);
 
 /** The daemons serving from this data directory right now (pid, database and webhook target settings of each). */
 export const runningDaemons = (config: Config) => liveDaemons(config.dataDir);

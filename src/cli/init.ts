@@ -7,7 +7,9 @@ import { parseInput } from '../lib/validate.js';
 import type { Workspace } from '../workspaces/types.js';
 import { usageError } from '../errors.js';
 import { askNewPassword, askText, confirm } from './ask.js';
-import { act } from './harness.js';
+import { act, CONFIG_SEARCH } from './harness.js';
+import { redact } from '../backup/copy-to-postgres.js';
+import type { Config } from '../config/schema.js';
 import type { Io } from './io.js';
 
 interface InitOptions {
@@ -52,6 +54,7 @@ export function registerInit(program: Command, io: Io): void {
           [
             `Created user ${user.email} (${user.id})`,
             `Created workspace ${workspace.name} (${workspace.id}) with ${user.email} as admin`,
+            whereItLives(app.config),
             '',
             `Next: svc blog-key generate${w}   (content API key for your blog)`,
             `      svc articles import${w} posts/*.md`,
@@ -90,4 +93,15 @@ function safeHost(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where init wrote, and which config file chose it: the daemon and later commands find this
+ * database only through the same config (run from another directory without one, they would not).
+ */
+function whereItLives(config: Config): string {
+  const database = config.database.client === 'pg' ? redact(config.database.url!) : config.database.filename;
+  return config.source
+    ? `Database: ${database} (config file ${config.source})`
+    : `Database: ${database} (no config file; svc looks for one at ${CONFIG_SEARCH}: run svc serve and later commands with the same settings)`;
 }

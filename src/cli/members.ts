@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { addMember, removeMember, setMemberRole } from '../accounts/members.js';
+import { usageError } from '../errors.js';
 import { listMembers, parseRole } from '../workspaces/members.js';
+import type { Role } from '../workspaces/roles.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
@@ -20,7 +22,7 @@ export function registerMembers(program: Command, io: Io): void {
     .action(
       act<MemberOptions>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
-        const m = await addMember(app, ws.id, opts.email, parseRole(opts.role ?? 'editor'));
+        const m = await addMember(app, ws.id, opts.email, roleOption(opts.role ?? 'editor'));
         out.result(m, () => `${m.email} is now ${m.role} of ${ws.name}`);
       }),
     );
@@ -46,7 +48,7 @@ export function registerMembers(program: Command, io: Io): void {
     .action(
       act<MemberOptions>(io, async ({ app, opts, out, workspace }) => {
         const ws = await workspace();
-        const m = await setMemberRole(app, ws.id, opts.email, parseRole(opts.role!));
+        const m = await setMemberRole(app, ws.id, opts.email, roleOption(opts.role!));
         out.result(m, () => `${m.email} is now ${m.role} of ${ws.name}`);
       }),
     );
@@ -65,4 +67,13 @@ export function registerMembers(program: Command, io: Io): void {
         out.result(m, () => `Removed ${m.email} from ${ws.name}`);
       }),
     );
+}
+
+/** `--role`: an unknown role is a usage mistake (exit 2) like any bad flag value, in the domain's words. */
+function roleOption(value: string): Role {
+  try {
+    return parseRole(value);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
 }

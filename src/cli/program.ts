@@ -1,5 +1,5 @@
-import { Command, Option } from 'commander';
-import { VERSION } from '../version.js';
+import { Command, CommanderError, Option } from 'commander';
+import { VERSION, versionLine } from '../version.js';
 import type { Io } from './io.js';
 import { labelled } from './terminal-text.js';
 import { registerApiKeys } from './api-keys.js';
@@ -25,7 +25,12 @@ import { registerWorkspaces } from './workspaces.js';
 export function buildProgram(io: Io): Command {
   const program = new Command('svc')
     .description('svc: serve SEO articles to blogs (content API), AI agents (MCP) and webhook receivers')
-    .version(VERSION, '-v, --version')
+    // Not commander's .version(): the commit is looked up only when asked (it may start git).
+    .addOption(new Option('-v, --version', 'print the release and the commit it was built from'))
+    .on('option:version', () => {
+      io.stdout.write(`${versionLine()}\n`);
+      throw new CommanderError(0, 'commander.version', VERSION);
+    })
     .addOption(new Option('-c, --config <path>', 'config file (default: $SVC_CONFIG, else ./config.yaml if present)'))
     .option('--json', 'print results (and errors) as JSON on stdout')
     .showHelpAfterError('(run with --help for usage)')

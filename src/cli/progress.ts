@@ -11,6 +11,8 @@ interface Phase {
   count: number;
   total: number;
   rerun: string;
+  /** The whole command's guard (interruptionGuard): reported only when no phase has started. */
+  guard?: boolean;
 }
 
 /**
@@ -54,13 +56,35 @@ export function progressBar(io: Io, total: number, label: string, resumable?: Re
 }
 
 const active = new Set<Phase>();
+/** Phases finished while a guard is up: a Ctrl-C between two phases still reports them. */
+const completed: Phase[] = [];
 let onSigint: (() => void) | undefined;
+
+/**
+ * Ctrl-C anywhere in a bulk command says what was written, even nothing yet (reading the files,
+ * checking them) or between two phases, and that rerunning finishes the job; the phases' bars
+ * report their own counts. Call `done()` when the command ends.
+ */
+export function interruptionGuard(io: Io, label: string, resumable: Resumable): { done(): void } {
+  const guard: Phase = { label, count: 0, total: 0, rerun: resumable.rerun, guard: true };
+  interruptible(io, guard, false);
+  return {
+    done() {
+      completed.length = 0;
+      finished(guard);
+    },
+  };
+}
 
 const n = (x: number) => x.toLocaleString('en-US');
 
 /** The report printed on SIGINT: what each running phase wrote, and how to finish. */
-export function interruptedText(phases: Iterable<Phase>): string {
-  const lines = [...phases].map((p) => `${p.label}: ${n(p.count)} of ${n(p.total)} written before the interruption (each batch is written whole or not at all).`);
+export function interruptedText(all: Iterable<Phase>): string {
+  const started = [...all].filter((p) => !p.guard);
+  const phases = started.length > 0 ? started : [...all];
+  const lines = phases.map((p) =>
+    p.guard ? `${p.label}: nothing written yet.` : `${p.label}: ${n(p.count)} of ${n(p.total)} written before the interruption (each batch is written whole or not at all).`,
+  );
   const rerun = [...new Set([...phases].map((p) => p.rerun))].join('; ');
   return `interrupted: ${lines.join('\n')}\nRun the same command again to finish the job: ${rerun}.\n`;
 }
@@ -69,12 +93,13 @@ function interruptible(io: Io, phase: Phase, barShown: boolean): void {
   active.add(phase);
   if (onSigint) return;
   onSigint = () => {
-    const phases = [...active];
+    const phases = [...completed, ...active];
     active.clear();
+    completed.length = 0;
     process.removeListener('SIGINT', onSigint!);
     onSigint = undefined;
     if (io.json) {
-      const done = phases.map((p) => ({ phase: p.label, written: p.count, total: p.total }));
+      const done = phases.filter((p) => !p.guard).map((p) => ({ phase: p.label, written: p.count, total: p.total }));
       io.stdout.write(JSON.stringify({ error: { code: 'interrupted', message: interruptedText(phases).trim(), done } }, null, 2) + '\n');
     } else {
       io.stderr.write(`${barShown ? '\n' : ''}${interruptedText(phases)}`);
@@ -87,6 +112,7 @@ function interruptible(io: Io, phase: Phase, barShown: boolean): void {
 
 function finished(phase: Phase): void {
   active.delete(phase);
+  if (!phase.guard && [...active].some((p) => p.guard)) completed.push(phase);
   if (active.size === 0 && onSigint) {
     process.removeListener('SIGINT', onSigint);
     onSigint = undefined;

@@ -41,6 +41,8 @@ export function registerServe(program: Command, io: Io): void {
         const address = server.address() as AddressInfo;
         // With port 0 the default base URL names the port actually bound.
         if (config.server.port === 0) config = configFor(io, global, { ...flags, 'server.port': address.port });
+        // What it serves, for the CLI: `svc blog-key` prints this address, not its own guess.
+        recordDaemon(config, new Date(), { host: address.address, port: address.port, baseUrl: config.server.baseUrl });
         const log = createLogger(config.logging.level, io.stderr, { colour: io.colour });
 
         // 3. Migrate (waiting for any other process migrating the same database) and build the app.

@@ -57,14 +57,14 @@ export function registerUsers(program: Command, io: Io): void {
 
   users
     .command('remove')
-    .description('delete a user, their memberships, sessions and agent connections (refused for the last admin of a workspace)')
+    .description('delete a user with their memberships, API keys, sessions and agent connections (refused for the last admin of a workspace)')
     .requiredOption('--email <email>', 'the user')
     .option(...YES_OPTION)
     .action(
       act<{ email: string; yes?: boolean }>(io, async ({ app, opts, out }) => {
-        await confirm(io, opts.yes, `Delete user ${opts.email}?`);
+        await confirm(io, opts.yes, `Delete user ${opts.email} with their API keys, sessions and agent connections?`);
         const user = await removeUser(app, opts.email);
-        out.result(user, () => `Removed user ${user.email}`);
+        out.result(user, () => `Removed user ${user.email}: their memberships, API keys, sessions and agent connections are deleted`);
       }),
     );
 }

@@ -8,7 +8,7 @@ import { type Config, configSchema } from './schema.js';
 
 /**
  * Precedence, highest first: command-line flags -> SVC_* environment -> config file -> defaults.
- * The file is `--config`, else $SVC_CONFIG, else ./config.yaml when it exists, else none.
+ * The file is found by findConfigFile (the CLI and the daemon share it, so both read one file).
  * Every leaf key has a variable named after its path (webhooks.allowPrivateNetworks ->
  * SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS); ALIASES adds the short names operators type most.
  */
@@ -19,11 +19,18 @@ export const ALIASES: Record<string, string> = {
   SVC_LOG_LEVEL: 'logging.level',
 };
 
+/** The system-wide config file, read when neither --config nor SVC_CONFIG names one. */
+export const SYSTEM_CONFIG = '/etc/svc/config.yaml';
+/** The data directory of an installation configured by SYSTEM_CONFIG that names none. */
+export const SYSTEM_DATA_DIR = '/var/lib/svc';
+
 export interface LoadOptions {
   env: Record<string, string | undefined>;
   cwd: string;
   /** --config flag */
   configPath?: string;
+  /** Where the system-wide file is looked for (tests point it into a temp dir). */
+  systemConfig?: string;
   /** Flag overrides by key path, e.g. { 'server.port': 0 }. */
   overrides?: Record<string, unknown>;
 }
@@ -59,27 +66,41 @@ function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
 const envName = (parts: string[]) =>
   'SVC_' + parts.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
 
+/**
+ * Which config file svc reads, the same for every command and the daemon: `--config PATH`, else
+ * $SVC_CONFIG, else /etc/svc/config.yaml when it exists, else ./config.yaml when it exists, else
+ * none. `none` (flag or variable) reads no file: defaults and SVC_* only.
+ */
+export function findConfigFile(options: Pick<LoadOptions, 'env' | 'cwd' | 'configPath' | 'systemConfig'>): string | null {
+  const { env, cwd } = options;
+  const explicit = options.configPath ?? (env.SVC_CONFIG || undefined);
+  if (explicit === 'none') return null;
+  if (explicit) {
+    const file = path.resolve(cwd, explicit);
+    if (!existsSync(file)) {
+      const named = options.configPath !== undefined ? '--config' : 'SVC_CONFIG';
+      throw new AppError('config_invalid', 400, `Config file not found: ${file} (named by ${named})`, {
+        hint: `Check ${named}, or copy config.example.yaml there.`,
+      });
+    }
+    return file;
+  }
+  const system = options.systemConfig ?? SYSTEM_CONFIG;
+  if (existsSync(system)) return system;
+  const local = path.join(cwd, 'config.yaml');
+  return existsSync(local) ? local : null;
+}
+
 export function loadConfig(options: LoadOptions): Config {
   const { env, cwd } = options;
   const problems: string[] = [];
-  const explicit = options.configPath ?? env.SVC_CONFIG;
-  let file: string | null = null;
+  const file = findConfigFile(options);
   let raw: Record<string, unknown> = {};
-  if (explicit) {
-    file = path.resolve(cwd, explicit);
-    if (!existsSync(file)) {
-      throw new AppError('config_invalid', 400, `Config file not found: ${file}`, {
-        hint: 'Check --config / SVC_CONFIG, or copy config.example.yaml to config.yaml.',
-      });
-    }
-  } else if (existsSync(path.join(cwd, 'config.yaml'))) {
-    file = path.join(cwd, 'config.yaml');
-  }
   if (file) raw = readYaml(file);
 
   const sources = new Map<string, string>();
   for (const leaf of configLeaves()) {
-    if (getPath(raw, leaf.path) !== undefined) sources.set(leaf.path, `${path.basename(file!)}: ${leaf.path}`);
+    if (getPath(raw, leaf.path) !== undefined) sources.set(leaf.path, `${file}: ${leaf.path}`);
   }
   const byPath = new Map(configLeaves().map((l) => [l.path, l]));
   const envEntries: Array<[string, string]> = [];
@@ -110,7 +131,7 @@ export function loadConfig(options: LoadOptions): Config {
   if (!result.success) {
     for (const issue of result.error.issues) {
       const key = issue.path.join('.');
-      const where = sources.get(key) ?? (file ? `${path.basename(file)}: ${key || '(top level)'}` : key);
+      const where = sources.get(key) ?? (file ? `${file}: ${key || '(top level)'}` : key);
       const message =
         issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
       problems.push(`${where}: ${message}`);
@@ -122,7 +143,16 @@ export function loadConfig(options: LoadOptions): Config {
     });
   }
   const cfg = result.data!;
-  const dataDir = path.resolve(cwd, cfg.dataDir);
+  // A data directory is found the way the config file is, whatever the working directory: a
+  // relative one in a file is relative to that file; the system file's default is /var/lib/svc.
+  const dataDirFromFile = sources.get('dataDir')?.startsWith(`${file}:`);
+  const dataDir = dataDirFromFile
+    ? path.resolve(path.dirname(file!), cfg.dataDir)
+    : sources.has('dataDir') || !file
+      ? path.resolve(cwd, cfg.dataDir)
+      : file === (options.systemConfig ?? SYSTEM_CONFIG)
+        ? SYSTEM_DATA_DIR
+        : path.resolve(path.dirname(file), cfg.dataDir);
   if (cfg.database.client === 'pg' && !cfg.database.url) {
     throw new AppError('config_invalid', 400, 'Invalid configuration:\n  - database.url: required when database.client is pg', {
       hint: 'Set SVC_DATABASE_URL=postgres://user@host:5432/db',
@@ -136,6 +166,7 @@ export function loadConfig(options: LoadOptions): Config {
     server: { ...cfg.server, baseUrl: (cfg.server.baseUrl ?? `http://${publicHost}:${cfg.server.port}`).replace(/\/+$/, '') },
     database: { ...cfg.database, filename: path.resolve(dataDir, cfg.database.filename ?? 'svc.sqlite') },
     source: file,
+    sources: Object.fromEntries(sources),
     unknownEnv: unknownVariables(env, new Set(envEntries.map(([name]) => name))),
   };
   return deepFreeze(config);
@@ -208,4 +239,19 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** Where a setting came from, for messages: `SVC_DATABASE_URL`, `database.url in /etc/svc/config.yaml`, `--port`, or `the default`. */
+export function settingSource(config: Pick<Config, 'sources'>, key: string): string {
+  const source = config.sources[key];
+  if (!source) return `the default ${key}`;
+  const inFile = /^(.*): ([\w.]+)$/.exec(source);
+  return inFile ? `${inFile[2]} in ${inFile[1]}` : source;
+}
+
+/** How to fix a database svc cannot open, naming the settings that chose it where they came from. */
+export function databaseSettingsHint(config: Pick<Config, 'sources' | 'database'>): string {
+  return config.database.client === 'pg'
+    ? `Check ${settingSource(config, 'database.url')} and that the server is running.`
+    : `Check ${settingSource(config, 'dataDir')} and ${settingSource(config, 'database.filename')}, and the file permissions.`;
 }

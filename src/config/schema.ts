@@ -267,6 +267,8 @@ export type Config = z.output<typeof configSchema> & {
   database: z.output<typeof configSchema>['database'] & { filename: string };
   /** Path of the config file that was read, if any. */
   source: string | null;
+  /** Where each setting that is not a default came from: `<file>: <key>`, an SVC_* variable or a flag. */
+  sources: Record<string, string>;
   /** SVC_* variables that name no setting (likely typos); the daemon logs them at start. */
   unknownEnv: string[];
 };

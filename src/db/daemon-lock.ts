@@ -54,16 +54,30 @@ export interface DaemonRecord {
   since: string;
   /** The daemon's webhook target settings, read once at its start (`svc webhook set` says when they refuse a receiver). */
   webhooks: { allowPrivateNetworks: boolean; allowedHosts: string[] };
+  /** Where it listens and the public address it serves, once bound (the CLI prints that address). */
+  served?: { host: string; port: number; baseUrl: string };
+  /** The config file it read, or null. */
+  configFile?: string | null;
 }
 
 export const databaseIdentity = (database: Config['database']) =>
   database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
 
-/** Write this daemon's record (clearing those of daemons that are gone); the returned function removes it. */
-export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webhooks'>, now: Date): () => void {
+/**
+ * Write this daemon's record (clearing those of daemons that are gone); the returned function
+ * removes it. Written again with `served` once the port is bound.
+ */
+export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webhooks' | 'source'>, now: Date, served?: DaemonRecord['served']): () => void {
   const file = daemonRecordFile(config.dataDir);
   const { allowPrivateNetworks, allowedHosts } = config.webhooks;
-  const record: DaemonRecord = { pid: process.pid, database: databaseIdentity(config.database), since: now.toISOString(), webhooks: { allowPrivateNetworks, allowedHosts } };
+  const record: DaemonRecord = {
+    pid: process.pid,
+    database: databaseIdentity(config.database),
+    since: now.toISOString(),
+    webhooks: { allowPrivateNetworks, allowedHosts },
+    ...(served ? { served } : {}),
+    configFile: config.source,
+  };
   try {
     ensurePrivateDir(config.dataDir);
     for (const { file: stale } of daemonRecords(config.dataDir).filter((r) => !processAlive(r.record.pid))) rmSync(stale, { force: true });
@@ -78,6 +92,12 @@ export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webh
 export function daemonsElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord[] {
   const mine = databaseIdentity(config.database);
   return liveDaemons(config.dataDir).filter((r) => r.database !== mine);
+}
+
+/** The live daemons of this data directory that serve the same database as `config`. */
+export function daemonsHere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord[] {
+  const mine = databaseIdentity(config.database);
+  return liveDaemons(config.dataDir).filter((r) => r.database === mine);
 }
 
 /** The records of the daemons serving from this data directory whose process lives, oldest pid first. */

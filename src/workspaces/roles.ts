@@ -10,4 +10,7 @@ export const roleAtLeast = (role: Role, min: Role): boolean => ROLES.indexOf(rol
 export const NOT_A_MEMBER = 'You are no longer a member of this workspace';
 
 /** The one refusal for a role below what an action needs, naming both roles (CLI, HTTP, MCP). */
-export const roleRefusal = (min: Role, role: Role): string => `This needs the ${min} role; you are ${role === 'admin' ? 'an' : 'a'} ${role} in this workspace`;
+export const roleRefusal = (min: Role, role: Role): string => `This needs the ${min} role; you are ${withArticle(role)} in this workspace`;
+
+/** `an admin`, `an editor`, `a viewer`. */
+export const withArticle = (role: Role): string => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;

@@ -12,7 +12,7 @@ describe('the svc binary', { timeout: 90_000 }, () => {
   it('--version, --help, and usage mistakes (exit 2)', async () => {
     const box = await sandbox();
     const version = await box.spawn(['--version']);
-    expect(version).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    expect(version).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^svc ${VERSION.replace(/\./g, '\\.')} \\(([0-9a-f]{7,}|unknown)\\)\n$`)) });
     const help = await box.spawn(['--help']);
     expect(help.code).toBe(0);
     for (const cmd of ['serve', 'migrate', 'init', 'users', 'workspaces', 'members', 'articles']) expect(help.stdout).toMatch(new RegExp(`\\n  ${cmd}\\b`));
@@ -60,7 +60,7 @@ describe('the svc binary', { timeout: 90_000 }, () => {
   it('bad configuration: every problem named, exit 1, no stack trace', async () => {
     const box = await sandbox();
     writeFileSync(path.join(box.dir, 'config.yaml'), 'server:\n  port: 99999\n  colour: blue\n');
-    const r = await box.spawn(['users', 'list'], { env: { SVC_LOG_LEVEL: 'chatty' } });
+    const r = await box.spawn(['users', 'list'], { env: { SVC_LOG_LEVEL: 'chatty', SVC_CONFIG: 'config.yaml' } });
     expectCleanError(r, 1, 'error: Invalid configuration:\n');
     expect(r.stderr).toContain('config.yaml: server.port: must be at most 65535');
     expect(r.stderr).toContain('config.yaml: server: unknown key "colour"');

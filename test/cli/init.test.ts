@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import prompts from 'prompts';
 import { describe, expect, it } from 'vitest';
 import { expectCleanError, sandbox } from './sandbox.js';
@@ -30,6 +32,13 @@ describe('svc init', () => {
     const r = await box.cli(['init', '--email', 'a@example.com', '--password', 'owner-password', '--website', 'https://www.example.org', '--workspace', 'Example Org']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Created user a@example\.com \(usr_\w+\)\nCreated workspace Example Org \(ws_\w+\) with a@example\.com as admin/);
+    // Where it wrote, and what chose it: later commands must find the same database.
+    const database = box.env.SVC_DATABASE_URL ? box.env.SVC_DATABASE_URL.replace(/:[^:@/]+@/, ':***@') : `${box.dir}/svc.sqlite`;
+    expect(r.stdout).toContain(`\nDatabase: ${database} (no config file; svc looks for one at --config, SVC_CONFIG, /etc/svc/config.yaml, ./config.yaml: run svc serve and later commands with the same settings)\n`);
+    const file = path.join(box.dir, 'svc.yaml');
+    writeFileSync(file, 'server: { port: 9999 }\n');
+    const another = await box.cli(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://b.example'], { env: { SVC_CONFIG: file } });
+    expect(another.stdout).toContain(`\nDatabase: ${database} (config file ${file})\n`);
     expect(r.stdout).toContain('svc articles import');
   });
 

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
@@ -46,6 +47,25 @@ describe('Ctrl-C during bulk work (issue 24)', () => {
     expect(again.json().counts).toMatchObject({ imported: total - written, already: written });
     expect(await count()).toBe(total);
   }, 180_000);
+
+  it('import: Ctrl-C while it still reads the files says nothing was written yet, and that a rerun does the job', async () => {
+    const box = await initialised();
+    // A named pipe as the post: svc blocks reading it until the test writes, so the signal surely lands while it reads.
+    execFileSync('mkfifo', [path.join(box.dir, 'slow.md')]);
+    const child = spawn(process.execPath, [BIN, 'articles', 'import', 'slow.md'], { cwd: box.dir, env: { PATH: process.env.PATH ?? '', HOME: box.dir, CI: 'true', ...box.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    // Opening the pipe to write completes once svc has opened it to read.
+    const writer = await open(path.join(box.dir, 'slow.md'), 'w');
+    child.kill('SIGINT');
+    const r = await ended;
+    await writer.close();
+    expect(r.signal, stderr).toBe('SIGINT');
+    expect(stderr).toBe('interrupted: Reading the files: nothing written yet.\nRun the same command again to finish the job: posts already imported are skipped.\n');
+    const app = await box.app();
+    expect(Number((await app.db('articles').count({ n: '*' }).first())?.n)).toBe(0);
+  }, 60_000);
 
   it('publish --all-drafts: the same report; --json makes it JSON on stdout', async () => {
     const box = await initialised();

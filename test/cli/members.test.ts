@@ -23,7 +23,8 @@ describe('svc members', () => {
 
   it('refuses bad input with a clear message', async () => {
     const box = await initialised();
-    expectCleanError(await box.cli(['members', 'add', '--email', 'owner@example.com', '--role', 'boss']), 1, 'error: Unknown role "boss": use admin, editor or viewer');
+    expectCleanError(await box.cli(['members', 'add', '--email', 'owner@example.com', '--role', 'boss']), 2, 'error: Unknown role "boss": use admin, editor or viewer');
+    expectCleanError(await box.cli(['members', 'set-role', '--email', 'owner@example.com', '--role', 'Admin']), 2, 'error: Unknown role "Admin": use admin, editor or viewer');
     expectCleanError(await box.cli(['members', 'add', '--email', 'ghost@example.com']), 1, 'error: User "ghost@example.com" not found');
     expectCleanError(await box.cli(['members', 'add', '--email', 'not an email']), 1, 'not a valid email address');
     expectCleanError(await box.cli(['members', 'add', '-w', 'nope.example', '--email', 'owner@example.com']), 1, 'error: Workspace "nope.example" not found\nhint: List workspaces with: svc workspaces list');

@@ -96,7 +96,9 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('svc serve on a real terminal (script(1) gives it one) logs human lines', () => {
     // The daemon starts, logs, and is stopped by the 15 s timeout of script's child.
     const r = spawnSync('script', ['-qec', `timeout -s INT 15 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DATA_DIR: tempDir('svc-tty-'), NO_COLOR: '1', TERM: 'xterm' },
+      // In a directory of its own with no config file: never the repository's (or /etc/svc's) config.yaml.
+      cwd: tempDir('svc-tty-'),
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG: 'none', SVC_DATA_DIR: 'data', NO_COLOR: '1', TERM: 'xterm' },
       encoding: 'utf8',
       timeout: 30_000,
     });

@@ -27,7 +27,7 @@ describe('svc users', () => {
 
     const removed = await box.cli(['users', 'remove', '--email', 'ann@example.com', '--yes']);
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toBe('Removed user ann@example.com\n');
+    expect(removed.stdout).toBe('Removed user ann@example.com: their memberships, API keys, sessions and agent connections are deleted\n');
     expect(await box.json(['users', 'list'])).toEqual([]);
   });
 
@@ -70,7 +70,7 @@ describe('svc users', () => {
   it('remove needs --yes without a terminal, and asks on one', async () => {
     const box = await sandbox();
     await box.json(['users', 'add', '--email', 'a@example.com', '--password', 'long-enough']);
-    expectCleanError(await box.cli(['users', 'remove', '--email', 'a@example.com']), 2, 'error: Delete user a@example.com? Refusing without --yes (no terminal to confirm on).\nhint: Pass --yes to confirm.');
+    expectCleanError(await box.cli(['users', 'remove', '--email', 'a@example.com']), 2, 'error: Delete user a@example.com with their API keys, sessions and agent connections? Refusing without --yes (no terminal to confirm on).\nhint: Pass --yes to confirm.');
     prompts.inject([false]);
     expectCleanError(await box.cli(['users', 'remove', '--email', 'a@example.com'], { interactive: true }), 2, 'error: Cancelled');
     expect(await box.json(['users', 'list'])).toHaveLength(1);

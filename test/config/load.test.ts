@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALIASES, configLeaves, loadConfig } from '../../src/config/load.js';
+import { ALIASES, SYSTEM_DATA_DIR, configLeaves, loadConfig, settingSource } from '../../src/config/load.js';
 import { AppError } from '../../src/errors.js';
 import { tempDir } from '../helpers/env.js';
 
@@ -52,7 +52,54 @@ describe('config: locating the file', () => {
     const dir = tempDir();
     const err = loadError(() => loadConfig({ env: { SVC_CONFIG: 'missing.yaml' }, cwd: dir }));
     expect(err.code).toBe('config_invalid');
-    expect(err.message).toBe(`Config file not found: ${path.join(dir, 'missing.yaml')}`);
+    expect(err.message).toBe(`Config file not found: ${path.join(dir, 'missing.yaml')} (named by SVC_CONFIG)`);
+    expect(loadError(() => loadConfig({ env: {}, cwd: dir, configPath: 'missing.yaml' })).message).toContain('(named by --config)');
+  });
+
+  it('one search order for the CLI and the daemon: --config, SVC_CONFIG, the system file, then ./config.yaml; none reads no file', () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    const systemConfig = path.join(dir, 'etc-svc-config.yaml');
+    writeFileSync(path.join(elsewhere, 'config.yaml'), 'server: { port: 1111 }\n');
+    writeFileSync(path.join(dir, 'named.yaml'), 'server: { port: 2222 }\n');
+    // No system file: the working directory's.
+    expect(loadConfig({ env: {}, cwd: elsewhere, systemConfig }).server.port).toBe(1111);
+    writeFileSync(systemConfig, 'server: { port: 3333 }\n');
+    // The system file is the same from any working directory, a config.yaml there included.
+    expect(loadConfig({ env: {}, cwd: elsewhere, systemConfig })).toMatchObject({ source: systemConfig, server: { port: 3333 } });
+    expect(loadConfig({ env: { SVC_CONFIG: path.join(dir, 'named.yaml') }, cwd: elsewhere, systemConfig }).server.port).toBe(2222);
+    expect(loadConfig({ env: {}, cwd: elsewhere, systemConfig, configPath: path.join(dir, 'named.yaml') }).server.port).toBe(2222);
+    const none = loadConfig({ env: { SVC_CONFIG: 'none' }, cwd: elsewhere, systemConfig });
+    expect(none).toMatchObject({ source: null, server: { port: 8080 } });
+    expect(loadConfig({ env: {}, cwd: elsewhere, systemConfig, configPath: 'none' }).source).toBeNull();
+  });
+
+  it('finds the data directory the way it finds the file, whatever the working directory', () => {
+    const dir = tempDir();
+    const cwd = tempDir();
+    const systemConfig = path.join(dir, 'system.yaml');
+    writeFileSync(systemConfig, 'server: { port: 3333 }\n');
+    // The system file without dataDir: /var/lib/svc; SVC_DATA_DIR still wins (relative to the working directory).
+    expect(loadConfig({ env: {}, cwd, systemConfig }).dataDir).toBe(SYSTEM_DATA_DIR);
+    expect(loadConfig({ env: { SVC_DATA_DIR: 'here' }, cwd, systemConfig }).dataDir).toBe(path.join(cwd, 'here'));
+    // A named file: a relative dataDir (or the default ./data) is relative to the file, not to the working directory.
+    writeFileSync(path.join(dir, 'plain.yaml'), 'server: { port: 1 }\n');
+    writeFileSync(path.join(dir, 'relative.yaml'), 'dataDir: state\n');
+    expect(loadConfig({ env: {}, cwd, systemConfig, configPath: path.join(dir, 'plain.yaml') }).dataDir).toBe(path.join(dir, 'data'));
+    const relative = loadConfig({ env: {}, cwd, systemConfig, configPath: path.join(dir, 'relative.yaml') });
+    expect(relative.dataDir).toBe(path.join(dir, 'state'));
+    expect(relative.database.filename).toBe(path.join(dir, 'state', 'svc.sqlite'));
+  });
+
+  it('knows where each setting came from, for messages', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.yaml');
+    writeFileSync(file, 'database: { url: "postgres://svc@127.0.0.1:1/svc" }\nserver: { port: 9000 }\n');
+    const c = loadConfig({ env: { SVC_BASE_URL: 'https://svc.example.org' }, cwd: dir, configPath: file, overrides: { 'server.host': '127.0.0.2' } });
+    expect(settingSource(c, 'database.url')).toBe(`database.url in ${file}`);
+    expect(settingSource(c, 'server.baseUrl')).toBe('SVC_BASE_URL');
+    expect(settingSource(c, 'server.host')).toBe('--host');
+    expect(settingSource(c, 'dataDir')).toBe('the default dataDir');
   });
 
   it('an empty file means defaults', () => {
@@ -186,11 +233,11 @@ describe('config: validation', () => {
     const lines = err.message.split('\n').slice(1).map((l) => l.trim());
     expect(lines).toEqual(
       expect.arrayContaining([
-        '- svc.yaml: server.port: must be at most 65535',
-        '- svc.yaml: server: unknown key "bogus"',
-        '- svc.yaml: webhooks.concurrency: must be at least 1',
-        '- svc.yaml: webhooks.retrySchedule.1: "later" is not a duration (use e.g. 500ms, 30s, 2m, 1h, 5d)',
-        '- svc.yaml: (top level): unknown key "extra"',
+        `- ${path.join(dir, 'svc.yaml')}: server.port: must be at most 65535`,
+        `- ${path.join(dir, 'svc.yaml')}: server: unknown key "bogus"`,
+        `- ${path.join(dir, 'svc.yaml')}: webhooks.concurrency: must be at least 1`,
+        `- ${path.join(dir, 'svc.yaml')}: webhooks.retrySchedule.1: "later" is not a duration (use e.g. 500ms, 30s, 2m, 1h, 5d)`,
+        `- ${path.join(dir, 'svc.yaml')}: (top level): unknown key "extra"`,
       ]),
     );
     expect(lines).toHaveLength(5);

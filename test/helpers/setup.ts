@@ -2,6 +2,12 @@ import { afterAll } from 'vitest';
 import { runAfterFile } from './cleanup.js';
 import net from 'node:net';
 
+// Tests never see the machine's svc settings: an operator's SVC_* (a production database URL)
+// must not reach a test's daemon or CLI. SVC_TEST_* are the suite's own switches.
+for (const name of Object.keys(process.env)) {
+  if (name.startsWith('SVC_') && !name.startsWith('SVC_TEST_')) delete process.env[name];
+}
+
 // Tests talk to loopback only: any other outbound connection fails the test.
 const original = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function (this: net.Socket, ...args: any[]) {

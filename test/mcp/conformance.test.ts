@@ -11,6 +11,7 @@ import {
   ListToolsResultSchema,
   ReadResourceResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
@@ -118,6 +119,13 @@ describe('conformance: tools (tools-list, tools-call-error)', () => {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
     }
+  });
+
+  it('docs/mcp.md has a row for every tool the server lists, and none for a tool it does not', async () => {
+    const { tools } = (await request('tools/list')).body.result as { tools: Array<{ name: string }> };
+    const doc = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+    const documented = [...doc.matchAll(/^\| `([a-z_]+)` \| (?:read|content|publish) \|/gm)].map((m) => m[1]);
+    expect(documented.sort()).toEqual(tools.map((t) => t.name).sort());
   });
 
   it('a failing tool answers isError with a text saying why', async () => {

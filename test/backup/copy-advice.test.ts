@@ -19,13 +19,13 @@ describe.runIf(await pgAvailable())('svc db copy while a daemon serves the SQLit
     expect(first.stdout).toContain(`A daemon (pid ${pid}) served ${dir}/svc.sqlite during this copy: what it wrote after the snapshot is not copied. To switch: stop it, run svc db copy --to ${to} --force once more (the final, complete copy)`);
 
     // The "final" copy while the daemon still serves: done (it may be a rehearsal), with a warning.
-    const early = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir });
+    const early = await runCli(['db', 'copy', '--to', to, '--force', '--yes'], { env, cwd: dir });
     expect(early.code, early.stderr).toBe(0);
     expect(early.stderr).toContain(`warning: the svc daemon (pid ${pid}) still serves ${dir}/svc.sqlite: what it writes after this copy's snapshot is not copied. For the final copy, stop it first, then run this again.`);
 
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
-    const final = await runCli(['db', 'copy', '--to', to, '--force'], { env, cwd: dir });
+    const final = await runCli(['db', 'copy', '--to', to, '--force', '--yes'], { env, cwd: dir });
     expect(final.code, final.stderr).toBe(0);
     expect(final.stderr).toBe('');
     expect(final.stdout).toContain(`If a daemon was serving ${dir}/svc.sqlite meanwhile`);

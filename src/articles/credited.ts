@@ -17,9 +17,9 @@ export async function auditArticleSpendingCredit(ctx: Ctx, ws: Workspace, ref: s
   const auditedAt = ctx.clock.now().toISOString();
   await withTransaction(ctx.db, async (trx) => {
     await spendCredit(trx, ws, 'audits', ctx.clock.now());
-    await saveAudit(trx, ws.id, article.id, audit, auditedAt);
+    await saveAudit(trx, ws.id, article.id, audit, auditedAt, article.revision);
   });
-  return { article: { ...article, seoScore: audit.score }, audit, auditedAt };
+  return { article: { ...article, seoScore: audit.score, auditedRevision: article.revision }, audit, auditedAt };
 }
 
 /** The latest stored audit of an article, if it was ever audited. */

@@ -17,7 +17,7 @@ describe('MCP tool input schemas', () => {
     const agent = await connect(d, await key());
     const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
     const keys = (name: string) => Object.keys(schemas[name].properties ?? {}).sort();
-    expect(keys('create_article')).toEqual(Object.keys(articleCreateInput.shape).sort());
+    expect(keys('create_article')).toEqual([...Object.keys(articleCreateInput.shape), 'allowDuplicate'].sort()); // allowDuplicate: the agent's retry guard
     expect(keys('update_article')).toEqual(['id', ...Object.keys(articleUpdateInput.shape)].sort());
     expect(keys('list_articles')).toEqual([...Object.keys(articleListInput.shape), 'query'].sort()); // query: the content API's search (content/search-terms.ts)
     const create = schemas.create_article.properties!;

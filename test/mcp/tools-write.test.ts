@@ -149,7 +149,7 @@ describe('MCP publishing tools', () => {
     expect(nowhere).toMatchObject({ isError: true, text: `Workspace ${ws.name} has nowhere to publish to` });
     const blog = await generateBlogKey(d.app, ws);
     const first = await agent.call('publish_article', { slug: a.slug });
-    expect(first.text).toBe(`Published "Ship it" (${a.slug}) to headless (first publish).`);
+    expect(first.text).toBe(`Published "Ship it" (${a.slug}) to headless (first publish). Live at https://example.com/blog/${a.slug}.`);
     const live = await fetch(`${d.url}/api/v1/content/articles/${a.slug}`, { headers: { Authorization: `Bearer ${blog.key}` } });
     expect(live.status).toBe(200);
     expect((await agent.call('publish_article', { id: a.id })).text).toContain('to headless (updated)');
@@ -170,11 +170,11 @@ describe('MCP publishing tools', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     afterFile(() => new Promise<void>((r) => receiver.close(() => r())));
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ overrides: { 'mcp.publishWait': '200ms' } }); // no worker runs: the first attempt never comes
     await setWebhook(d.app, ws, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
     const a = await seedArticle(d.app, ws, { title: 'Webhook post' });
     const agent = await connect(d, await key(['read', 'publish']));
-    expect((await agent.call('publish_article', { id: a.id })).text).toContain('to webhook (first publish). The webhook delivery is queued.');
+    expect((await agent.call('publish_article', { id: a.id })).text).toContain('to webhook (first publish). The webhook delivery is still pending: not tried within 0.2s.');
     const refused = await agent.call('unpublish_article', { id: a.id });
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/^The webhook receiver did not confirm the unpublish: .*503.*The article stays published\.$/s);

@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { CONTENT_TYPE_NAMES } from '../../articles/categories.js';
 import {
   type ArticleCreateInput,
@@ -14,9 +15,10 @@ import { searchPublishedArticles } from '../../content/search.js';
 import { QUERY_MAX_LENGTH, searchQueryInput } from '../../content/search-terms.js';
 import { invalidInput } from '../../errors.js';
 import { describePublishError } from '../../publishing/failures.js';
+import { describeState, publicationState } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
-import { ARTICLE_REF, articleRef, articleRefInput, detail, refOf, summary, summaryLine } from './present.js';
+import { ARTICLE_REF, articleRef, articleRefInput, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
 
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
 const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
@@ -41,7 +43,10 @@ const LIST = toolInput('list options', { ...articleListInput.shape, query: searc
   limit: 'How many to return. Default 50.',
   offset: 'How many to skip (for the next page use offset + limit). Default 0.',
 });
-const CREATE = toolInput('article', articleCreateInput.shape, FIELDS);
+const CREATE = toolInput('article', { ...articleCreateInput.shape, allowDuplicate: z.boolean().optional() }, {
+  ...FIELDS,
+  allowDuplicate: 'Create it even when an article with the same title exists (it then gets a numbered slug). Default false: refused, so a retried call makes no copy.',
+});
 const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.shape }, {
   ...FIELDS,
   id: ARTICLE_REF.id,
@@ -60,7 +65,8 @@ async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: str
     ? `No published articles match "${args.query}"${offset ? ` after offset ${offset}` : ''} (total ${found.total}).`
     : `Published articles matching "${args.query}", best first, ${offset + 1}-${offset + shown} of ${found.total}:`;
   const more = offset + shown < found.total ? `\nMore: call again with offset ${offset + shown}.` : '';
-  return text([head, ...found.articles.map(summaryLine)].join('\n') + more, { total: found.total, limit, offset, articles: found.articles.map(summary) });
+  const listed = await summaries(env, found.articles);
+  return text([head, ...found.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, { total: found.total, limit, offset, articles: listed });
 }
 
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {
@@ -82,11 +88,12 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         ? `No ${args.status ? `${args.status} ` : ''}articles${page.offset ? ` after offset ${page.offset}` : ''} (total ${page.total}).`
         : `Articles ${page.offset + 1}-${page.offset + shown} of ${page.total}${args.status ? ` (${args.status})` : ''}:`;
       const more = page.offset + shown < page.total ? `\nMore: call again with offset ${page.offset + shown}.` : '';
-      return text([head, ...page.articles.map(summaryLine)].join('\n') + more, {
+      const listed = await summaries(env, page.articles);
+      return text([head, ...page.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, {
         total: page.total,
         limit: page.limit,
         offset: page.offset,
-        articles: page.articles.map(summary),
+        articles: listed,
       });
     }),
   );
@@ -101,16 +108,18 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     },
     gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string }) => {
       const a = await getArticle(env.app, ws, refOf(args));
+      const state = await publicationState(env.app, ws, a);
       const head = [
         `# ${a.title}`,
-        `id: ${a.id} | slug: ${a.slug} | status: ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}`,
+        `id: ${a.id} | slug: ${a.slug} | status: ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}${isScoreStale(a) ? ' (stale: edited since the audit; run audit_article again)' : ''}`,
+        `publication: ${describeState(state)}`,
         ...(a.publishError ? [`Attention: ${describePublishError(a)}`] : []),
         `focus keyword: ${a.focusKeyword ?? '-'} | secondary: ${a.secondaryKeywords.join(', ') || '-'}`,
         `meta title: ${a.metaTitle ?? '-'}`,
         `meta description: ${a.metaDescription ?? '-'}`,
         `target length: ${a.targetLength || '-'} | image: ${a.featuredImageUrl ?? '-'} | author: ${a.author ?? '-'}`,
       ];
-      return text(`${head.join('\n')}\n\n${a.bodyMarkdown}`, detail(a));
+      return text(`${head.join('\n')}\n\n${a.bodyMarkdown}`, detail(a, state));
     }),
   );
 
@@ -124,10 +133,10 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       inputSchema: CREATE,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async (args: ArticleCreateInput) => {
-      const { article, published } = await createArticle(env.app, ws, args, { spendCredit: true });
+    gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async ({ allowDuplicate, ...args }: ArticleCreateInput & { allowDuplicate?: boolean }) => {
+      const { article, published } = await createArticle(env.app, ws, args, { spendCredit: true, refuseDuplicate: !allowDuplicate });
       const state = published ? 'Created and published (auto-publish is on)' : 'Created draft';
-      return text(`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, { article: summary(article), published });
+      return text(`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, { article: await summaryOf(env, article), published });
     }),
   );
 
@@ -148,7 +157,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       const change = id ? rest : { ...rest, slug: undefined };
       const a = await updateArticle(env.app, ws, ref, change);
       const live = a.status === 'published' ? ' It is published: call publish_article to update the live copy.' : '';
-      return text(`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, { article: summary(a) });
+      return text(`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, { article: await summaryOf(env, a) });
     }),
   );
 }

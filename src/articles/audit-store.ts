@@ -18,5 +18,8 @@ export async function saveAudit(db: Queryable, workspaceId: string, articleId: s
 
 export async function findAudit(db: Queryable, articleId: string): Promise<StoredAudit | undefined> {
   const row = await db('article_audits').where({ article_id: articleId }).first();
-  return row ? { ...(JSON.parse(row.result) as AuditResult), articleId, auditedAt: row.audited_at } : undefined;
+  if (!row) return undefined;
+  const result = JSON.parse(row.result) as AuditResult;
+  // Audits stored before warnings existed have none.
+  return { ...result, warnings: result.warnings ?? [], articleId, auditedAt: row.audited_at };
 }

@@ -18,7 +18,8 @@ describe('MCP tool input schemas', () => {
     const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
     const keys = (name: string) => Object.keys(schemas[name].properties ?? {}).sort();
     expect(keys('create_article')).toEqual([...Object.keys(articleCreateInput.shape), 'allowDuplicate'].sort()); // allowDuplicate: the agent's retry guard
-    expect(keys('update_article')).toEqual(['id', ...Object.keys(articleUpdateInput.shape)].sort());
+    // The article is named by id or slug; the domain's slug is the new slug (newSlug).
+    expect(keys('update_article')).toEqual(['id', 'slug', 'newSlug', ...Object.keys(articleUpdateInput.shape).filter((k) => k !== 'slug')].sort());
     expect(keys('list_articles')).toEqual([...Object.keys(articleListInput.shape), 'query'].sort()); // query: the content API's search (content/search-terms.ts)
     const create = schemas.create_article.properties!;
     // Text limits count characters as the database does (code points, articles/inputs.ts), which
@@ -39,7 +40,7 @@ describe('MCP tool input schemas', () => {
     const agent = await connect(d, await key());
     const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
     const createSlug: string = schemas.create_article.properties!.slug.description;
-    const updateSlug: string = schemas.update_article.properties!.slug.description;
+    const updateSlug: string = schemas.update_article.properties!.newSlug.description;
     for (const [separator, name] of [['-', 'dashes'], ['.', 'dots'], ['_', 'underscores']]) {
       expect(isValidSlug(`v1${separator}2`), separator).toBe(true);
       expect(createSlug).toContain(name);
@@ -55,7 +56,7 @@ describe('MCP tool input schemas', () => {
       expect(created.structuredContent).toMatchObject({ article: { slug } });
     }
     const a = await seedArticle(d.app, ws);
-    expect(await agent.call('update_article', { id: a.id, slug: 'Release_Notes.v2' })).toMatchObject({ structuredContent: { article: { slug: 'release_notes.v2' } } });
+    expect(await agent.call('update_article', { id: a.id, newSlug: 'Release_Notes.v2' })).toMatchObject({ structuredContent: { article: { slug: 'release_notes.v2' } } });
   });
 
   it('refuse an over-long field with the same message as the CLI, and spend nothing', async () => {

@@ -90,8 +90,15 @@ describe('MCP write tools', () => {
     const { d, ws, key } = await workspaceWithAdmin();
     const a = await seedArticle(d.app, ws, { title: 'Draft one', focusKeyword: 'tea' });
     const agent = await connect(d, await key(['read', 'content']));
-    const byId = await agent.call('update_article', { id: a.id, slug: 'green-tea', metaDescription: 'About tea.' });
+    const byId = await agent.call('update_article', { id: a.id, newSlug: 'green-tea', metaDescription: 'About tea.' });
     expect(byId.text).toBe(`Updated "Draft one" (slug: green-tea, id: ${a.id}).`);
+    // id and slug naming two articles (or a slug meant as the new one) is refused, not settled by the id.
+    expect(await agent.call('update_article', { id: a.id, slug: 'black-tea', title: 'x' })).toMatchObject({
+      isError: true,
+      text: `id and slug name different articles: ${a.id} has the slug "green-tea", not "black-tea". Give only one of them (to change a slug, use update_article's newSlug)`,
+    });
+    expect(await agent.call('get_article', { id: a.id, slug: 'black-tea' })).toMatchObject({ isError: true, text: expect.stringContaining('id and slug name different articles') });
+    expect(await agent.call('get_article', { id: a.id, slug: 'Green-Tea' })).toMatchObject({ structuredContent: { id: a.id } });
     const bySlug = await agent.call('update_article', { slug: 'green-tea', title: 'Green tea' });
     expect(bySlug.structuredContent).toMatchObject({ article: { id: a.id, title: 'Green tea', slug: 'green-tea', focusKeyword: 'tea' } });
     const got = await agent.call('get_article', { id: a.id });

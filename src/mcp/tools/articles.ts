@@ -9,7 +9,9 @@ import {
   articleListInput,
   articleUpdateInput,
 } from '../../articles/inputs.js';
+import { focusKeywordRivals, rivalWarning } from '../../articles/keyword-family.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
+import type { Article } from '../../articles/types.js';
 import { createArticle } from '../../publishing/create.js';
 import { searchPublishedArticles } from '../../content/search.js';
 import { QUERY_MAX_LENGTH, searchQueryInput } from '../../content/search-terms.js';
@@ -47,11 +49,13 @@ const CREATE = toolInput('article', { ...articleCreateInput.shape, allowDuplicat
   ...FIELDS,
   allowDuplicate: 'Create it even when an article with the same title exists (it then gets a numbered slug). Default false: refused, so a retried call makes no copy.',
 });
-const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.shape }, {
-  ...FIELDS,
-  id: ARTICLE_REF.id,
+const { slug: newSlug, ...UPDATE_FIELDS } = articleUpdateInput.shape;
+const { slug: _slug, ...FIELDS_BUT_SLUG } = FIELDS;
+const UPDATE = toolInput('article', { ...articleRef, ...UPDATE_FIELDS, newSlug }, {
+  ...FIELDS_BUT_SLUG,
+  ...ARTICLE_REF,
   title: 'New title (H1).',
-  slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
+  newSlug: 'A new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case). The live URL changes at the next publish: the old one then answers 404.',
 });
 
 /** list_articles with a query: the content API's search over published articles, best first. */
@@ -67,6 +71,12 @@ async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: str
   const more = offset + shown < found.total ? `\nMore: call again with offset ${offset + shown}.` : '';
   const listed = await summaries(env, found.articles);
   return text([head, ...found.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, { total: found.total, limit, offset, articles: listed });
+}
+
+/** A focus keyword other articles already have (in any spelling): said at once, as the audit says it. */
+async function keywordWarnings(env: ToolEnv, a: Article): Promise<string[]> {
+  const rivals = await focusKeywordRivals(env.app, env.workspace, a);
+  return rivals.length > 0 ? [`Warning: ${rivalWarning(a.focusKeyword!, rivals)}`] : [];
 }
 
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {
@@ -107,7 +117,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string }) => {
-      const a = await getArticle(env.app, ws, refOf(args));
+      const a = await getArticle(env.app, ws, await refOf(env, args));
       const state = await publicationState(env.app, ws, a);
       const head = [
         `# ${a.title}`,
@@ -136,7 +146,8 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async ({ allowDuplicate, ...args }: ArticleCreateInput & { allowDuplicate?: boolean }) => {
       const { article, published } = await createArticle(env.app, ws, args, { spendCredit: true, refuseDuplicate: !allowDuplicate });
       const state = published ? 'Created and published (auto-publish is on)' : 'Created draft';
-      return text(`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, { article: await summaryOf(env, article), published });
+      const warnings = await keywordWarnings(env, article);
+      return text([`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, ...warnings].join('\n'), { article: await summaryOf(env, article), published, warnings });
     }),
   );
 
@@ -145,19 +156,18 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Update an article',
       description:
-        'Change fields of an existing article (by id or slug); only the fields you pass change. A published article keeps its live copy ' +
+        'Change fields of an existing article (by id or slug; newSlug renames it); only the fields you pass change. A published article keeps its live copy ' +
         'until you call publish_article again. Spends no credit. Needs `content`.',
       inputSchema: UPDATE,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    gated(env, { tool: 'update_article', scope: 'content', role: 'editor' }, async (args: ArticleUpdateInput & { id?: string }) => {
-      // With an id, `slug` is a new slug; without one, `slug` names the article.
-      const { id, ...rest } = args;
-      const ref = refOf({ id, slug: id ? undefined : args.slug });
-      const change = id ? rest : { ...rest, slug: undefined };
+    gated(env, { tool: 'update_article', scope: 'content', role: 'editor' }, async ({ id, slug, newSlug: renamed, ...rest }: Omit<ArticleUpdateInput, 'slug'> & { id?: string; slug?: string; newSlug?: string }) => {
+      const ref = await refOf(env, { id, slug });
+      const change: ArticleUpdateInput = { ...rest, slug: renamed };
       const a = await updateArticle(env.app, ws, ref, change);
       const live = a.status === 'published' ? ' It is published: call publish_article to update the live copy.' : '';
-      return text(`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, { article: await summaryOf(env, a) });
+      const warnings = change.focusKeyword === undefined ? [] : await keywordWarnings(env, a);
+      return text([`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, ...warnings].join('\n'), { article: await summaryOf(env, a), warnings });
     }),
   );
 }

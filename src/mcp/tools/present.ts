@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Article } from '../../articles/types.js';
 import { invalidInput } from '../../errors.js';
+import { getArticle } from '../../articles/service.js';
 import { describePublishError } from '../../publishing/failures.js';
 import { type PublicationState, publicationStates } from '../../publishing/state.js';
 import type { ToolEnv } from '../result.js';
@@ -20,10 +21,20 @@ export const ARTICLE_REF: Descriptions<typeof articleRef> = {
 /** The input of tools that take one article and nothing else. */
 export const articleRefInput = toolInput('arguments', articleRef, ARTICLE_REF);
 
-export function refOf(args: { id?: string; slug?: string }): string {
-  const ref = args.id?.trim() || args.slug?.trim();
-  if (!ref) throw invalidInput('Say which article: pass its id or its slug (list_articles shows both)');
-  return ref;
+/**
+ * The article the arguments name, as a ref for the services: the id, or the slug. Both given
+ * must name the same article (a conflict is refused, never settled by one of them silently).
+ */
+export async function refOf(env: ToolEnv, args: { id?: string; slug?: string }): Promise<string> {
+  const id = args.id?.trim();
+  const slug = args.slug?.trim();
+  if (!id && !slug) throw invalidInput('Say which article: pass its id or its slug (list_articles shows both)');
+  if (!id || !slug) return (id || slug)!;
+  const a = await getArticle(env.app, env.workspace, id);
+  if (a.slug.normalize('NFC').toLowerCase() !== slug.normalize('NFC').toLowerCase()) {
+    throw invalidInput(`id and slug name different articles: ${id} has the slug "${a.slug}", not "${slug}". Give only one of them (to change a slug, use update_article's newSlug)`);
+  }
+  return id;
 }
 
 /** The short form of an article used in lists and results, with the truth about its publication. */

@@ -51,7 +51,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'publish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; to?: 'headless' | 'webhook' }) => {
-      const result = (await publishArticle(env.app, env.workspace, refOf(args), { to: args.to }))!;
+      const result = (await publishArticle(env.app, env.workspace, await refOf(env, args), { to: args.to }))!;
       const where = result.targets.map((t) => `${t.kind} (${t.event === 'article.published' ? 'first publish' : 'updated'})`).join(', ');
       const waitMs = env.app.config.mcp.publishWait;
       if (result.targets.some((t) => t.kind === 'webhook')) await waitForFirstAttempt(env.app, env.workspace, result.article.id, waitMs);
@@ -77,7 +77,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; forceNotify?: boolean }) => {
-      const result = await unpublishArticle(env.app, env.workspace, refOf(args), { forceNotify: args.forceNotify });
+      const result = await unpublishArticle(env.app, env.workspace, await refOf(env, args), { forceNotify: args.forceNotify });
       if (result.notifiedOnly) {
         return text(`Sent article.unpublished for "${result.article.title}" (${result.article.slug}) to the webhook receiver; it confirmed. It was not published here (${result.article.status}), so nothing else changed.`, {
           article: await summaryOf(env, result.article),
@@ -109,7 +109,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'schedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; at: string; allowPast?: boolean }) => {
-      const a = await scheduleArticle(env.app, env.workspace, refOf(args), args.at, { refusePast: !args.allowPast });
+      const a = await scheduleArticle(env.app, env.workspace, await refOf(env, args), args.at, { refusePast: !args.allowPast });
       const live = a.status === 'published' ? ' It stays live as it is until then.' : '';
       return text(`Scheduled "${a.title}" (${a.slug}) to be published at ${a.scheduledAt}.${live}`, { article: await summaryOf(env, a) });
     }),
@@ -126,7 +126,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     gated(env, { tool: 'unschedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
-      const a = await unscheduleArticle(env.app, env.workspace, refOf(args));
+      const a = await unscheduleArticle(env.app, env.workspace, await refOf(env, args));
       return text(`Cancelled the scheduled publish of "${a.title}" (${a.slug}); it is ${a.status === 'published' ? 'still published' : 'a draft'}.`, { article: await summaryOf(env, a) });
     }),
   );
@@ -142,7 +142,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'delete_article', scope: 'depends', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
-      const a = await getArticle(env.app, env.workspace, refOf(args));
+      const a = await getArticle(env.app, env.workspace, await refOf(env, args));
       const state = await publicationState(env.app, env.workspace, a);
       // Taking a published article down is publishing work; a draft is content.
       const needed = state.destinations.length > 0 ? 'publish' : 'content';

@@ -129,7 +129,7 @@ describe('/api/mcp per-call checks', () => {
     const retry = Number(limited.headers.get('retry-after'));
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
-    expect(await limited.json()).toMatchObject({ id: 4, error: { message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
+    expect(await limited.json()).toMatchObject({ id: 4, error: { message: `Too many MCP calls: at most 3 per minute for this key or connection. Retry in ${retry} s.`, data: { code: 'rate_limited' } } });
     // Another key has its own budget.
     expect((await rpc(d, toolCall('get_site_profile'), { Authorization: `Bearer ${await key(['read'])}` })).status).toBe(200);
   });

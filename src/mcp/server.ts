@@ -17,7 +17,7 @@ const INSTRUCTIONS =
   'publish_article / unpublish_article / schedule_article / unschedule_article send articles to the live site or take them down; delete_article removes one for good. ' +
   'Every article result says whether it is live, its public url, publishedAt, hasUnpublishedChanges and each destination\'s delivery state: ' +
   'report a pending or failed delivery to the user as such, never as a success. ' +
-  'Link to other articles of the site with their url from list_articles (published ones: status "published", or query to find them by topic). ' +
+  'Link to other articles of the site with Markdown links to the url find_link_targets gives for a topic (published articles only, so every link is live). ' +
   'The write_seo_article prompt describes an article that passes the audit. ' +
   'Before writing, research_keywords gives search volume, difficulty, intent and ideas (one keyword lookup credit per keyword not looked up in 30 days); ' +
   'list_keywords shows which keywords articles already target, gaps no article covers yet, and conflicts where two articles share a focus keyword.';

@@ -41,6 +41,14 @@ describe('an audit and warnings an agent can trust (issue 40)', () => {
     expect(audit.text).not.toContain(`Link to https://example.com/blog/${live.slug}:`);
     expect((audit.structuredContent as { warnings: string[] }).warnings).toHaveLength(3);
 
+    // Link targets: published articles only, with the url to write.
+    const targets = await agent.call('find_link_targets', { topic: 'grind' });
+    expect(targets.text).toBe(`Published articles to link to about "grind", best first (link with their url):\n- [Grind guide](https://example.com/blog/${live.slug}) focus keyword: pour over coffee`);
+    expect(targets.structuredContent).toMatchObject({ targets: [{ id: live.id, url: `https://example.com/blog/${live.slug}`, title: 'Grind guide', focusKeyword: 'pour over coffee' }] });
+    expect((await agent.call('find_link_targets', { topic: 'Draft' })).text).toBe('No published article matches "Draft".');
+    const prompt = await agent.getPrompt({ name: 'write_seo_article', arguments: { topic: 'Coffee', focusKeyword: 'coffee' } });
+    expect(JSON.stringify(prompt.messages)).toContain('call find_link_targets with a topic word and link to the url');
+
     const moved = await agent.call('update_article', { id, focusKeyword: 'ESPRESSO' });
     expect(moved.text).toContain(`Warning: Focus keyword conflict: "ESPRESSO" is also the focus keyword of "${draft.slug}" (focus keyword "espresso", draft)`);
     expect((await agent.call('update_article', { id, focusKeyword: 'moka pot' })).structuredContent).toMatchObject({ warnings: [] });

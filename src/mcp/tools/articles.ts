@@ -79,8 +79,34 @@ async function keywordWarnings(env: ToolEnv, a: Article): Promise<string[]> {
   return rivals.length > 0 ? [`Warning: ${rivalWarning(a.focusKeyword!, rivals)}`] : [];
 }
 
+const LINK_TARGETS = toolInput('arguments', { topic: searchQueryInput.unwrap(), limit: z.number().int().min(1).max(50).optional() }, {
+  topic: `Words of the topic to link about (searched in the published articles' titles, keywords and text, as list_articles' query); at most ${QUERY_MAX_LENGTH} characters.`,
+  limit: 'How many to return, best match first. Default 10, at most 50.',
+});
+
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {
   const ws = env.workspace;
+
+  server.registerTool(
+    'find_link_targets',
+    {
+      title: 'Find articles to link to',
+      description:
+        'The published articles of this site matching a topic, best first, each with its public url, title and focus keyword: link to them ' +
+        'from an article with Markdown links to that url, e.g. [anchor text](https://example.com/blog/slug). Only published articles are returned, ' +
+        'so every link is live. Needs `read`.',
+      inputSchema: LINK_TARGETS,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    gated(env, { tool: 'find_link_targets', scope: 'read', role: 'viewer' }, async (args: { topic: string; limit?: number }) => {
+      const found = await searchPublishedArticles(env.app, ws, { query: args.topic, limit: args.limit ?? 10, offset: 0 });
+      const listed = await summaries(env, found.articles);
+      const targets = listed.filter((a) => a.live && a.url).map((a) => ({ id: a.id, title: a.title, url: a.url!, focusKeyword: a.focusKeyword }));
+      const lines = targets.map((t) => `- [${t.title}](${t.url})${t.focusKeyword ? ` focus keyword: ${t.focusKeyword}` : ''}`);
+      const head = targets.length === 0 ? `No published article matches "${args.topic}".` : `Published articles to link to about "${args.topic}", best first (link with their url):`;
+      return text([head, ...lines].join('\n'), { topic: args.topic, total: found.total, targets });
+    }),
+  );
 
   server.registerTool(
     'list_articles',

@@ -55,7 +55,12 @@ describe('MCP read tools over the SDK client', () => {
     const byId = await agent.call('get_article', { id: a.id });
     expect(byId.text).toContain('# Cold brew guide');
     expect(byId.text).toContain(a.bodyMarkdown);
-    expect(byId.structuredContent).toMatchObject({ id: a.id, slug: 'cold-brew-guide', focusKeyword: 'cold brew', bodyMarkdown: a.bodyMarkdown });
+    // The body once: in the text; the structured part has its size.
+    expect(byId.structuredContent).toMatchObject({ id: a.id, slug: 'cold-brew-guide', focusKeyword: 'cold brew', bodyCharacters: [...a.bodyMarkdown].length });
+    expect(byId.structuredContent).not.toHaveProperty('bodyMarkdown');
+    const lean = await agent.call('get_article', { id: a.id, includeBody: false });
+    expect(lean.text).not.toContain(a.bodyMarkdown);
+    expect(lean.text).toContain(`(body: ${[...a.bodyMarkdown].length} characters, left out)`);
     const bySlug = await agent.call('get_article', { slug: 'cold-brew-guide' });
     expect(bySlug.structuredContent).toMatchObject({ id: a.id });
     const missing = await agent.call('get_article', { slug: 'nope' });

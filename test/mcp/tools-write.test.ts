@@ -46,7 +46,8 @@ describe('MCP write tools', () => {
     expect(res.text).toMatch(/^Created draft: "Cold brew coffee at home" \(slug: cold-brew-coffee-at-home, id: art_\w+\)\. 1 article credit spent\.$/);
     expect(res.structuredContent).toMatchObject({ published: false, article: { status: 'draft', contentType: 'GUIDE', focusKeyword: 'cold brew coffee' } });
     const got = await agent.call('get_article', { slug: 'cold-brew-coffee-at-home' });
-    expect(got.structuredContent).toMatchObject({ secondaryKeywords: ['iced coffee'], targetLength: 300, bodyMarkdown: GOOD_BODY });
+    expect(got.structuredContent).toMatchObject({ secondaryKeywords: ['iced coffee'], targetLength: 300, bodyCharacters: [...GOOD_BODY].length });
+    expect(got.text).toContain(GOOD_BODY);
     expect((await agent.call('get_site_profile')).text).toContain('\nArticles: 1/10\n');
   });
 
@@ -102,7 +103,8 @@ describe('MCP write tools', () => {
     const bySlug = await agent.call('update_article', { slug: 'green-tea', title: 'Green tea' });
     expect(bySlug.structuredContent).toMatchObject({ article: { id: a.id, title: 'Green tea', slug: 'green-tea', focusKeyword: 'tea' } });
     const got = await agent.call('get_article', { id: a.id });
-    expect(got.structuredContent).toMatchObject({ metaDescription: 'About tea.', bodyMarkdown: a.bodyMarkdown });
+    expect(got.structuredContent).toMatchObject({ metaDescription: 'About tea.' });
+    expect(got.text).toContain(a.bodyMarkdown);
     const nothing = await agent.call('update_article', { id: a.id });
     expect(nothing).toMatchObject({ isError: true, text: 'Nothing to change: pass at least one field' });
     const missing = await agent.call('update_article', { id: 'art_nope', title: 'x' });

@@ -20,7 +20,7 @@ import { describePublishError } from '../../publishing/failures.js';
 import { describeState, publicationState } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
-import { ARTICLE_REF, articleRef, articleRefInput, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
+import { ARTICLE_REF, articleRef, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
 
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
 const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
@@ -70,7 +70,7 @@ async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: str
     : `Published articles matching "${args.query}", best first, ${offset + 1}-${offset + shown} of ${found.total}:`;
   const more = offset + shown < found.total ? `\nMore: call again with offset ${offset + shown}.` : '';
   const listed = await summaries(env, found.articles);
-  return text([head, ...found.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, { total: found.total, limit, offset, articles: listed });
+  return text([head, ...found.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, { total: found.total, limit, offset, nextOffset: offset + shown < found.total ? offset + shown : null, articles: listed });
 }
 
 /** A focus keyword other articles already have (in any spelling): said at once, as the audit says it. */
@@ -78,6 +78,11 @@ async function keywordWarnings(env: ToolEnv, a: Article): Promise<string[]> {
   const rivals = await focusKeywordRivals(env.app, env.workspace, a);
   return rivals.length > 0 ? [`Warning: ${rivalWarning(a.focusKeyword!, rivals)}`] : [];
 }
+
+const GET = toolInput('arguments', { ...articleRef, includeBody: z.boolean().optional() }, {
+  ...ARTICLE_REF,
+  includeBody: 'Include the Markdown body in the text. Default true; false for the fields and publication state only.',
+});
 
 const LINK_TARGETS = toolInput('arguments', { topic: searchQueryInput.unwrap(), limit: z.number().int().min(1).max(50).optional() }, {
   topic: `Words of the topic to link about (searched in the published articles' titles, keywords and text, as list_articles' query); at most ${QUERY_MAX_LENGTH} characters.`,
@@ -129,6 +134,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         total: page.total,
         limit: page.limit,
         offset: page.offset,
+        nextOffset: page.offset + shown < page.total ? page.offset + shown : null,
         articles: listed,
       });
     }),
@@ -138,11 +144,13 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     'get_article',
     {
       title: 'Get an article',
-      description: 'Read one article in full (Markdown body and every SEO field), by id or slug. Needs `read`.',
-      inputSchema: articleRefInput,
+      description:
+        'Read one article (every SEO field, its publication state, and the Markdown body), by id or slug. The body is in the text only ' +
+        '(structuredContent has the fields and bodyCharacters); includeBody: false leaves it out, to check the state cheaply. Needs `read`.',
+      inputSchema: GET,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string }) => {
+    gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string; includeBody?: boolean }) => {
       const a = await getArticle(env.app, ws, await refOf(env, args));
       const state = await publicationState(env.app, ws, a);
       const head = [
@@ -155,7 +163,8 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         `meta description: ${a.metaDescription ?? '-'}`,
         `target length: ${a.targetLength || '-'} | image: ${a.featuredImageUrl ?? '-'} | author: ${a.author ?? '-'}`,
       ];
-      return text(`${head.join('\n')}\n\n${a.bodyMarkdown}`, detail(a, state));
+      const body = args.includeBody === false ? `\n(body: ${[...a.bodyMarkdown].length} characters, left out)` : `\n\n${a.bodyMarkdown}`;
+      return text(`${head.join('\n')}${body}`, detail(a, state));
     }),
   );
 

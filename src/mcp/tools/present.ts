@@ -76,7 +76,8 @@ function flags(s: PublicationState): string {
 /** Everything an agent may edit, plus the read-only fields. */
 export const detail = (a: Article, state: PublicationState) => ({
   ...summary(a, state),
-  bodyMarkdown: a.bodyMarkdown,
+  /** The body itself is in the text, once: here only its size. */
+  bodyCharacters: [...a.bodyMarkdown].length,
   metaTitle: a.metaTitle,
   metaDescription: a.metaDescription,
   secondaryKeywords: a.secondaryKeywords,

@@ -101,3 +101,22 @@ describe('MCP tool input schemas', () => {
     expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ title: a.title, status: 'draft', seoScore: null });
   });
 });
+
+describe('MCP tool output schemas (issue 40)', () => {
+  it('the article tools advertise an outputSchema saying what their structured results hold, and the results fit it', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const tools = (await agent.listTools()).tools;
+    const withOutput = tools.filter((t) => t.outputSchema).map((t) => t.name).sort();
+    expect(withOutput).toEqual(['create_article', 'delete_article', 'find_link_targets', 'get_article', 'list_articles', 'publish_article', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article']);
+    const get = tools.find((t) => t.name === 'get_article')!.outputSchema as JsonSchema;
+    expect(get.properties!.status).toMatchObject({ enum: ['draft', 'scheduled', 'published'] });
+    expect(get.properties!.destinations.items.properties.state).toMatchObject({ enum: ['delivered', 'pending', 'failed'] });
+    expect(get.required).toEqual(expect.arrayContaining(['url', 'publishedAt', 'live', 'hasUnpublishedChanges', 'destinations']));
+    // The SDK's client checks every structured result against the schema: these calls would throw if one did not fit.
+    const a = await seedArticle(d.app, ws);
+    await agent.call('get_article', { id: a.id });
+    await agent.call('list_articles');
+    await agent.call('update_article', { id: a.id, title: 'Changed' });
+  });
+});

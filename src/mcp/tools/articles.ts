@@ -20,6 +20,7 @@ import { describePublishError } from '../../publishing/failures.js';
 import { describeState, publicationState } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
+import { OUTPUT } from './output.js';
 import { ARTICLE_REF, articleRef, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
 
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
@@ -101,6 +102,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         'from an article with Markdown links to that url, e.g. [anchor text](https://example.com/blog/slug). Only published articles are returned, ' +
         'so every link is live. Needs `read`.',
       inputSchema: LINK_TARGETS,
+      outputSchema: OUTPUT.linkTargets,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'find_link_targets', scope: 'read', role: 'viewer' }, async (args: { topic: string; limit?: number }) => {
@@ -119,6 +121,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       title: 'List articles',
       description: 'List the articles of the workspace, newest first, with id, slug, title, status and SEO score. Filter by status; page with limit and offset; or search the published ones with query (best match first). Needs `read`.',
       inputSchema: LIST,
+      outputSchema: OUTPUT.list,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'list_articles', scope: 'read', role: 'viewer' }, async (args: ArticleListInput & { query?: string }) => {
@@ -148,6 +151,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         'Read one article (every SEO field, its publication state, and the Markdown body), by id or slug. The body is in the text only ' +
         '(structuredContent has the fields and bodyCharacters); includeBody: false leaves it out, to check the state cheaply. Needs `read`.',
       inputSchema: GET,
+      outputSchema: OUTPUT.get,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string; includeBody?: boolean }) => {
@@ -176,6 +180,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         'Write a new article into the workspace. It is saved as a draft, or published at once when the workspace has auto-publish on. ' +
         'Spends one `articles` credit (see get_site_profile). Needs `content`. Afterwards run audit_article and fix what it reports.',
       inputSchema: CREATE,
+      outputSchema: OUTPUT.written,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async ({ allowDuplicate, ...args }: ArticleCreateInput & { allowDuplicate?: boolean }) => {
@@ -194,6 +199,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         'Change fields of an existing article (by id or slug; newSlug renames it); only the fields you pass change. A published article keeps its live copy ' +
         'until you call publish_article again. Spends no credit. Needs `content`.',
       inputSchema: UPDATE,
+      outputSchema: OUTPUT.written,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'update_article', scope: 'content', role: 'editor' }, async ({ id, slug, newSlug: renamed, ...rest }: Omit<ArticleUpdateInput, 'slug'> & { id?: string; slug?: string; newSlug?: string }) => {

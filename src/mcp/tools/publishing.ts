@@ -8,6 +8,7 @@ import { deleteArticle, publishArticle, scheduleArticle, unpublishArticle, unsch
 import { type DestinationState, publicationState, waitForFirstAttempt } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { toolInput } from '../tool-input.js';
+import { OUTPUT } from './output.js';
 import { ARTICLE_REF, articleRef, articleRefInput, refOf, summary, summaryOf } from './present.js';
 
 const PUBLISH = toolInput('arguments', { ...articleRef, to: z.enum(['headless', 'webhook'] as const satisfies readonly ConnectorKind[]).optional() }, {
@@ -48,6 +49,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         'Publish (or republish) an article, by id or slug, to every enabled destination of the workspace: the headless content API ' +
         'and/or the webhook to the CMS; `to` limits it to one. Republishing replaces the live copy with the current version. Needs `publish`.',
       inputSchema: PUBLISH,
+      outputSchema: OUTPUT.published,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'publish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; to?: 'headless' | 'webhook' }) => {
@@ -74,6 +76,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         'receiver must confirm first: if it refuses, nothing changes and its answer is reported. forceNotify sends the receiver ' +
         'article.unpublished for an article that is not published here. Needs `publish`.',
       inputSchema: UNPUBLISH,
+      outputSchema: OUTPUT.unpublished,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'unpublish_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; forceNotify?: boolean }) => {
@@ -106,6 +109,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         'published (and live) until its scheduled republish. If the publish then fails, the article stays scheduled, list_articles and ' +
         'get_article show the error, and it is tried again later. unschedule_article cancels it. Needs `publish`.',
       inputSchema: SCHEDULE,
+      outputSchema: OUTPUT.one,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'schedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; at: string; allowPast?: boolean }) => {
@@ -123,6 +127,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         'Cancel the scheduled publish of an article (by id or slug): a scheduled draft becomes a draft again; a published article stays ' +
         'published as it is. Needs `publish`.',
       inputSchema: articleRefInput,
+      outputSchema: OUTPUT.one,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     gated(env, { tool: 'unschedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string }) => {
@@ -139,6 +144,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
         'Delete an article (by id or slug) for good. A published article leaves the content API at once and the webhook receiver is sent ' +
         'article.deleted (with retries). Needs `publish` for a published article, `content` for one that is not. Cannot be undone.',
       inputSchema: articleRefInput,
+      outputSchema: OUTPUT.deleted,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'delete_article', scope: 'depends', role: 'editor' }, async (args: { id?: string; slug?: string }) => {

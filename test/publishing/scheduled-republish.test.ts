@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { getArticle, updateArticle } from '../../src/articles/service.js';
 import { publishArticle, scheduleArticle, unpublishArticle } from '../../src/publishing/publish.js';
+import { runCli } from '../helpers/cli.js';
 import { TestClock } from '../helpers/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { poll } from '../helpers/poll.js';
 import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 
 describe('a scheduled republish of a live article (issue 40)', () => {
-  it('keeps it published and served until its time, then the scheduler publishes the edit; an unpublish cancels it', async () => {
+  it('keeps it published and served until its time, then the scheduler publishes the edit; unschedule and unpublish cancel it', async () => {
     const clock = new TestClock();
     const d = await startDaemon({ clock, overrides: { 'scheduler.interval': 20 } });
     const ws = await seedWorkspace(d.app);
@@ -25,6 +26,12 @@ describe('a scheduled republish of a live article (issue 40)', () => {
     const done = await poll(() => getArticle(d.app, ws, a.id), (x) => x.scheduledAt === null);
     expect(done).toMatchObject({ status: 'published', publishedRevision: done.revision });
     expect(JSON.stringify(await served(a.slug))).toContain('"title":"Live one, revised"');
+
+    // svc articles unschedule cancels it (the live copy stays); a second time there is nothing to cancel.
+    await scheduleArticle(d.app, ws, a.id, new Date(clock.now().getTime() + 3_600_000).toISOString());
+    const cli = (args: string[]) => runCli([...args, '--workspace', ws.name], { env: d.env, cwd: d.dir });
+    expect(await cli(['articles', 'unschedule', a.slug])).toMatchObject({ code: 0, stdout: `Cancelled the scheduled publish of ${a.slug} (now published)\n` });
+    expect(await cli(['articles', 'unschedule', a.slug])).toMatchObject({ code: 1, stderr: expect.stringContaining(`error: Article "${a.slug}" has no scheduled publish`) });
 
     await scheduleArticle(d.app, ws, a.id, new Date(clock.now().getTime() + 3_600_000).toISOString());
     await unpublishArticle(d.app, ws, a.id);

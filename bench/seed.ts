@@ -57,7 +57,7 @@ export async function seedPublished(app: App, name: string, count: number, words
         id: newId('art'), workspaceId: ws.id, title: `Post number ${i}`, slug, contentType: CONTENT_TYPE_NAMES[i % 5], bodyMarkdown: v.markdown,
         metaTitle: null, metaDescription: `About post ${i}`, focusKeyword: `topic ${i % 200}`, secondaryKeywords: [`topic ${(i * 7) % 200}`, `theme ${i % 50}`],
         featuredImageUrl: null, imageAlt: null, author: 'Bench', targetLength: words, seoScore: null, status: 'published', scheduledAt: null, createdAt: at, updatedAt: at,
-        importedPublishedAt: null, importedUpdatedAt: null, publishError: null,
+        importedPublishedAt: null, importedUpdatedAt: null, firstPublishedAt: at, revision: 0, publishedRevision: 0, auditedRevision: null, publishError: null,
       });
       pubs.push({ articleId: articles[articles.length - 1].id, connectorId, workspaceId: ws.id, firstPublishedAt: at, updatedAt: at, publishedUrl: null, lastError: null, lastErrorAt: null });
     }

@@ -6,16 +6,20 @@ export interface StoredAudit extends AuditResult {
   auditedAt: string;
 }
 
-/** Keep the latest audit of the article and its score on the article itself. */
-export async function saveAudit(db: Queryable, workspaceId: string, articleId: string, result: AuditResult, at: string): Promise<void> {
+/** Keep the latest audit of the article and its score on the article itself, with the revision it judged. */
+export async function saveAudit(db: Queryable, workspaceId: string, articleId: string, result: AuditResult, at: string, revision: number): Promise<void> {
   await db('article_audits')
     .insert({ article_id: articleId, workspace_id: workspaceId, score: result.score, result: JSON.stringify(result), audited_at: at })
     .onConflict('article_id')
     .merge(['score', 'result', 'audited_at']);
-  await db('articles').where({ id: articleId }).update({ seo_score: result.score });
+  // The revision judged: any edit after it makes the score stale (the article results say so).
+  await db('articles').where({ id: articleId }).update({ seo_score: result.score, audited_revision: revision });
 }
 
 export async function findAudit(db: Queryable, articleId: string): Promise<StoredAudit | undefined> {
   const row = await db('article_audits').where({ article_id: articleId }).first();
-  return row ? { ...(JSON.parse(row.result) as AuditResult), articleId, auditedAt: row.audited_at } : undefined;
+  if (!row) return undefined;
+  const result = JSON.parse(row.result) as AuditResult;
+  // Audits stored before warnings existed have none.
+  return { ...result, warnings: result.warnings ?? [], articleId, auditedAt: row.audited_at };
 }

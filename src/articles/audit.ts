@@ -1,5 +1,6 @@
 import { headings, linksAndImages, plainText, withoutLeadingH1, wordCount } from '../lib/markdown.js';
 import { SLUG_MAX, slugify } from '../lib/slug.js';
+import { type KeywordRival, rivalWarning, rivalsAmong } from './keyword-family.js';
 import type { Article } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export interface AuditCheck {
 export interface AuditResult {
   score: number;
   checks: AuditCheck[];
+  /** What needs a look but does not change the score: links to articles that are missing or not published, focus-keyword conflicts. */
+  warnings: string[];
   stats: {
     wordCount: number;
     targetLength: number;
@@ -41,7 +44,19 @@ export const LIMITS = { metaTitle: [30, 60], metaDescription: [120, 160], minWor
 const fold = (text: string) => text.normalize('NFC').toLowerCase();
 const has = (text: string | null | undefined, keyword: string): boolean => !!text && fold(text).includes(fold(keyword));
 
-export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'>): AuditResult {
+/** What the audit knows of the article's site (the caller reads it): its own links, its other articles. */
+export interface AuditSite {
+  /** The site's own origins (siteUrl, websiteUrl): absolute links to them are internal. */
+  origins: string[];
+  /** What article URLs start with (siteUrl + contentPath + /); null without a site URL. */
+  articlePrefix: string | null;
+  /** The workspace's articles (the audited one too), for link targets and keyword conflicts. */
+  articles: KeywordRival[];
+}
+
+type Audited = Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'> & { id?: string };
+
+export function auditArticle(article: Audited, site: AuditSite = { origins: [], articlePrefix: null, articles: [] }): AuditResult {
   const body = withoutLeadingH1(stripCode(article.bodyMarkdown));
   const keyword = article.focusKeyword?.trim() || null;
   const seoTitle = article.metaTitle ?? article.title;
@@ -52,8 +67,12 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
   const images = found.images;
   // Links to pages: mailto: and tel: autolinks are not links an SEO audit counts.
   const links = found.links.filter((href) => !/^(mailto|tel):/i.test(href));
-  const external = links.filter((href) => /^https?:\/\//i.test(href)).length;
+  const own = (href: string) => !/^[a-z][a-z0-9+.-]*:|^\/\//i.test(href) || site.origins.some((o) => sameOrigin(href, o));
+  const external = links.filter((href) => !own(href)).length;
   const internal = links.length - external;
+  const warnings = linkWarnings(links.filter(own), site);
+  const rivals = article.id ? rivalsAmong({ id: article.id, focusKeyword: article.focusKeyword }, site.articles) : [];
+  if (rivals.length > 0) warnings.push(rivalWarning(article.focusKeyword!, rivals));
   const firstParagraph = firstParagraphOf(body);
   const metaDescription = article.metaDescription ?? '';
   const checks: AuditCheck[] = [];
@@ -107,6 +126,7 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
   return {
     score,
     checks,
+    warnings,
     stats: {
       wordCount: words,
       targetLength: article.targetLength,
@@ -121,6 +141,35 @@ export function auditArticle(article: Pick<Article, 'title' | 'slug' | 'bodyMark
       externalLinks: external,
     },
   };
+}
+
+function sameOrigin(href: string, origin: string): boolean {
+  return URL.canParse(href) && URL.canParse(origin) && new URL(href).origin === new URL(origin).origin;
+}
+
+/** Links to the site's article URLs whose slug no article has, or whose article is not published. */
+function linkWarnings(ownLinks: string[], site: AuditSite): string[] {
+  if (!site.articlePrefix) return [];
+  const bySlug = new Map(site.articles.map((a) => [a.slug.normalize('NFC').toLowerCase(), a]));
+  const out: string[] = [];
+  for (const href of new Set(ownLinks)) {
+    if (!URL.canParse(href, site.articlePrefix)) continue;
+    const resolved: URL = new URL(href, site.articlePrefix);
+    const full = `${resolved.origin}${resolved.pathname}`;
+    if (!full.startsWith(site.articlePrefix)) continue;
+    const rest = full.slice(site.articlePrefix.length).replace(/\/$/, '');
+    if (!rest || rest.includes('/')) continue;
+    let slug: string;
+    try {
+      slug = decodeURIComponent(rest).normalize('NFC').toLowerCase();
+    } catch {
+      continue;
+    }
+    const target = bySlug.get(slug);
+    if (!target) out.push(`Link to ${href}: no article of this site has the slug "${slug}" (a broken link once published; link to a published article's url from list_articles)`);
+    else if (target.status !== 'published') out.push(`Link to ${href}: the article "${target.slug}" is not published (${target.status}), so the link is broken until it is`);
+  }
+  return out;
 }
 
 /** Fenced code blocks can hold anything that looks like a heading or a link: ignore them. */

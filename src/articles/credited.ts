@@ -5,21 +5,27 @@ import type { Workspace } from '../workspaces/types.js';
 import type { AuditResult } from './audit.js';
 import { findAudit, saveAudit, type StoredAudit } from './audit-store.js';
 import { getArticle } from './service.js';
+import { listArticleKeywordRows } from './store.js';
 import type { Article } from './types.js';
 
 // Audits spend a monthly credit (agent tools); article creation with credits is publishing/create.ts. The credit is spent in the transaction
 // that does the work, so a refused or failed operation spends nothing.
 
-/** Audit the article spending one `audits` credit; stores the result and the article's seoScore. */
-export async function auditArticleSpendingCredit(ctx: Ctx, ws: Workspace, ref: string): Promise<{ article: Article; audit: AuditResult; auditedAt: string }> {
+/**
+ * Audit the article spending one `audits` credit; stores the result and the article's seoScore.
+ * `articlePrefix`: what the site's article URLs start with (content/article-url.ts urlPrefix), so
+ * links to the site's own articles are checked.
+ */
+export async function auditArticleSpendingCredit(ctx: Ctx, ws: Workspace, ref: string, articlePrefix: string | null): Promise<{ article: Article; audit: AuditResult; auditedAt: string }> {
   const article = await getArticle(ctx, ws, ref);
-  const audit = await ctx.renderer.audit(article);
+  const origins = [ws.siteUrl, ws.websiteUrl].filter((u): u is string => !!u);
+  const audit = await ctx.renderer.audit(article, { origins, articlePrefix, articles: await listArticleKeywordRows(ctx.db, ws.id) });
   const auditedAt = ctx.clock.now().toISOString();
   await withTransaction(ctx.db, async (trx) => {
     await spendCredit(trx, ws, 'audits', ctx.clock.now());
-    await saveAudit(trx, ws.id, article.id, audit, auditedAt);
+    await saveAudit(trx, ws.id, article.id, audit, auditedAt, article.revision);
   });
-  return { article: { ...article, seoScore: audit.score }, audit, auditedAt };
+  return { article: { ...article, seoScore: audit.score, auditedRevision: article.revision }, audit, auditedAt };
 }
 
 /** The latest stored audit of an article, if it was ever audited. */

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { isUniqueViolation, translateDbError } from '../db/errors.js';
 import { withTransaction } from '../db/tx.js';
-import { conflict, invalidInput, notFound } from '../errors.js';
+import { AppError, conflict, invalidInput, notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { slugify } from '../lib/slug.js';
@@ -56,6 +56,10 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     updatedAt: now,
     importedPublishedAt: imported.publishedAt ?? null,
     importedUpdatedAt: imported.updatedAt ?? null,
+    firstPublishedAt: null,
+    revision: 0,
+    publishedRevision: null,
+    auditedRevision: null,
     publishError: null,
   };
   // A derived slug another writer took between our check and our insert (two articles with one
@@ -116,6 +120,27 @@ function renderable(label: string, markdown: string, problems: Array<{ label: st
     problems.push({ label, message: (err as Error).message });
     return false;
   }
+}
+
+/**
+ * Refuse an article that looks like one already in the workspace: its title gives the slug of an
+ * existing article (the same title in any case or punctuation), so a retried create does not make
+ * `title-2`. An explicit slug is checked by insertDraft itself.
+ */
+export async function refuseDuplicate(ctx: Ctx, ws: Workspace, input: ArticleCreateInput): Promise<void> {
+  const data = parseInput(articleCreateInput, input, 'article');
+  const title = data.title || leadingH1(data.bodyMarkdown);
+  if (data.slug !== undefined || !title) return;
+  const id = await store.articleWithSlug(ctx.db, ws.id, slugify(title) || 'article');
+  if (!id) return;
+  const same = (await store.findArticleById(ctx.db, id))!;
+  throw new AppError(
+    'duplicate_article',
+    409,
+    `An article with this title already exists: "${same.title}" (slug: ${same.slug}, id: ${same.id}, ${same.status}). Nothing was created. ` +
+      'Update that one, or pass allowDuplicate: true to create another (it gets a numbered slug).',
+    { details: { field: 'title', existingId: same.id } },
+  );
 }
 
 /** The workspace's articles with these slugs, by slug. */

@@ -29,6 +29,10 @@ export const toArticle = (r: Row): Article => ({
   updatedAt: r.updated_at,
   importedPublishedAt: r.imported_published_at ?? null,
   importedUpdatedAt: r.imported_updated_at ?? null,
+  firstPublishedAt: r.first_published_at ?? null,
+  revision: Number(r.revision ?? 0),
+  publishedRevision: r.published_revision === null || r.published_revision === undefined ? null : Number(r.published_revision),
+  auditedRevision: r.audited_revision === null || r.audited_revision === undefined ? null : Number(r.audited_revision),
   publishError: r.publish_error
     ? { message: r.publish_error, at: r.publish_error_at, failures: Number(r.publish_failures ?? 1), retryAt: r.publish_retry_at ?? null }
     : null,
@@ -58,6 +62,7 @@ export function toRow(a: Partial<Article>): Row {
     updatedAt: ['updated_at', (v) => v],
     importedPublishedAt: ['imported_published_at', (v) => v],
     importedUpdatedAt: ['imported_updated_at', (v) => v],
+    firstPublishedAt: ['first_published_at', (v) => v],
   };
   const row: Row = {};
   for (const [key, value] of Object.entries(a)) {
@@ -72,8 +77,9 @@ export async function insertArticle(db: Queryable, article: Article): Promise<vo
   await db('articles').insert(toRow(article));
 }
 
+/** An edit: the fields in `patch`, and a new revision (the live copy now differs from it). */
 export async function updateArticleRow(db: Queryable, id: string, patch: Partial<Article>): Promise<void> {
-  await db('articles').where({ id }).update(toRow(patch));
+  await db('articles').where({ id }).update(toRow(patch)).increment('revision', 1);
 }
 
 /**
@@ -137,11 +143,13 @@ export async function listArticleRows(
   return { articles: rows.map(toArticle), total: Number(countRow?.n ?? 0) };
 }
 
-/** Articles whose scheduled time has come (and whose retry time, after a failure), across workspaces. */
-/** Scheduled, with its time come and no retry pause running. */
+/**
+ * A publish is scheduled (scheduled_at set: a draft waiting as `scheduled`, or a live article
+ * staying `published` until its scheduled republish), its time has come and no retry pause runs.
+ */
 const isDue = (q: Knex.QueryBuilder, nowIsoValue: string) =>
   q
-    .where({ status: 'scheduled' })
+    .whereNotNull('scheduled_at')
     .andWhere('scheduled_at', '<=', nowIsoValue)
     .andWhere((w) => w.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', nowIsoValue));
 
@@ -173,7 +181,17 @@ export async function claimForPublish(db: Queryable, ids: string[], onlyIf: Arti
     const batch = db('articles').whereIn('id', ids.slice(i, i + 500));
     if (onlyIf === 'scheduled') isDue(batch, nowIsoValue);
     else if (onlyIf) batch.andWhere({ status: onlyIf });
-    const rows = await batch.update({ status: 'published', scheduled_at: null, ...NO_PUBLISH_ERROR }, ['id']);
+    const rows = await batch.update(
+      {
+        status: 'published',
+        scheduled_at: null,
+        ...NO_PUBLISH_ERROR,
+        published_revision: db.ref('revision'),
+        // The first publish ever: an imported post's old date unless it lies ahead (then now).
+        first_published_at: db.raw('coalesce(first_published_at, case when imported_published_at <= ? then imported_published_at else ? end)', [nowIsoValue, nowIsoValue]),
+      },
+      ['id'],
+    );
     claimed.push(...rows.map((r: Row) => r.id as string));
   }
   return claimed;
@@ -186,24 +204,40 @@ export async function findArticlesByIds(db: Queryable, ids: string[]): Promise<A
   return out;
 }
 
-/** Schedule articles (each at its own time); a new schedule clears an earlier failure. */
+/**
+ * Schedule articles (each at its own time); a new schedule clears an earlier failure. A live
+ * article stays `published` (the content API still serves it) with its republish scheduled.
+ */
 export async function scheduleRows(db: Queryable, items: Array<{ id: string; at: string }>, nowIsoValue: string): Promise<void> {
+  const status = db.raw("case when status = 'published' then 'published' else 'scheduled' end");
   for (const { id, at } of items) {
-    await db('articles').where({ id }).update({ status: 'scheduled', scheduled_at: at, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+    await db('articles').where({ id }).update({ status, scheduled_at: at, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
   }
+}
+
+/** Cancel the article's scheduled publish: a waiting draft is a draft again, a live article stays published. */
+export async function unscheduleRow(db: Queryable, id: string, nowIsoValue: string): Promise<void> {
+  const status = db.raw("case when status = 'published' then 'published' else 'draft' end");
+  await db('articles').where({ id }).update({ status, scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+}
+
+/** The article is no longer live (unpublish): a draft, with no publish scheduled. */
+export async function markTakenDown(db: Queryable, id: string, nowIsoValue: string): Promise<void> {
+  await db('articles').where({ id }).update({ status: 'draft', scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
 }
 
 /** Record a failed scheduled publish on the article (still scheduled, retried at `retryAt`). */
 export async function recordPublishFailure(db: Queryable, id: string, failure: Omit<PublishError, 'failures'>): Promise<void> {
   await db('articles')
-    .where({ id, status: 'scheduled' })
+    .where({ id })
+    .whereNotNull('scheduled_at')
     .update({ publish_error: failure.message.slice(0, 2000), publish_error_at: failure.at, publish_retry_at: failure.retryAt })
     .increment('publish_failures', 1);
 }
 
 /** Scheduled articles whose last publish failed, oldest failure first (svc doctor). */
 export async function failedScheduledRows(db: Queryable, limit = 100): Promise<Article[]> {
-  const rows = await db('articles').where({ status: 'scheduled' }).whereNotNull('publish_error').orderBy('publish_error_at').limit(limit);
+  const rows = await db('articles').whereNotNull('scheduled_at').whereNotNull('publish_error').orderBy('publish_error_at').limit(limit);
   return rows.map(toArticle);
 }
 

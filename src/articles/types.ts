@@ -25,6 +25,13 @@ export interface Article {
   importedPublishedAt: string | null;
   /** Its lastmod there: the update time of its first publish here. */
   importedUpdatedAt: string | null;
+  /** The first publish ever (the imported date for imports): kept through unpublish and republish. */
+  firstPublishedAt: string | null;
+  /** Bumped by every edit; `publishedRevision` is the one last published (null: never published). */
+  revision: number;
+  publishedRevision: number | null;
+  /** The revision the stored seoScore was computed on (null: never audited). */
+  auditedRevision: number | null;
   /** Why the last scheduled publish failed (cleared by a publish or a new schedule). */
   publishError: PublishError | null;
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ConnectorKind } from '../connectors/store.js';
 import { AppError, usageError } from '../errors.js';
-import { publishArticle, scheduleArticle } from '../publishing/publish.js';
+import { publishArticle, scheduleArticle, unscheduleArticle } from '../publishing/publish.js';
 import { findArticles, listDrafts, publishMany } from '../publishing/publish-many.js';
 import { act, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
@@ -61,6 +61,18 @@ export function registerPublish(articles: Command, io: Io): void {
       act<{ workspace?: string; at: string }>(io, async ({ app, args, opts, out, workspace }) => {
         const a = await scheduleArticle(app, await workspace(), args[0], opts.at);
         out.result(a, () => `Scheduled ${a.slug} for ${a.scheduledAt}`);
+      }),
+    );
+
+  articles
+    .command('unschedule')
+    .description('cancel the scheduled publish of an article (a scheduled draft becomes a draft; a published article stays as it is)')
+    .argument('<id|slug>')
+    .option(...WORKSPACE_OPTION)
+    .action(
+      act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
+        const a = await unscheduleArticle(app, await workspace(), args[0]);
+        out.result(a, () => `Cancelled the scheduled publish of ${a.slug} (now ${a.status})`);
       }),
     );
 }

@@ -6,6 +6,7 @@ import { createArticle } from '../publishing/create.js';
 import type { Article } from '../articles/types.js';
 import { describePublishError } from '../publishing/failures.js';
 import { deleteArticle, unpublishArticle } from '../publishing/publish.js';
+import { type PublicationState, describeDestination, publicationState } from '../publishing/state.js';
 import { AppError, usageError } from '../errors.js';
 import { decodeUtf8, readTextFile } from '../lib/text-file.js';
 import { confirm } from './ask.js';
@@ -119,8 +120,10 @@ export function registerArticles(program: Command, io: Io): void {
     .option(...WORKSPACE_OPTION)
     .action(
       act<{ workspace?: string }>(io, async ({ app, args, out, workspace }) => {
-        const a = await getArticle(app, await workspace(), args[0]);
-        out.result(a, () => describe(a));
+        const ws = await workspace();
+        const a = await getArticle(app, ws, args[0]);
+        const publication = await publicationState(app, ws, a);
+        out.result({ ...a, publication }, () => describe(a, publication));
       }),
     );
 
@@ -207,7 +210,7 @@ const slugMoveNote = (from: string, to: string) =>
 
 const NOT_TOLD = 'Note: the webhook is disabled, so its receiver was not told; remove the post there by hand (or enable the webhook first and publish/unpublish again).';
 
-function describe(a: Article): string {
+function describe(a: Article, p: PublicationState): string {
   const excerpt = a.bodyMarkdown.length > 400 ? `${a.bodyMarkdown.slice(0, 400)}...` : a.bodyMarkdown;
   return [
     `${a.title}`,
@@ -215,6 +218,9 @@ function describe(a: Article): string {
     `  slug:        ${a.slug}`,
     `  status:      ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''}`,
     ...(a.publishError ? [`  FAILED:      ${describePublishError(a)}`] : []),
+    `  live:        ${p.live ? (p.url ?? 'yes (no site URL set)') : 'no'}${p.hasUnpublishedChanges ? ' (edited since its last publish)' : ''}`,
+    ...(p.publishedAt ? [`  published:   ${p.publishedAt} (first publish)`] : []),
+    ...p.destinations.map((d) => `  ${`${d.kind}:`.padEnd(12)} ${describeDestination(d).slice(d.kind.length + 2)}`),
     ...(a.importedPublishedAt ? [`  old date:    ${a.importedPublishedAt}${a.importedUpdatedAt ? ` (updated ${a.importedUpdatedAt})` : ''}, its first-publish time`] : []),
     `  type:        ${a.contentType}`,
     `  keywords:    ${[a.focusKeyword, ...a.secondaryKeywords].filter(Boolean).join(', ') || '-'}`,

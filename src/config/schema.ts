@@ -143,6 +143,10 @@ export const configSchema = z
       .object({
         /** Calls per minute per connection or API key, every JSON-RPC message counted (requests and notifications, inside a batch too). */
         rateLimitPerMinute: z.coerce.number().int().min(1).default(120),
+        /** publish_article waits at most this long for the webhook's first attempt before answering "still pending" (at most 30s). */
+        publishWait: duration()
+          .default('5s')
+          .refine((ms) => ms <= 30_000, 'must be at most 30s (the agent is waiting for the answer)'),
       })
       .strict()
       .default({}),

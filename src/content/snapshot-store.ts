@@ -119,3 +119,9 @@ async function removeTag(db: Queryable, workspaceId: string, tag: string, articl
   await db('content_tags').where({ workspace_id: workspaceId, tag, article_id: articleId }).delete();
   await closeSlot(db, tagGroup(workspaceId, tag), Number(row.rank));
 }
+
+/** The slugs the content API serves these articles under (an article not served is absent). */
+export async function servedSlugs(db: Queryable, articleIds: string[]): Promise<Map<string, string>> {
+  const rows = await rowsByKeys(db, 'content_index', 'article_id', articleIds, ['article_id', 'slug']);
+  return new Map(rows.map((r) => [r.article_id as string, r.slug as string]));
+}

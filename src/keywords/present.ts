@@ -23,6 +23,19 @@ export function metricsText(k: KeywordMetrics & Partial<Pick<StoredKeyword, 'cli
 /** "2025-12 9,900 · 2026-01 8,100 · ..." (oldest first). */
 export const trendText = (months: MonthlySearches[]): string => months.map((m) => `${m.month} ${m.searchVolume === null ? '-' : count(m.searchVolume)}`).join(' · ');
 
+/**
+ * The trend in one short line for an agent: "2025-12 9,900 -> 2026-11 12,100 (+22%), peak 2026-07
+ * 14,800"; the months themselves are in the structured result.
+ */
+export function trendSummary(months: MonthlySearches[]): string {
+  const known = months.filter((m) => m.searchVolume !== null) as Array<MonthlySearches & { searchVolume: number }>;
+  if (known.length < 2) return trendText(months);
+  const [first, last] = [known[0], known[known.length - 1]];
+  const peak = known.reduce((a, b) => (b.searchVolume > a.searchVolume ? b : a));
+  const change = first.searchVolume > 0 ? ` (${last.searchVolume >= first.searchVolume ? '+' : ''}${Math.round(((last.searchVolume - first.searchVolume) / first.searchVolume) * 100)}%)` : '';
+  return `${first.month} ${count(first.searchVolume)} -> ${last.month} ${count(last.searchVolume)}${change}, peak ${peak.month} ${count(peak.searchVolume)}`;
+}
+
 /** Who targets the keyword, or why it matters that nobody does. */
 export function targetsText(k: Pick<KeywordView, 'status' | 'conflict' | 'targets'>): string {
   const all = k.targets.map((t) => `${t.slug} (${t.role})`).join(', ');

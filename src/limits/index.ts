@@ -77,7 +77,9 @@ export function createLimits(ctx: Ctx): Limits {
       // no count, so a smaller call may still fit (hence no in-memory block either).
       const taken = await limit('mcp', config.mcp.rateLimitPerMinute, MINUTE, false).take(principalId, count);
       if (taken.taken) return;
-      throw new AppError('rate_limited', 429, TOO_MANY_CALLS, { details: { retryAfterSeconds: retrySeconds(taken.resetAt - now()) } });
+      const s = retrySeconds(taken.resetAt - now());
+      // The wait in the words too: an agent often sees only the message, not the Retry-After header.
+      throw new AppError('rate_limited', 429, `${TOO_MANY_CALLS}: at most ${config.mcp.rateLimitPerMinute} per minute for this key or connection. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
     },
 
     async signInAttempt(email, clientAddress) {

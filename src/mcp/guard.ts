@@ -85,7 +85,10 @@ function describeIssues(issues: readonly Issue[]): string {
   return issues
     .map((i) => {
       const path = (i.path[0] === 'params' ? i.path.slice(1) : i.path).map(String).join('.');
-      const message = i.message.replace(/^Invalid input: /, '');
+      const raw = i.message.replace(/^Invalid input: /, '');
+      // zod's "Required" (or "expected string, received undefined") read as a person would say it.
+      const missing = /^expected (\w+), received undefined$/.exec(raw);
+      const message = raw === 'Required' ? 'is required' : missing ? `is required (${missing[1] === 'object' ? 'an object' : `a ${missing[1]}`})` : raw;
       return path ? `${path}: ${message}` : message;
     })
     .join('; ');

@@ -34,6 +34,8 @@ export function registerPrompts(server: McpServer): void {
         `     at least ${LIMITS.minH2} "## " sections (one of them naming the keyword), "### " only under a "##";`,
         `     at least ${Math.ceil(words * LIMITS.wordShare)} words; alt text on every image (![what it shows](https://...));`,
         '     at least one link to a related page or a source. A "## FAQ" section with "### Question?" headings is welcome.',
+        '   - internal links: call find_link_targets with a topic word and link to the url of the articles it returns,',
+        '     e.g. [how to grind coffee](https://example.com/blog/how-to-grind-coffee); never invent a URL for an article that is not published.',
         '3. Call audit_article with the new article id. Fix every [FAIL] line with update_article and audit again',
         '   (each audit spends one audit credit, so fix everything before re-auditing).',
         '4. Publish with publish_article only if the user asked for it and the connection has the `publish` scope.',

@@ -29,13 +29,14 @@ export const toolError = (message: string): CallToolResult => ({ content: [{ typ
  * message; anything else is logged and answered "Internal error" (the SDK would echo it).
  * Every call is counted by tool and outcome (svc_mcp_tool_calls_total).
  */
-export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope; role: Role }, fn: (args: A) => Promise<CallToolResult>) {
+export function gated<A>(env: ToolEnv, gate: { tool: string; scope: Scope | 'depends'; role: Role }, fn: (args: A) => Promise<CallToolResult>) {
   const counted = (outcome: 'ok' | 'error' | 'refused' | 'internal_error', result: CallToolResult) => {
     env.app.metrics.mcpToolCalls.inc({ tool: gate.tool, outcome });
     return result;
   };
   return async (args: A): Promise<CallToolResult> => {
-    if (!env.principal.scopes.includes(gate.scope)) return counted('refused', toolError(scopeRefusal(gate.scope)));
+    // 'depends': the scope follows from what the call touches, and the tool checks it (delete_article).
+    if (gate.scope !== 'depends' && !env.principal.scopes.includes(gate.scope)) return counted('refused', toolError(scopeRefusal(gate.scope)));
     if (!roleAtLeast(env.membership.role, gate.role)) return counted('refused', toolError(roleRefusal(gate.role, env.membership.role)));
     try {
       const result = await fn(args);

@@ -12,8 +12,13 @@ import { registerSiteProfileTool } from './tools/site-profile.js';
 
 const INSTRUCTIONS =
   'This server manages the SEO articles of one website workspace. Start with get_site_profile (site, plan, credits left, granted scopes). ' +
-  'Read with list_articles / get_article; write with create_article / update_article and check with audit_article (these spend monthly credits); ' +
-  'publish_article / unpublish_article / schedule_article send articles to the live site (now or at a time). The write_seo_article prompt describes an article that passes the audit. ' +
+  'Read with list_articles / get_article; write with create_article (one article credit; a title that already exists is refused unless allowDuplicate) ' +
+  'and update_article (free); check with audit_article (one audit credit). ' +
+  'publish_article / unpublish_article / schedule_article / unschedule_article send articles to the live site or take them down; delete_article removes one for good. ' +
+  'Every article result says whether it is live, its public url, publishedAt, hasUnpublishedChanges and each destination\'s delivery state: ' +
+  'report a pending or failed delivery to the user as such, never as a success. ' +
+  'Link to other articles of the site with Markdown links to the url find_link_targets gives for a topic (published articles only, so every link is live). ' +
+  'The write_seo_article prompt describes an article that passes the audit. ' +
   'Before writing, research_keywords gives search volume, difficulty, intent and ideas (one keyword lookup credit per keyword not looked up in 30 days); ' +
   'list_keywords shows which keywords articles already target, gaps no article covers yet, and conflicts where two articles share a focus keyword.';
 

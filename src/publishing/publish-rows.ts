@@ -34,9 +34,12 @@ export async function destinations(ctx: Ctx, ws: Workspace, to?: ConnectorKind):
  * The times of an article's first publish to a destination (decisions.md, "Imported history"):
  * the date it had on the site it was imported from, unless that lies in the future (then now:
  * the person asked for now; imports schedule future dates instead); the update time is its
- * imported lastmod, kept between that and now. Articles written here get now for both.
+ * imported lastmod, kept between that and now. Articles written here get now for both. The
+ * same rule sets the article's firstPublishedAt in the claim (articles/store.ts claimForPublish).
  */
-export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' | 'importedUpdatedAt'>, now: string): { publishedAt: string; updatedAt: string } {
+export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' | 'importedUpdatedAt' | 'firstPublishedAt'>, now: string): { publishedAt: string; updatedAt: string } {
+  // Published before (and taken down since): it keeps its first date (decisions.md), updated now.
+  if (article.firstPublishedAt) return { publishedAt: article.firstPublishedAt, updatedAt: now };
   const publishedAt = article.importedPublishedAt && article.importedPublishedAt <= now ? article.importedPublishedAt : now;
   const lastmod = article.importedUpdatedAt ?? publishedAt;
   return { publishedAt, updatedAt: lastmod < publishedAt ? publishedAt : lastmod > now ? now : lastmod };
@@ -68,6 +71,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
   const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
+  // The times of a first publish are judged on the article as it was before this claim set its firstPublishedAt.
+  const before = new Map(list.map((a) => [a.id, a]));
   // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.
   await refuseWhileUnpublishing(trx, ctx, order);
   const existing = await publications.findMany(trx, order.map((a) => a.id), connectors.map((c) => c.id));
@@ -88,7 +93,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
         publication = { ...prev, updatedAt: now, lastError: null, lastErrorAt: null };
         republished.push({ articleId: article.id, connectorId: connector.id });
       } else {
-        const first = firstPublishTimes(article, now);
+        const first = firstPublishTimes(before.get(article.id)!, now);
         publication = { articleId: article.id, connectorId: connector.id, workspaceId: ws.id, firstPublishedAt: first.publishedAt, updatedAt: first.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
         firsts.push(publication);
       }

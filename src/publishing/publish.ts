@@ -65,7 +65,7 @@ export async function unpublishArticle(ctx: Ctx, ws: Workspace, ref: string, opt
   const article = await requireArticle(ctx, ws, ref);
   const takeDownNow = async (trx: Trx) => {
     await takeDown(trx, ctx, ws, article.id);
-    await trx('articles').where({ id: article.id }).update({ status: 'draft', updated_at: nowIso(ctx.clock) });
+    await articles.markTakenDown(trx, article.id, nowIso(ctx.clock));
   };
   let seen: Omit<UnpublishResult, 'article'> & { webhookId?: string } = { removedFrom: [], receiverNotTold: false, notifiedOnly: false };
   const outcome = await deliverNow(ctx, {
@@ -163,13 +163,35 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
  * Mark the article to be published by the daemon at `at` (within a few seconds of it). The time
  * must carry Z or an offset and lie within the schedule range (lib/datetime.ts, issue 11).
  */
-export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string): Promise<Article> {
+export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string, opts: { refusePast?: boolean } = {}): Promise<Article> {
   const article = await requireArticle(ctx, ws, ref);
-  const when = parseScheduleTime(at, ctx.clock.now());
+  const now = ctx.clock.now();
+  const when = parseScheduleTime(at, now);
+  // An agent's past time is most often a mistake (a wrong year or zone): it says so, and publishes only when asked.
+  if (opts.refusePast && when < now.toISOString()) {
+    throw badRequest(
+      'time_in_past',
+      `${at} is in the past (it is ${now.toISOString()} now), so nothing was scheduled. Give a future time, publish now, or pass allowPast: true to have it published within seconds.`,
+    );
+  }
   // A decision like any other: refused while an unpublish of the article waits for its receiver.
   return withTransaction(ctx.db, async (trx) => {
     await decideAbout(trx, ctx, article);
     await articles.scheduleRows(trx, [{ id: article.id, at: when }], nowIso(ctx.clock));
+    return (await articles.findArticleById(trx, article.id))!;
+  });
+}
+
+/**
+ * Cancel the article's scheduled publish: a draft waiting for its time is a draft again, a live
+ * article stays published as it is. Refused when nothing is scheduled.
+ */
+export async function unscheduleArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Article> {
+  const article = await requireArticle(ctx, ws, ref);
+  return withTransaction(ctx.db, async (trx) => {
+    const current = await decideAbout(trx, ctx, article);
+    if (!current.scheduledAt) throw badRequest('not_scheduled', `Article "${article.slug}" has no scheduled publish`);
+    await articles.unscheduleRow(trx, article.id, nowIso(ctx.clock));
     return (await articles.findArticleById(trx, article.id))!;
   });
 }

@@ -210,3 +210,27 @@ export async function makeQueueDue(db: Queryable, connectorId: string, now: stri
       .update({ next_attempt_at: now, retry_from: db.ref('attempts'), updated_at: now }),
   );
 }
+
+/**
+ * The latest publish or update event of each of these articles on this connector (by seq), with
+ * the receiver's answer to its last attempt: what an article's result says about its delivery.
+ */
+export async function latestPublishEvents(db: Queryable, connectorId: string, articleIds: string[]): Promise<Map<string, EventRow & { responseExcerpt: string | null }>> {
+  const out = new Map<string, EventRow & { responseExcerpt: string | null }>();
+  for (let i = 0; i < articleIds.length; i += 500) {
+    const latest = db('webhook_events')
+      .max('seq')
+      .where({ connector_id: connectorId })
+      .whereIn('article_id', articleIds.slice(i, i + 500))
+      .whereIn('event', ['article.published', 'article.updated'])
+      .groupBy('article_id');
+    for (const row of await db('webhook_events').whereIn('seq', latest)) {
+      const event = toEvent(row);
+      const last = event.attempts > 0 && event.status !== 'delivered'
+        ? await db('webhook_deliveries').where({ event_id: event.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('response_excerpt')
+        : undefined;
+      out.set(event.articleId, { ...event, responseExcerpt: last?.response_excerpt ?? null });
+    }
+  }
+  return out;
+}

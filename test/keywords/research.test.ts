@@ -19,7 +19,7 @@ describe('research_keywords (MCP) against DataForSEO', () => {
     expect(res.text).toContain(`Keyword data from DataForSEO for location 2840, language en.`);
     expect(res.text).toContain('3 looked up now (3 keyword lookup credits spent), 0 from the store (free). Keyword lookups this month: 3/10.');
     expect(res.text).toContain(`- Cold Brew Coffee: volume ${m.volume.toLocaleString('en-US')}/month, KD ${m.difficulty}, CPC $${m.cpc.toFixed(2)}, competition LOW (0.32), informational`);
-    expect(res.text).toMatch(/trend: 2025-11 \d[\d,]* · .* · 2026-10 \d/);
+    expect(res.text).toMatch(/trend: 2025-11 \d[\d,]* -> 2026-10 \d[\d,]* \([+-]\d+%\), peak \d{4}-\d{2} \d/); // the months are in the structured part
     const data = res.structuredContent as any;
     expect(data).toMatchObject({ provider: 'dataforseo', location: '2840', language: 'en', spent: 3, usage: { used: 3, allowed: 10 } });
     expect(data.keywords).toHaveLength(3);

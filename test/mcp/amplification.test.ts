@@ -42,6 +42,6 @@ describe('/api/mcp refusals cost the daemon nothing of the body', () => {
   it('a batch refused by the call budget gets one error, not one per request', async () => {
     const res = await rpc(d, Array.from({ length: 50 }, (_, i) => ping(i)), auth);
     expect(res.status).toBe(429);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Too many MCP calls: at most \d+ per minute for this key or connection\. Retry in \d+ s\.$/), data: { code: 'rate_limited' } } });
   });
 });

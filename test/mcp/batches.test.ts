@@ -24,7 +24,7 @@ describe('JSON-RPC batches and the call budget', () => {
     expect(second.status).toBe(429);
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     // A refusal of a batch as a whole answers once, id null (issue 22: never one error per element).
-    expect(await second.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
+    expect(await second.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Too many MCP calls: at most \d+ per minute for this key or connection\. Retry in \d+ s\.$/), data: { code: 'rate_limited' } } });
     // The refused batch cost one call (every POST does before its body is read), not three: one single call still fits.
     expect((await send(ping(7))).status).toBe(200);
     expect((await send(ping(8))).status).toBe(429);

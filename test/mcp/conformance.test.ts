@@ -91,7 +91,7 @@ describe('conformance: lifecycle (server-initialize, ping)', () => {
     expect(status).toBe(200);
     expect(body.error).toEqual({
       code: -32602,
-      message: 'Invalid params for initialize: protocolVersion: expected string, received undefined; clientInfo: expected object, received undefined',
+      message: 'Invalid params for initialize: protocolVersion: is required (a string); clientInfo: is required (an object)',
     });
     expect((await request('initialize', initialize(42), 'init-2')).body.error).toEqual({
       code: -32602,
@@ -188,7 +188,7 @@ describe('conformance: prompts (prompts-list, prompts-get-with-args)', () => {
     });
     expect((await request('prompts/get', { name: 'write_seo_article', arguments: { topic: 'x' } })).body.error).toEqual({
       code: -32602,
-      message: 'Invalid arguments for prompt write_seo_article: focusKeyword: Required',
+      message: 'Invalid arguments for prompt write_seo_article: focusKeyword: is required',
     });
   });
 });

@@ -130,7 +130,7 @@ describe('/api/mcp per-call checks', () => {
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
     // Refused before its body is read (nothing past the budget is parsed), so no id can be answered.
-    expect(await limited.json()).toMatchObject({ id: null, error: { message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
+    expect(await limited.json()).toMatchObject({ id: null, error: { message: `Too many MCP calls: at most 3 per minute for this key or connection. Retry in ${retry} s.`, data: { code: 'rate_limited' } } });
     // Another key has its own budget.
     expect((await rpc(d, toolCall('get_site_profile'), { Authorization: `Bearer ${await key(['read'])}` })).status).toBe(200);
   });

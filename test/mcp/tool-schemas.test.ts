@@ -17,8 +17,9 @@ describe('MCP tool input schemas', () => {
     const agent = await connect(d, await key());
     const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
     const keys = (name: string) => Object.keys(schemas[name].properties ?? {}).sort();
-    expect(keys('create_article')).toEqual(Object.keys(articleCreateInput.shape).sort());
-    expect(keys('update_article')).toEqual(['id', ...Object.keys(articleUpdateInput.shape)].sort());
+    expect(keys('create_article')).toEqual([...Object.keys(articleCreateInput.shape), 'allowDuplicate'].sort()); // allowDuplicate: the agent's retry guard
+    // The article is named by id or slug; the domain's slug is the new slug (newSlug).
+    expect(keys('update_article')).toEqual(['id', 'slug', 'newSlug', ...Object.keys(articleUpdateInput.shape).filter((k) => k !== 'slug')].sort());
     expect(keys('list_articles')).toEqual([...Object.keys(articleListInput.shape), 'query'].sort()); // query: the content API's search (content/search-terms.ts)
     const create = schemas.create_article.properties!;
     // Text limits count characters as the database does (code points, articles/inputs.ts), which
@@ -39,7 +40,7 @@ describe('MCP tool input schemas', () => {
     const agent = await connect(d, await key());
     const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
     const createSlug: string = schemas.create_article.properties!.slug.description;
-    const updateSlug: string = schemas.update_article.properties!.slug.description;
+    const updateSlug: string = schemas.update_article.properties!.newSlug.description;
     for (const [separator, name] of [['-', 'dashes'], ['.', 'dots'], ['_', 'underscores']]) {
       expect(isValidSlug(`v1${separator}2`), separator).toBe(true);
       expect(createSlug).toContain(name);
@@ -55,7 +56,7 @@ describe('MCP tool input schemas', () => {
       expect(created.structuredContent).toMatchObject({ article: { slug } });
     }
     const a = await seedArticle(d.app, ws);
-    expect(await agent.call('update_article', { id: a.id, slug: 'Release_Notes.v2' })).toMatchObject({ structuredContent: { article: { slug: 'release_notes.v2' } } });
+    expect(await agent.call('update_article', { id: a.id, newSlug: 'Release_Notes.v2' })).toMatchObject({ structuredContent: { article: { slug: 'release_notes.v2' } } });
   });
 
   it('refuse an over-long field with the same message as the CLI, and spend nothing', async () => {
@@ -98,5 +99,24 @@ describe('MCP tool input schemas', () => {
     // Nothing was created, changed, audited or spent.
     expect((await agent.call('get_site_profile')).text).toMatch(/\nArticles: 0\/10\nAudits: 0\/50\n/);
     expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ title: a.title, status: 'draft', seoScore: null });
+  });
+});
+
+describe('MCP tool output schemas (issue 40)', () => {
+  it('the article tools advertise an outputSchema saying what their structured results hold, and the results fit it', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const tools = (await agent.listTools()).tools;
+    const withOutput = tools.filter((t) => t.outputSchema).map((t) => t.name).sort();
+    expect(withOutput).toEqual(['create_article', 'delete_article', 'find_link_targets', 'get_article', 'list_articles', 'publish_article', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article']);
+    const get = tools.find((t) => t.name === 'get_article')!.outputSchema as JsonSchema;
+    expect(get.properties!.status).toMatchObject({ enum: ['draft', 'scheduled', 'published'] });
+    expect(get.properties!.destinations.items.properties.state).toMatchObject({ enum: ['delivered', 'pending', 'failed'] });
+    expect(get.required).toEqual(expect.arrayContaining(['url', 'publishedAt', 'live', 'hasUnpublishedChanges', 'destinations']));
+    // The SDK's client checks every structured result against the schema: these calls would throw if one did not fit.
+    const a = await seedArticle(d.app, ws);
+    await agent.call('get_article', { id: a.id });
+    await agent.call('list_articles');
+    await agent.call('update_article', { id: a.id, title: 'Changed' });
   });
 });

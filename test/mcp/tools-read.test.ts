@@ -9,7 +9,7 @@ describe('MCP read tools over the SDK client', () => {
     const agent = await connect(d, await key(['read']));
     const { tools } = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['audit_article', 'create_article', 'get_article', 'get_site_profile', 'list_articles', 'list_keywords', 'preview_article', 'publish_article', 'research_keywords', 'schedule_article', 'unpublish_article', 'update_article'],
+      ['audit_article', 'create_article', 'delete_article', 'find_link_targets', 'get_article', 'get_site_profile', 'list_articles', 'list_keywords', 'preview_article', 'publish_article', 'research_keywords', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article'],
     );
     const create = tools.find((t) => t.name === 'create_article')!;
     expect(create.description).toMatch(/articles` credit/);
@@ -55,7 +55,12 @@ describe('MCP read tools over the SDK client', () => {
     const byId = await agent.call('get_article', { id: a.id });
     expect(byId.text).toContain('# Cold brew guide');
     expect(byId.text).toContain(a.bodyMarkdown);
-    expect(byId.structuredContent).toMatchObject({ id: a.id, slug: 'cold-brew-guide', focusKeyword: 'cold brew', bodyMarkdown: a.bodyMarkdown });
+    // The body once: in the text; the structured part has its size.
+    expect(byId.structuredContent).toMatchObject({ id: a.id, slug: 'cold-brew-guide', focusKeyword: 'cold brew', bodyCharacters: [...a.bodyMarkdown].length });
+    expect(byId.structuredContent).not.toHaveProperty('bodyMarkdown');
+    const lean = await agent.call('get_article', { id: a.id, includeBody: false });
+    expect(lean.text).not.toContain(a.bodyMarkdown);
+    expect(lean.text).toContain(`(body: ${[...a.bodyMarkdown].length} characters, left out)`);
     const bySlug = await agent.call('get_article', { slug: 'cold-brew-guide' });
     expect(bySlug.structuredContent).toMatchObject({ id: a.id });
     const missing = await agent.call('get_article', { slug: 'nope' });

@@ -46,7 +46,8 @@ describe('MCP write tools', () => {
     expect(res.text).toMatch(/^Created draft: "Cold brew coffee at home" \(slug: cold-brew-coffee-at-home, id: art_\w+\)\. 1 article credit spent\.$/);
     expect(res.structuredContent).toMatchObject({ published: false, article: { status: 'draft', contentType: 'GUIDE', focusKeyword: 'cold brew coffee' } });
     const got = await agent.call('get_article', { slug: 'cold-brew-coffee-at-home' });
-    expect(got.structuredContent).toMatchObject({ secondaryKeywords: ['iced coffee'], targetLength: 300, bodyMarkdown: GOOD_BODY });
+    expect(got.structuredContent).toMatchObject({ secondaryKeywords: ['iced coffee'], targetLength: 300, bodyCharacters: [...GOOD_BODY].length });
+    expect(got.text).toContain(GOOD_BODY);
     expect((await agent.call('get_site_profile')).text).toContain('\nArticles: 1/10\n');
   });
 
@@ -90,12 +91,20 @@ describe('MCP write tools', () => {
     const { d, ws, key } = await workspaceWithAdmin();
     const a = await seedArticle(d.app, ws, { title: 'Draft one', focusKeyword: 'tea' });
     const agent = await connect(d, await key(['read', 'content']));
-    const byId = await agent.call('update_article', { id: a.id, slug: 'green-tea', metaDescription: 'About tea.' });
+    const byId = await agent.call('update_article', { id: a.id, newSlug: 'green-tea', metaDescription: 'About tea.' });
     expect(byId.text).toBe(`Updated "Draft one" (slug: green-tea, id: ${a.id}).`);
+    // id and slug naming two articles (or a slug meant as the new one) is refused, not settled by the id.
+    expect(await agent.call('update_article', { id: a.id, slug: 'black-tea', title: 'x' })).toMatchObject({
+      isError: true,
+      text: `id and slug name different articles: ${a.id} has the slug "green-tea", not "black-tea". Give only one of them (to change a slug, use update_article's newSlug)`,
+    });
+    expect(await agent.call('get_article', { id: a.id, slug: 'black-tea' })).toMatchObject({ isError: true, text: expect.stringContaining('id and slug name different articles') });
+    expect(await agent.call('get_article', { id: a.id, slug: 'Green-Tea' })).toMatchObject({ structuredContent: { id: a.id } });
     const bySlug = await agent.call('update_article', { slug: 'green-tea', title: 'Green tea' });
     expect(bySlug.structuredContent).toMatchObject({ article: { id: a.id, title: 'Green tea', slug: 'green-tea', focusKeyword: 'tea' } });
     const got = await agent.call('get_article', { id: a.id });
-    expect(got.structuredContent).toMatchObject({ metaDescription: 'About tea.', bodyMarkdown: a.bodyMarkdown });
+    expect(got.structuredContent).toMatchObject({ metaDescription: 'About tea.' });
+    expect(got.text).toContain(a.bodyMarkdown);
     const nothing = await agent.call('update_article', { id: a.id });
     expect(nothing).toMatchObject({ isError: true, text: 'Nothing to change: pass at least one field' });
     const missing = await agent.call('update_article', { id: 'art_nope', title: 'x' });
@@ -149,7 +158,7 @@ describe('MCP publishing tools', () => {
     expect(nowhere).toMatchObject({ isError: true, text: `Workspace ${ws.name} has nowhere to publish to` });
     const blog = await generateBlogKey(d.app, ws);
     const first = await agent.call('publish_article', { slug: a.slug });
-    expect(first.text).toBe(`Published "Ship it" (${a.slug}) to headless (first publish).`);
+    expect(first.text).toBe(`Published "Ship it" (${a.slug}) to headless (first publish). Live at https://example.com/blog/${a.slug}.`);
     const live = await fetch(`${d.url}/api/v1/content/articles/${a.slug}`, { headers: { Authorization: `Bearer ${blog.key}` } });
     expect(live.status).toBe(200);
     expect((await agent.call('publish_article', { id: a.id })).text).toContain('to headless (updated)');
@@ -170,11 +179,11 @@ describe('MCP publishing tools', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     afterFile(() => new Promise<void>((r) => receiver.close(() => r())));
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ overrides: { 'mcp.publishWait': '200ms' } }); // no worker runs: the first attempt never comes
     await setWebhook(d.app, ws, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` });
     const a = await seedArticle(d.app, ws, { title: 'Webhook post' });
     const agent = await connect(d, await key(['read', 'publish']));
-    expect((await agent.call('publish_article', { id: a.id })).text).toContain('to webhook (first publish). The webhook delivery is queued.');
+    expect((await agent.call('publish_article', { id: a.id })).text).toContain('to webhook (first publish). The webhook delivery is still pending: not tried within 0.2s.');
     const refused = await agent.call('unpublish_article', { id: a.id });
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/^The webhook receiver did not confirm the unpublish: .*503.*The article stays published\.$/s);

@@ -1,4 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { CONTENT_TYPE_NAMES } from '../../articles/categories.js';
 import {
   type ArticleCreateInput,
@@ -8,15 +9,19 @@ import {
   articleListInput,
   articleUpdateInput,
 } from '../../articles/inputs.js';
+import { focusKeywordRivals, rivalWarning } from '../../articles/keyword-family.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
+import type { Article } from '../../articles/types.js';
 import { createArticle } from '../../publishing/create.js';
 import { searchPublishedArticles } from '../../content/search.js';
 import { QUERY_MAX_LENGTH, searchQueryInput } from '../../content/search-terms.js';
 import { invalidInput } from '../../errors.js';
 import { describePublishError } from '../../publishing/failures.js';
+import { describeState, publicationState } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { type Descriptions, toolInput } from '../tool-input.js';
-import { ARTICLE_REF, articleRef, articleRefInput, detail, refOf, summary, summaryLine } from './present.js';
+import { OUTPUT } from './output.js';
+import { ARTICLE_REF, articleRef, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
 
 /** For the model, one line per field of the domain's article input (articles/inputs.ts). */
 const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
@@ -41,12 +46,17 @@ const LIST = toolInput('list options', { ...articleListInput.shape, query: searc
   limit: 'How many to return. Default 50.',
   offset: 'How many to skip (for the next page use offset + limit). Default 0.',
 });
-const CREATE = toolInput('article', articleCreateInput.shape, FIELDS);
-const UPDATE = toolInput('article', { id: articleRef.id, ...articleUpdateInput.shape }, {
+const CREATE = toolInput('article', { ...articleCreateInput.shape, allowDuplicate: z.boolean().optional() }, {
   ...FIELDS,
-  id: ARTICLE_REF.id,
+  allowDuplicate: 'Create it even when an article with the same title exists (it then gets a numbered slug). Default false: refused, so a retried call makes no copy.',
+});
+const { slug: newSlug, ...UPDATE_FIELDS } = articleUpdateInput.shape;
+const { slug: _slug, ...FIELDS_BUT_SLUG } = FIELDS;
+const UPDATE = toolInput('article', { ...articleRef, ...UPDATE_FIELDS, newSlug }, {
+  ...FIELDS_BUT_SLUG,
+  ...ARTICLE_REF,
   title: 'New title (H1).',
-  slug: 'With id: the new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case; the live URL changes at the next publish). Without id: the slug of the article to change (prefer id).',
+  newSlug: 'A new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case). The live URL changes at the next publish: the old one then answers 404.',
 });
 
 /** list_articles with a query: the content API's search over published articles, best first. */
@@ -60,11 +70,50 @@ async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: str
     ? `No published articles match "${args.query}"${offset ? ` after offset ${offset}` : ''} (total ${found.total}).`
     : `Published articles matching "${args.query}", best first, ${offset + 1}-${offset + shown} of ${found.total}:`;
   const more = offset + shown < found.total ? `\nMore: call again with offset ${offset + shown}.` : '';
-  return text([head, ...found.articles.map(summaryLine)].join('\n') + more, { total: found.total, limit, offset, articles: found.articles.map(summary) });
+  const listed = await summaries(env, found.articles);
+  return text([head, ...found.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, { total: found.total, limit, offset, nextOffset: offset + shown < found.total ? offset + shown : null, articles: listed });
 }
+
+/** A focus keyword other articles already have (in any spelling): said at once, as the audit says it. */
+async function keywordWarnings(env: ToolEnv, a: Article): Promise<string[]> {
+  const rivals = await focusKeywordRivals(env.app, env.workspace, a);
+  return rivals.length > 0 ? [`Warning: ${rivalWarning(a.focusKeyword!, rivals)}`] : [];
+}
+
+const GET = toolInput('arguments', { ...articleRef, includeBody: z.boolean().optional() }, {
+  ...ARTICLE_REF,
+  includeBody: 'Include the Markdown body in the text. Default true; false for the fields and publication state only.',
+});
+
+const LINK_TARGETS = toolInput('arguments', { topic: searchQueryInput.unwrap(), limit: z.number().int().min(1).max(50).optional() }, {
+  topic: `Words of the topic to link about (searched in the published articles' titles, keywords and text, as list_articles' query); at most ${QUERY_MAX_LENGTH} characters.`,
+  limit: 'How many to return, best match first. Default 10, at most 50.',
+});
 
 export function registerArticleTools(server: McpServer, env: ToolEnv): void {
   const ws = env.workspace;
+
+  server.registerTool(
+    'find_link_targets',
+    {
+      title: 'Find articles to link to',
+      description:
+        'The published articles of this site matching a topic, best first, each with its public url, title and focus keyword: link to them ' +
+        'from an article with Markdown links to that url, e.g. [anchor text](https://example.com/blog/slug). Only published articles are returned, ' +
+        'so every link is live. Needs `read`.',
+      inputSchema: LINK_TARGETS,
+      outputSchema: OUTPUT.linkTargets,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    gated(env, { tool: 'find_link_targets', scope: 'read', role: 'viewer' }, async (args: { topic: string; limit?: number }) => {
+      const found = await searchPublishedArticles(env.app, ws, { query: args.topic, limit: args.limit ?? 10, offset: 0 });
+      const listed = await summaries(env, found.articles);
+      const targets = listed.filter((a) => a.live && a.url).map((a) => ({ id: a.id, title: a.title, url: a.url!, focusKeyword: a.focusKeyword }));
+      const lines = targets.map((t) => `- [${t.title}](${t.url})${t.focusKeyword ? ` focus keyword: ${t.focusKeyword}` : ''}`);
+      const head = targets.length === 0 ? `No published article matches "${args.topic}".` : `Published articles to link to about "${args.topic}", best first (link with their url):`;
+      return text([head, ...lines].join('\n'), { topic: args.topic, total: found.total, targets });
+    }),
+  );
 
   server.registerTool(
     'list_articles',
@@ -72,6 +121,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       title: 'List articles',
       description: 'List the articles of the workspace, newest first, with id, slug, title, status and SEO score. Filter by status; page with limit and offset; or search the published ones with query (best match first). Needs `read`.',
       inputSchema: LIST,
+      outputSchema: OUTPUT.list,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'list_articles', scope: 'read', role: 'viewer' }, async (args: ArticleListInput & { query?: string }) => {
@@ -82,11 +132,13 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         ? `No ${args.status ? `${args.status} ` : ''}articles${page.offset ? ` after offset ${page.offset}` : ''} (total ${page.total}).`
         : `Articles ${page.offset + 1}-${page.offset + shown} of ${page.total}${args.status ? ` (${args.status})` : ''}:`;
       const more = page.offset + shown < page.total ? `\nMore: call again with offset ${page.offset + shown}.` : '';
-      return text([head, ...page.articles.map(summaryLine)].join('\n') + more, {
+      const listed = await summaries(env, page.articles);
+      return text([head, ...page.articles.map((a, i) => summaryLine(a, listed[i]))].join('\n') + more, {
         total: page.total,
         limit: page.limit,
         offset: page.offset,
-        articles: page.articles.map(summary),
+        nextOffset: page.offset + shown < page.total ? page.offset + shown : null,
+        articles: listed,
       });
     }),
   );
@@ -95,22 +147,28 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     'get_article',
     {
       title: 'Get an article',
-      description: 'Read one article in full (Markdown body and every SEO field), by id or slug. Needs `read`.',
-      inputSchema: articleRefInput,
+      description:
+        'Read one article (every SEO field, its publication state, and the Markdown body), by id or slug. The body is in the text only ' +
+        '(structuredContent has the fields and bodyCharacters); includeBody: false leaves it out, to check the state cheaply. Needs `read`.',
+      inputSchema: GET,
+      outputSchema: OUTPUT.get,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string }) => {
-      const a = await getArticle(env.app, ws, refOf(args));
+    gated(env, { tool: 'get_article', scope: 'read', role: 'viewer' }, async (args: { id?: string; slug?: string; includeBody?: boolean }) => {
+      const a = await getArticle(env.app, ws, await refOf(env, args));
+      const state = await publicationState(env.app, ws, a);
       const head = [
         `# ${a.title}`,
-        `id: ${a.id} | slug: ${a.slug} | status: ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}`,
+        `id: ${a.id} | slug: ${a.slug} | status: ${a.status}${a.scheduledAt ? ` (at ${a.scheduledAt})` : ''} | type: ${a.contentType} | SEO score: ${a.seoScore ?? 'not audited'}${isScoreStale(a) ? ' (stale: edited since the audit; run audit_article again)' : ''}`,
+        `publication: ${describeState(state)}`,
         ...(a.publishError ? [`Attention: ${describePublishError(a)}`] : []),
         `focus keyword: ${a.focusKeyword ?? '-'} | secondary: ${a.secondaryKeywords.join(', ') || '-'}`,
         `meta title: ${a.metaTitle ?? '-'}`,
         `meta description: ${a.metaDescription ?? '-'}`,
         `target length: ${a.targetLength || '-'} | image: ${a.featuredImageUrl ?? '-'} | author: ${a.author ?? '-'}`,
       ];
-      return text(`${head.join('\n')}\n\n${a.bodyMarkdown}`, detail(a));
+      const body = args.includeBody === false ? `\n(body: ${[...a.bodyMarkdown].length} characters, left out)` : `\n\n${a.bodyMarkdown}`;
+      return text(`${head.join('\n')}${body}`, detail(a, state));
     }),
   );
 
@@ -122,12 +180,14 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
         'Write a new article into the workspace. It is saved as a draft, or published at once when the workspace has auto-publish on. ' +
         'Spends one `articles` credit (see get_site_profile). Needs `content`. Afterwards run audit_article and fix what it reports.',
       inputSchema: CREATE,
+      outputSchema: OUTPUT.written,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async (args: ArticleCreateInput) => {
-      const { article, published } = await createArticle(env.app, ws, args, { spendCredit: true });
+    gated(env, { tool: 'create_article', scope: 'content', role: 'editor' }, async ({ allowDuplicate, ...args }: ArticleCreateInput & { allowDuplicate?: boolean }) => {
+      const { article, published } = await createArticle(env.app, ws, args, { spendCredit: true, refuseDuplicate: !allowDuplicate });
       const state = published ? 'Created and published (auto-publish is on)' : 'Created draft';
-      return text(`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, { article: summary(article), published });
+      const warnings = await keywordWarnings(env, article);
+      return text([`${state}: "${article.title}" (slug: ${article.slug}, id: ${article.id}). 1 article credit spent.`, ...warnings].join('\n'), { article: await summaryOf(env, article), published, warnings });
     }),
   );
 
@@ -136,19 +196,19 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
     {
       title: 'Update an article',
       description:
-        'Change fields of an existing article (by id or slug); only the fields you pass change. A published article keeps its live copy ' +
+        'Change fields of an existing article (by id or slug; newSlug renames it); only the fields you pass change. A published article keeps its live copy ' +
         'until you call publish_article again. Spends no credit. Needs `content`.',
       inputSchema: UPDATE,
+      outputSchema: OUTPUT.written,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    gated(env, { tool: 'update_article', scope: 'content', role: 'editor' }, async (args: ArticleUpdateInput & { id?: string }) => {
-      // With an id, `slug` is a new slug; without one, `slug` names the article.
-      const { id, ...rest } = args;
-      const ref = refOf({ id, slug: id ? undefined : args.slug });
-      const change = id ? rest : { ...rest, slug: undefined };
+    gated(env, { tool: 'update_article', scope: 'content', role: 'editor' }, async ({ id, slug, newSlug: renamed, ...rest }: Omit<ArticleUpdateInput, 'slug'> & { id?: string; slug?: string; newSlug?: string }) => {
+      const ref = await refOf(env, { id, slug });
+      const change: ArticleUpdateInput = { ...rest, slug: renamed };
       const a = await updateArticle(env.app, ws, ref, change);
       const live = a.status === 'published' ? ' It is published: call publish_article to update the live copy.' : '';
-      return text(`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, { article: summary(a) });
+      const warnings = change.focusKeyword === undefined ? [] : await keywordWarnings(env, a);
+      return text([`Updated "${a.title}" (slug: ${a.slug}, id: ${a.id}).${live}`, ...warnings].join('\n'), { article: await summaryOf(env, a), warnings });
     }),
   );
 }

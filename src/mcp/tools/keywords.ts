@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type KeywordListInput, type KeywordResearchInput, keywordListFields, keywordResearchFields } from '../../keywords/inputs.js';
-import { keywordLine, metricsText, trendText } from '../../keywords/present.js';
+import { keywordLine, metricsText, trendSummary } from '../../keywords/present.js';
 import { type ResearchResult, researchKeywords } from '../../keywords/research.js';
 import { listKeywords } from '../../keywords/service.js';
 import { type ToolEnv, gated, text } from '../result.js';
@@ -59,7 +59,10 @@ export function registerKeywordTools(server: McpServer, env: ToolEnv): void {
         shown === 0 ? `No keywords match (total ${page.total}).` : `Showing ${page.offset + 1}-${page.offset + shown} of ${page.total}:`,
       ];
       const more = page.offset + shown < page.total ? [`More: call again with offset ${page.offset + shown}.`] : [];
-      return text([...head, ...page.keywords.map(keywordLine), ...more].join('\n'), { ...page });
+      // Lean: the structured part says what the text says (the months of each trend are research_keywords' to give).
+      const keywords = page.keywords.map(({ monthlySearches: _m, ...k }) => k);
+      const nextOffset = page.offset + shown < page.total ? page.offset + shown : null;
+      return text([...head, ...page.keywords.map(keywordLine), ...more].join('\n'), { ...page, keywords, nextOffset });
     }),
   );
 }
@@ -73,7 +76,7 @@ function researchText(r: ResearchResult): string {
   ];
   const lines = r.keywords.flatMap((k) => [
     `- ${k.keyword}: ${metricsText(k)}${k.fromStore ? ` (stored ${k.fetchedAt.slice(0, 10)})` : ''}`,
-    ...(k.monthlySearches.length ? [`  trend: ${trendText(k.monthlySearches)}`] : []),
+    ...(k.monthlySearches.length ? [`  trend: ${trendSummary(k.monthlySearches)}`] : []),
   ]);
   const ideas = r.ideas === null ? [] : ['', r.ideas.length ? `Ideas (${r.ideas.length}, most searched first):` : 'No ideas found.', ...r.ideas.map((i) => `- ${i.keyword}: ${metricsText(i)}`)];
   return [...head, ...lines, ...ideas].join('\n');

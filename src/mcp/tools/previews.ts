@@ -34,10 +34,10 @@ export function registerPreviewTool(server: McpServer, env: ToolEnv): void {
     },
     gated(env, { tool: 'preview_article', scope: 'content', role: 'editor' }, async (args: { id?: string; slug?: string; expiresInMinutes?: number; revoke?: boolean }) => {
       if (args.revoke) {
-        const { article, revoked } = await revokeArticlePreviews(env.app, env.workspace, refOf(args));
+        const { article, revoked } = await revokeArticlePreviews(env.app, env.workspace, await refOf(env, args));
         return text(`Revoked ${revoked} preview link${revoked === 1 ? '' : 's'} of ${article.slug}.`, { articleId: article.id, slug: article.slug, revoked });
       }
-      const grant = await createPreview(env.app, env.workspace, refOf(args), { ttlMs: args.expiresInMinutes === undefined ? undefined : args.expiresInMinutes * 60_000 });
+      const grant = await createPreview(env.app, env.workspace, await refOf(env, args), { ttlMs: args.expiresInMinutes === undefined ? undefined : args.expiresInMinutes * 60_000 });
       const where = grant.url ?? `The workspace has no site URL: the site shows it at its article page with ?preview=${grant.token}`;
       return text(`Preview of ${grant.slug} until ${grant.expiresAt}:\n${where}`, { ...grant });
     }),

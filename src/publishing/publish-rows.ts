@@ -72,7 +72,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
   const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
   // The times of a first publish are judged on the article as it was before this claim set its firstPublishedAt.
-  const before = new Map(list.map((a) => [a.id, a]));
+  const asListed = new Map(list.map((a) => [a.id, a]));
   // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.
   await refuseWhileUnpublishing(trx, ctx, order);
   const existing = await publications.findMany(trx, order.map((a) => a.id), connectors.map((c) => c.id));
@@ -84,8 +84,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   for (const article of order) {
     const targets: PublishResult['targets'] = [];
     // Rendered once for the content snapshot and the webhook event alike.
-    const before = rendered.get(article.id);
-    const body = before?.source === article.bodyMarkdown ? before.body : await ctx.renderer.body(article.bodyMarkdown, article.slug);
+    const prerendered = rendered.get(article.id);
+    const body = prerendered?.source === article.bodyMarkdown ? prerendered.body : await ctx.renderer.body(article.bodyMarkdown, article.slug);
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;
@@ -93,7 +93,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
         publication = { ...prev, updatedAt: now, lastError: null, lastErrorAt: null };
         republished.push({ articleId: article.id, connectorId: connector.id });
       } else {
-        const first = firstPublishTimes(before.get(article.id)!, now);
+        const first = firstPublishTimes(asListed.get(article.id)!, now);
         publication = { articleId: article.id, connectorId: connector.id, workspaceId: ws.id, firstPublishedAt: first.publishedAt, updatedAt: first.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
         firsts.push(publication);
       }

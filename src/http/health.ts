@@ -4,7 +4,7 @@ import type { App } from '../app.js';
 import { within } from '../lib/deadline.js';
 import { VERSION } from '../version.js';
 
-/** Where the daemon is in its life; /healthz is 200 only when `ready` (issue 10 §1). */
+/** Where the daemon is in its life; /healthz is 200 only when `ready` (so a load balancer sends requests only while it serves them). */
 export type Phase = 'starting' | 'ready' | 'draining';
 
 /**

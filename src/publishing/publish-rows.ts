@@ -64,7 +64,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const results: PublishResult[] = [];
   for (const article of order) {
     const targets: PublishResult['targets'] = [];
-    // Rendered once for the content snapshot and the webhook event alike (issue 25).
+    // Rendered once for the content snapshot and the webhook event alike (rendering is the costly part).
     let body: RenderedBody | undefined;
     const rendered = () => (body ??= renderBody(article.bodyMarkdown));
     for (const connector of connectors) {

@@ -45,7 +45,7 @@ export async function run(argv: string[], given: Io): Promise<number> {
       return 2;
     }
     // Operational failures (database down, port taken) are AppErrors too: a message, not a stack.
-    // toAppError is the one classifier: a value the database refused is the input's fault (issue 11).
+    // toAppError is the one classifier: a value the database refused is the input's fault (a 400, not a 500).
     const e = toAppError(err);
     if (e.code !== 'internal_error') {
       if (json) io.stdout.write(errorJson({ error: { code: e.code, message: e.message, ...e.details } }) + '\n');

@@ -11,7 +11,7 @@ import type { Membership } from '../workspaces/types.js';
 import { getUserByEmail } from '../workspaces/users.js';
 
 /**
- * The one place memberships change (issue 10, issue 11). In one transaction, with the
+ * The one place memberships change, so every rule holds on every surface. In one transaction, with the
  * workspace locked: a change that would leave the workspace without an admin is refused, and
  * a removal revokes the member's agent connections to that workspace, so adding them again
  * never brings an old grant back. Two admins demoting or removing each other at once leave one.

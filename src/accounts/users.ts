@@ -20,7 +20,7 @@ export interface PasswordChange {
 }
 
 /**
- * Set a user's password (issue 11). It signs them out of every browser session; with
+ * Set a user's password. It signs them out of every browser session; with
  * revokeConnections it also ends their agent connections, which otherwise keep working (they
  * were approved by the person, not tied to the password).
  */

@@ -18,7 +18,7 @@ const contentType = z
 export const KEYWORD_MAX = 200;
 export const KEYWORDS_MAX = 50;
 
-/** Explicit slugs of any script, stored lower case and in NFC (issue 13). */
+/** Explicit slugs of any script, stored lower case and in NFC (one spelling per slug). */
 export const slugInput = z
   .string()
   .transform(normaliseSlug)

@@ -119,7 +119,7 @@ export async function findArticleById(db: Queryable, id: string): Promise<Articl
 /** Slugs in the workspace that start with `base` (in either stored normalisation), as NFC. */
 export async function slugsStartingWith(db: Queryable, workspaceId: string, base: string): Promise<Set<string>> {
   // `base` comes from slugify, which never yields a LIKE wildcard (`_`, `%`); stored slugs may hold `_`
-  // (issue 23), which a pattern without wildcards matches as itself.
+  // (imported slugs keep theirs), which a pattern without wildcards matches as itself.
   const rows = await db('articles')
     .where({ workspace_id: workspaceId })
     .andWhere((q) => {

@@ -26,7 +26,7 @@ export interface BackupOptions {
 }
 
 /**
- * A consistent snapshot of the database while a daemon serves and writes (issue 16). The file
+ * A consistent snapshot of the database while a daemon serves and writes. The file
  * is written under a temporary name beside `out`, checked, then linked to `out`, which never
  * exists half-written and is never overwritten (two backups to one name: the second is refused).
  */

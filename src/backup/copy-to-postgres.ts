@@ -35,7 +35,7 @@ export interface CopyOptions {
 }
 
 /**
- * Move a SQLite installation into an empty PostgreSQL database (issue 16). The copy is taken
+ * Move a SQLite installation into an empty PostgreSQL database. The copy is taken
  * from an online snapshot (VACUUM INTO a temporary file), so a daemon may keep serving the
  * source; writes after the snapshot are not copied. The target is migrated to this svc's schema,
  * then every table is copied in dependency order, in batches, in ONE transaction: row counts
@@ -71,7 +71,7 @@ export async function copyToPostgres(database: Config['database'], to: string, o
       return done;
     });
     // Committed: from now on the SQLite file is the old home, and a command run without the new
-    // URL is refused instead of writing where no daemon will serve it (issue 24).
+    // URL is refused instead of writing where no daemon will serve it.
     const moved = { ...markMoved(filename, to, options.now ?? new Date()), marker: movedMarkerFile(filename) };
     return { from: filename, to: redact(to), tables: copied, rows: copied.reduce((n, t) => n + t.rows, 0), durationMs: Date.now() - started, moved };
   } finally {

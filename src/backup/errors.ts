@@ -9,7 +9,7 @@ export const backupErrors = {
     }),
   outExists: (file: string) =>
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
-      // Not the date alone: a second backup the same day collides with that name too (issue 24).
+      // Not the date alone: a second backup the same day collides with that name too.
       hint: `Choose a name not taken yet, e.g. with the time: --out ${path.join(path.dirname(file), `svc-$(date -u +%Y%m%dT%H%M%SZ)${path.extname(file) || '.sqlite'}`)}`,
     }),
   outIsDatabaseFile: (file: string, database: string) =>

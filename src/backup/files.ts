@@ -43,7 +43,7 @@ export function syncDir(dir: string): void {
   }
 }
 
-/** Backups hold key hashes and password hashes: private to the service user (issue 11). */
+/** Backups hold key hashes and password hashes: private to the service user whatever the umask. */
 export const makePrivate = (file: string) => chmodSync(file, 0o600);
 
 /** 20261122T030000Z: a time for file names, sortable, without colons. */

@@ -12,7 +12,7 @@ export interface RolledBackArticle {
   after: string | null;
 }
 
-/** What a restore rolls back, compared before the swap (issue 24). */
+/** What a restore rolls back, compared before the swap (so the operator is told before it is gone). */
 export interface RestoreDiff {
   /** Published now, not published after the restore: a webhook receiver may still show these. */
   unpublished: RolledBackArticle[];

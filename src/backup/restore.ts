@@ -30,10 +30,10 @@ export interface RestoreResult {
 }
 
 /**
- * Put a backup in place of the SQLite database (issue 16). Holding the daemon lock for the
+ * Put a backup in place of the SQLite database. Holding the daemon lock for the
  * whole run, so no daemon serves the file meanwhile (nor starts, nor a second restore), it
  * copies the backup beside the database, checks it (integrity, an svc database, not newer
- * than this svc) and migrates the copy. Only the rows come back (issue 22): a fresh database is
+ * than this svc) and migrates the copy. Only the rows come back: a fresh database is
  * built with svc's own migrations and the copy's rows are copied into it (the same copy as
  * `svc db copy`), so a trigger, view or column added to the backup never runs in svc. Then the
  * fresh database is swapped in with one rename: the database file is always either the old one

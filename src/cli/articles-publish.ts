@@ -78,7 +78,7 @@ export function registerPublish(articles: Command, io: Io): void {
 }
 
 /**
- * Where an article went, short enough for its table column (issue 24: "headless
+ * Where an article went, short enough for its table column (cut, "headless
  * (article.published), webhook (…" hid the webhook): "headless, webhook: published", or per
  * destination when the events differ.
  */

@@ -162,7 +162,7 @@ export function registerArticles(program: Command, io: Io): void {
       const ws = await workspace();
       const before = await getArticle(app, ws, args[0]);
       const a = await updateArticle(app, ws, before.id, await fieldsFrom(io, opts));
-      // A slug is part of a live URL: say what changing it means (issue 13, never renamed silently).
+      // A slug is part of a live URL: say what changing it means (links to the old URL break).
       if (a.slug !== before.slug && a.status === 'published') out.note(slugMoveNote(before.slug, a.slug));
       out.result(a, () => `Updated ${a.slug}${a.status === 'published' ? ' (publish again to update the live copy)' : ''}`);
     }),

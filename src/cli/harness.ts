@@ -71,7 +71,7 @@ export function namingDatabase(config: Config): (err: unknown) => never {
 }
 
 /**
- * Split brain guard (issue 24): the daemon of this data directory serves another database than
+ * Split brain guard: the daemon of this data directory serves another database than
  * the one this command is about to use (e.g. it runs on PostgreSQL, the command has no
  * SVC_DATABASE_URL and would write into the old SQLite file).
  */

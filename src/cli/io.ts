@@ -61,7 +61,7 @@ export function output(io: Io, json: boolean): Output {
 export const MAX_CELL_WIDTH = 40;
 
 /**
- * Columns for list output, aligned by display width (issue 13): a CJK character or an emoji takes
+ * Columns for list output, aligned by display width, not length: a CJK character or an emoji takes
  * two terminal columns, a combining mark none. Values from elsewhere have their control
  * characters escaped, and a cell wider than MAX_CELL_WIDTH is cut at a whole character.
  */

@@ -1,6 +1,6 @@
 // Text that came from elsewhere (imported titles, a webhook receiver's answer, a provider's
-// error, a host name read from the database) must not drive the terminal it is printed on
-// (issues 11 and 13): an ESC sequence can clear the screen, retitle the window or write the
+// error, a host name read from the database) must not drive the terminal
+// it is printed on: an ESC sequence can clear the screen, retitle the window or write the
 // clipboard (OSC 52), a CR can overwrite the line before it, and bidirectional overrides can
 // make text read differently than it is (Trojan Source).
 

@@ -120,7 +120,7 @@ export function registerWebhooks(program: Command, io: Io): void {
       act<WsOpts>(io, async ({ app, out, workspace }) => {
         const r = await sendTest(forTheCommand(app), await workspace());
         const summary = { url: r.url, ok: r.ok, status: r.status, durationMs: r.durationMs, response: r.response, deliveryId: r.deliveryId, eventId: r.eventId };
-        // The receiver's words are escaped: it must not drive the operator's terminal (issue 11).
+        // The receiver's words are escaped: it must not drive the operator's terminal.
         if (!r.ok) throw new AppError('webhook_test_failed', 424, `Test delivery to ${r.url} failed: ${escapeLine(r.error ?? '')} after ${r.durationMs} ms${r.response ? `\nreceiver answered: ${escapeLine(r.response)}` : ''}`, { details: summary });
         out.result(summary, () => `test -> ${r.url}: HTTP ${r.status} in ${r.durationMs} ms\n${escapeLine(r.response) || '(empty answer)'}`);
       }),
@@ -165,14 +165,14 @@ export function registerWebhooks(program: Command, io: Io): void {
 
 /**
  * The delivery's outcome is this command's own output: the "webhook delivery failed" warning the
- * delivery code logs is for the daemon's log, not for the operator's terminal (issue 24).
+ * delivery code logs is for the daemon's log, not for the operator's terminal (it would say it twice).
  */
 function forTheCommand(app: App): App {
   return { ...app, log: app.log.child({}, { level: app.log.levelVal > 40 ? app.log.level : 'error' }) };
 }
 
 /**
- * The attempt log in 80 columns (issue 24): time to the minute (UTC), the event without its
+ * The attempt log in 80 columns (a default terminal): time to the minute (UTC), the event without its
  * `article.` prefix, attempt, HTTP status, the result cut to what is left, and the delivery id
  * that `svc webhook redeliver` takes. A terminal of 100 columns or more also shows the article
  * (else --article picks one); --json has every field.
@@ -213,7 +213,7 @@ export async function webhookQueueNote(app: App): Promise<string> {
 /**
  * A receiver on a loopback or private address is accepted here because this command runs with
  * webhooks.allowPrivateNetworks (or allowedHosts); the daemon delivers to it only if it runs with
- * the setting too, and reads its settings when it starts (issue 24). Say so, naming the running
+ * the setting too, and reads its settings when it starts. Say so, naming the running
  * daemon when it is known (its record in the data directory) to refuse the receiver.
  */
 async function daemonMayRefuse(app: App, url: URL): Promise<string | null> {

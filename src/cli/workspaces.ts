@@ -71,7 +71,7 @@ export function registerWorkspaces(program: Command, io: Io): void {
             `  Auto-publish:  ${w.autoPublish ? 'on' : 'off'}`,
             `  Keywords:      location ${keywordWhere(w, {}).location}, language ${keywordWhere(w, {}).language}${w.keywordLocation && w.keywordLanguage ? '' : ' (unset ones are the fallback)'}`,
             `  Plan:          ${w.plan} (${w.billingStatus}${w.graceUntil ? `, grace until ${w.graceUntil}` : ''})${lapsed ? ' - agent access refused until active again' : ''}`,
-            // A self-hosted operator reads "free, 0/10" as a trial (issue 24): say what it means here.
+            // A self-hosted operator reads "free, 0/10" as a trial: say what it means here.
             '                 (a label: this svc bills nothing; the allowances below cap each month',
             '                 what agents create and audit and keyword lookups; change them with',
             '                 svc workspaces set --plan NAME --allowance articles=N,audits=N,keywords=N)',

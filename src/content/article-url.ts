@@ -16,7 +16,7 @@ export function urlPrefix(ws: UrlSettings): string | null {
   return `${base.origin}/${path ? `${path}/` : ''}`;
 }
 
-/** The article's live URL: the prefix and the percent-encoded slug (issue 13: slugs of any script). */
+/** The article's live URL: the prefix and the percent-encoded slug (slugs may be of any script). */
 export function articleUrl(ws: UrlSettings, slug: string): string | null {
   const prefix = urlPrefix(ws);
   return prefix === null ? null : prefix + encodeURIComponent(slug);
@@ -26,7 +26,7 @@ export function articleUrl(ws: UrlSettings, slug: string): string | null {
  * A stored Article (JSON serialized at publish time) with the url the workspace's settings give
  * now: as it is when the url still matches (one substring search), else with `url` and the
  * JSON-LD page id replaced. Serving composes this way so a new site URL or content path shows
- * at once, without republishing (issue 11).
+ * at once, without republishing every article.
  */
 export function articleJsonWithUrl(json: string, slug: string, prefix: string | null): { json: string; changed: boolean } {
   const url = prefix === null ? null : prefix + encodeURIComponent(slug);

@@ -58,7 +58,7 @@ interface Burst<K, V> {
  * After a burst of BUSY_BURST callers or more (a busy daemon), the next read starts one
  * event-loop turn later than it could: the requests read from the sockets in that turn join it.
  * On PostgreSQL under load that halves the reads for a turn of waiting, and costs less CPU per
- * request with a lower p99 (docs/performance.md, issue 25); a quiet daemon's bursts are smaller
+ * request with a lower p99 (docs/performance.md); a quiet daemon's bursts are smaller
  * and wait for nothing.
  */
 export class FreshBatch<K, V> {

@@ -66,13 +66,13 @@ export class ContentDelivery {
   private readonly fresh: FreshBatch<string, number>;
   /**
    * Keys that were current when presented, to their hash: hashing the key of every cached request
-   * was a tenth of its answer (issue 25). Bounded, emptied when any key changes; an entry whose key
+   * was a tenth of its answer. Bounded, emptied when any key changes; an entry whose key
    * was replaced since names a hash no longer in `keys`, so it is checked like any unknown key.
    * It holds raw keys, deliberately: only keys that were valid when presented (never a wrong or
    * revoked one), at most one per workspace a client used and 1,000 in all, gone from memory once
    * any key changes. Every request carries its key in plain text through this process's memory
    * anyway (headers, URL), and the database keeps hashes only; memoising by anything but the key
-   * itself would mean hashing it again, which is what this saves (docs/performance.md, issue 25).
+   * itself would mean hashing it again, which is what this saves (docs/performance.md).
    */
   private readonly hashes = new Map<string, string>();
   /** The change token for unknown keys, shared by a burst like the version reads. */
@@ -142,7 +142,7 @@ export class ContentDelivery {
    * and the body is worth compressing. Cached; fills and compressions of concurrent misses are
    * shared, and each cached entry is compressed at most once per coding. A cached answer whose
    * coded form is made (every request for it but the first) is returned as is, not as a promise:
-   * on the cached path a promise and its turn were a measurable share of a request (issue 25).
+   * on the cached path a promise and its turn were a measurable share of a request's CPU.
    */
   respond(reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute, coding: Coding | 'identity' = 'identity'): Delivered | Promise<Delivered> {
     const key = `${reader.workspaceId}\0${routeKey(route)}`;

@@ -163,6 +163,6 @@ export const isPostgres = (db: Queryable): boolean => db.client.config.client ==
 
 // compileSqlOnError: false: knex prefixes a failing query's SQL to the driver's error message; with
 // its placeholders, never its bound values (password hashes, tokens), which would reach the
-// CLI's stderr and the log (issue 22).
+// CLI's stderr and the log.
 // knex prints pool errors itself; ours reach the operator once, as an AppError (db/migrate.ts).
 const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };

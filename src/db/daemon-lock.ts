@@ -11,7 +11,7 @@ import { type HeldLock, trySqliteLock } from './sqlite-lock.js';
 export const sqliteDaemonLockFile = (filename: string) => `${filename}-daemon.lock`;
 
 /**
- * Claim the database for one daemon (issue 12). SQLite is the single-daemon default: a second
+ * Claim the database for one daemon where only one may serve it. SQLite is the single-daemon default: a second
  * `svc serve` on the same file is refused, while CLI commands (which never claim) keep working
  * beside the daemon. The lock dies with the process (sqlite-lock.ts), so a crashed daemon never
  * blocks the next start. PostgreSQL takes any number of daemons: nothing to claim.
@@ -34,7 +34,7 @@ export async function claimDatabase(database: Config['database']): Promise<HeldL
 }
 
 /**
- * Which database the daemons serving from this data directory use (issue 24): `svc serve` writes
+ * Which database the daemons serving from this data directory use (a command on another one would write unseen): `svc serve` writes
  * `<dataDir>/daemon-<pid>.json` when it starts and removes it when it stops, and a CLI command
  * reading a different database warns. One file per daemon, because daemons on PostgreSQL may
  * share a data directory: with one file between them, the last to start overwrote the others'

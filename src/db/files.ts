@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 
 /**
  * The data directory holds password and key hashes: what svc creates there is private to the
- * service user whatever the umask (issue 11 §3). Directories 0700, files 0600; SQLite gives its
+ * service user whatever the umask (a umask of 022 would make them world-readable). Directories 0700, files 0600; SQLite gives its
  * -wal, -shm and -journal files the mode of the database file, so they follow.
  */
 const DIR_MODE = 0o700;

@@ -14,14 +14,14 @@ export const HELD_READS_NAME = 'svc content freshness';
  * PostgreSQL only: a connection of its own for the content API's freshness reads, the statement
  * every cached request waits for. Taking a pooled connection for each read and giving it back cost
  * about a third of the read; held, a cached GET costs 5-6 % less CPU and is served 3-7 % faster
- * (docs/performance.md, issue 25). It is a shortcut, never a wait of its own: a read uses it when
+ * (docs/performance.md). It is a shortcut, never a wait of its own: a read uses it when
  * it is connected and idle, and otherwise goes through the pool as before (a read in flight on it,
  * a connect under way, a connect that failed less than RETRY_MS ago, closed). A read on it has the
  * pool's deadlines (the same settings: query_timeout, statement_timeout, keepalive; a timed-out
  * query ends the connection, dropOnQueryTimeout) besides the caller's own. A connection that fails
  * is dropped, and another connected in the background on the next read. One that goes silent holds
  * only the read in flight on it: FreshBatch's patience (content/coalesce.ts) lets the next burst
- * read through the pool (issue 21: nothing may hang every request).
+ * read through the pool (one silent connection must never hang every request).
  */
 export class HeldReads {
   private client: pg.Client | null = null;

@@ -14,7 +14,7 @@ export const sqliteMigrationLockFile = (filename: string) => `${filename}-migrat
 
 /**
  * Run fn while holding svc's migration lock, so that processes starting together on one
- * database migrate one after the other and late starters find nothing left to do (issue 10).
+ * database migrate one after the other and late starters find nothing left to do.
  * knex's own lock cannot do this: it lives in a table that knex itself creates, so two
  * processes on an empty database race to create it (`relation "knex_migrations" already exists`)
  * or both insert its row, after which knex refuses every later run. Ours exists before any table:

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 
 /**
- * After `svc db copy` the SQLite file is marked as moved (issue 24): a marker file beside it
+ * After `svc db copy` the SQLite file is marked as moved: a marker file beside it
  * names the new home. svc serve and every command refuse the file while the marker is there, so
  * a command run without the new URL cannot write into a database no daemon serves any more.
  */

@@ -85,7 +85,7 @@ export async function checkpointSqliteFile(file: string): Promise<boolean> {
 
 /**
  * Drop every trigger and view of a SQLite file (a restore's working copy): svc's SQLite schema
- * has none, so whatever is there was added to the file, and must not run in svc (issue 22).
+ * has none, so whatever is there was added to the file, and must not run in svc (a trigger would fire on svc's own writes, a view mislead its reads).
  */
 export async function dropForeignSchema(file: string): Promise<string[]> {
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {

@@ -4,7 +4,7 @@ import { type Db, type Trx, isPostgres } from './connect.js';
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 
 /**
- * Runtime state, not data (issue 24): the liveness records of running daemons are never copied
+ * Runtime state, not data: the liveness records of running daemons are never copied
  * nor restored (a copy would show a daemon "gone, stopped without saying so"), and never make a
  * target "non-empty"; a webhook event's lease (holder, token, end) is left behind, so the event
  * is free for whichever daemon serves the copy.

@@ -7,7 +7,7 @@ import { logRequest, requestIdFor } from './middleware/request-log.js';
 
 /**
  * The content API answered straight from node:http, ahead of Koa's context and middleware chain
- * (issue 25: that chain cost about as much CPU per cached request as the whole answer). Nothing
+ * (that chain cost about as much CPU per cached request as the whole answer). Nothing
  * is decided here: the answer is the content API's own (`answer`, the function its Koa route
  * calls), the request id, the log line and the metrics are the request-log and metrics
  * middleware's functions, and the client address is Koa's (`ctx.ip`, proxy settings applied).

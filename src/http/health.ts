@@ -6,7 +6,7 @@ import { within } from '../lib/deadline.js';
 import { logFailure } from '../lib/failure-log.js';
 import { VERSION } from '../version.js';
 
-/** Where the daemon is in its life; /healthz is 200 only when `ready` (issue 10 §1). */
+/** Where the daemon is in its life; /healthz is 200 only when `ready` (so a load balancer sends requests only while it serves them). */
 export type Phase = 'starting' | 'ready' | 'draining';
 
 /**

@@ -10,7 +10,7 @@ type Linked = http.ServerResponse & { [NEWER]?: Linked | null; [OLDER]?: Linked 
  * sent, the count cut at the deadline). Linked through the responses themselves, not held in a
  * Set: V8 kept every request that passed through a long-lived Set or Map alive across two
  * young-generation collections, so each one (about 2 kB) was promoted to the old generation and
- * left for the full collector (issue 25, docs/performance.md: 2.1 kB promoted per request with a
+ * left for the full collector (docs/performance.md: 2.1 kB promoted per request with a
  * Set, 10 B without; GC pauses 3-15x shorter).
  */
 export class InFlight implements Iterable<http.ServerResponse> {

@@ -3,7 +3,7 @@ import type { App } from '../app.js';
 import { VERSION } from '../version.js';
 
 /**
- * GET / says what answers here and where the docs are, instead of a bare 404 (issue 24): a
+ * GET / says what answers here and where the docs are, instead of a bare 404: a
  * person who opens the daemon's address in a browser or with curl learns it is svc.
  */
 export function rootRoute(app: App): Middleware {

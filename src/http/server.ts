@@ -52,7 +52,7 @@ export function bindServer(port: number, host: string): Promise<http.Server> {
 export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   let phase: Phase = 'ready';
   // Koa's ctx.ip is the leftmost X-Forwarded-For entry, which the client writes itself, unless
-  // maxIpsCount keeps only the entries our proxies appended (issue 11). Every use of the client
+  // maxIpsCount keeps only the entries our proxies appended (a client cannot pick its address). Every use of the client
   // address (sign-in and registration throttles, the request log) reads ctx.ip.
   const { trustProxy, proxyHops } = app.config.server;
   const koa = new Koa({ proxy: trustProxy, maxIpsCount: trustProxy ? proxyHops : 0 });

@@ -17,7 +17,7 @@ const markdown = new TurndownService({
 });
 markdown.remove(['script', 'style', 'noscript', 'template']);
 
-// Text stays text (issue 22): `&lt;script&gt;` is the text "<script>", which markdown would read
+// Text stays text (an imported post must not smuggle markup in): `&lt;script&gt;` is the text "<script>", which markdown would read
 // as a tag, so `<` and an `&` that starts an entity are written as entities. A URL in the text
 // (WordPress links bare ones when it renders; link texts are often their URL) escapes only its
 // brackets: a backslash before its `_` would become part of the link (`%5C_`).

@@ -160,7 +160,7 @@ function decodeSlug(slug: string): string {
 /**
  * `[caption ...]<img ...> Caption[/caption]` (classic editor) -> a figure with its caption.
  * Found with indexOf and positions that only move forward, so a hostile post (thousands of
- * `[caption` never closed) costs one pass, not one per `[caption` (issue 22: 11 s for 580 KB).
+ * `[caption` never closed) costs one pass, not one per `[caption` (which took 11 s for 580 KB).
  */
 export function withCaptions(html: string): string {
   const image = /\s*((?:<a\b[^<>]*>\s*)?<img\b[^<>]*>(?:\s*<\/a>)?)/y;

@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 
 /**
- * Request bodies are accepted uncompressed only (issue 11: a gzip, br or deflate body that did
+ * Request bodies are accepted uncompressed only (a gzip, br or deflate body that did
  * not match its Content-Encoding gave 500s). Any other coding is a 415 with
  * `Accept-Encoding: identity` (RFC 7694 section 3), the same on every endpoint: no client we
  * serve compresses requests, and no decompression means no zip bomb.

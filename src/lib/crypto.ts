@@ -6,7 +6,7 @@ const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, op
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 // Bytes from the CSPRNG, fetched 4 kB at a time and each used once (as crypto.randomUUID caches
-// its entropy): a randomBytes call per id cost 40 us of every webhook delivery (issue 25).
+// its entropy): a randomBytes call per id cost 40 us of every webhook delivery.
 const entropy = Buffer.alloc(4096);
 let used = entropy.length;
 const randomByte = (): number => {
@@ -28,7 +28,7 @@ export function randomBase62(length: number): string {
 }
 
 // One-shot crypto.hash (Node >= 20.12): a third of createHash's cost, and the content API hashes
-// the presented blog key on every request (issue 25).
+// the presented blog key on every request it has not memoised.
 export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
 
 export function safeEqual(a: string, b: string): boolean {

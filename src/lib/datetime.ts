@@ -1,8 +1,8 @@
 import { invalidInput } from '../errors.js';
 
 /**
- * The one reader of date-times that people type or import (issue 11: a time without an offset
- * used to be read in the machine's zone, and year 10000 sorted before 2026). Accepted:
+ * The one reader of date-times that people type or import (so a time without an offset is never
+ * read in the machine's zone, nor year 10000 sorted before 2026). Accepted:
  * `YYYY-MM-DD`, then optionally `T` or a space and `hh:mm[:ss[.fraction]]`, then optionally `Z`
  * or an offset (`+01:00`, `+0100`, `+01`, with or without a space before it, as Jekyll writes
  * it). Years have four digits, so every stored time sorts correctly as text.

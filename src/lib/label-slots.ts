@@ -1,7 +1,7 @@
 /**
  * What a metric keeps per series, found by the label values themselves in nested maps: no label
  * string built and hashed per call, as prom-client's inc() and observe() do (about 1 us each on
- * every cached content request, issue 25). Up to three labels; series listed in the order first seen.
+ * every cached content request). Up to three labels; series listed in the order first seen.
  */
 export class LabelSlots<S> {
   private readonly root = new Map<string | number, Map<string | number, Map<string | number, S>>>();

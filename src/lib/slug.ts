@@ -1,7 +1,7 @@
 /**
- * URL slugs of any script (issue 13; decisions.md "Slugs"): letters, combining marks and digits
+ * URL slugs of any script (decisions.md "Slugs"): letters, combining marks and digits
  * joined by single dashes, lower case where the script has case, stored and compared in NFC.
- * Dots and underscores join them too (issue 23: imported sites served `my_post` and
+ * Dots and underscores join them too (imported sites served `my_post` and
  * `converter-3.0-released`; both are unreserved in URLs, so the URL keeps them as they are).
  * A slug in a URL is percent-encoded by whoever builds the URL (see articleUrl).
  */

@@ -3,7 +3,7 @@ import { isIPv6 } from 'node:net';
 /**
  * The key of a client address for every per-address limit: an IPv4 address as it is (also when
  * written IPv4-mapped, ::ffff:192.0.2.1), an IPv6 address by its /64, the smallest block a
- * host is usually given: one host rotating through its /64 is one client (issue 22).
+ * host is usually given: one host rotating through its /64 is one client, not 2^64 of them.
  */
 export function addressKey(address: string): string {
   const bare = address.split('%')[0]; // a zone index (fe80::1%eth0) names the interface, not the host

@@ -106,7 +106,7 @@ export function createLimits(ctx: Ctx): Limits {
 
     async blogKey(clientAddress, authenticate) {
       const wrongKeys = limit('wrong-blog-key', wrongBlogKey.perAddress, wrongBlogKey.window, true);
-      // Working out the address key costs more than the rest of this check: only when needed (issue 25).
+      // Working out the address key costs more than the rest of this check: only when needed (every cached request passes here).
       const blockedUntil = wrongKeys.blocksAny() ? wrongKeys.blockedUntil(addressKey(clientAddress())) : undefined;
       if (blockedUntil !== undefined) throw wrongKeysRefused(blockedUntil);
       const reader = await authenticate();

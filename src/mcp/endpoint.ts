@@ -43,7 +43,7 @@ export function createMcpEndpoint(app: App): Middleware {
     let principal: Principal | undefined;
     try {
       // What the headers decide comes before the body is read: nobody unauthenticated gets a
-      // byte of it parsed (issue 22: a 5 MB batch without a token used to be parsed, and answered
+      // byte of it parsed (else a 5 MB batch without a token would be parsed, and answered
       // with one error per element).
       if (origin) {
         if (!originAllowed(origin)) throw new AppError('origin_not_allowed', 403, `Origin ${origin} is not allowed to call this server`);

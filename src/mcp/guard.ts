@@ -13,7 +13,7 @@ type Answer = { error: { code: number; message: string; data?: Record<string, un
 
 /**
  * Answers, in front of the SDK, the requests a strict client expects to be refused in the
- * spec's words (issue 11): params that do not match the method's schema (-32602 naming the
+ * spec's words: params that do not match the method's schema (-32602 naming the
  * field; the SDK answers -32603 with a raw validation dump), an unknown tool or prompt (-32602;
  * the SDK makes an unknown tool a tool result), a URI no resource or template serves (-32002
  * with `data.uri`), and tool arguments our schemas refuse (a tool error worded as the CLI words

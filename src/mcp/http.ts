@@ -77,7 +77,7 @@ export interface PostBody {
 export async function readJsonBody(ctx: HttpContext, limitBytes: number, maxDepth: number): Promise<PostBody> {
   const tooLarge = () => new AppError('payload_too_large', 413, `Request body is larger than ${limitBytes} bytes`);
   try {
-    requireIdentityEncoding(ctx); // a compressed body is never inflated (issue 11)
+    requireIdentityEncoding(ctx); // a compressed body is never inflated (why: lib/content-encoding.ts)
   } catch (err) {
     ctx.set('Connection', 'close');
     return { problem: err as AppError };

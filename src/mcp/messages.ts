@@ -10,8 +10,8 @@ const invalidRequest = (message: string) => new AppError('invalid_request', 400,
 /**
  * The JSON-RPC rules of one POST body, checked before anything is charged or run; returns the
  * number of messages in it, what the call budget is charged: requests, notifications and
- * responses alike (each costs authentication and a server; issue 22: posts of notifications
- * alone used to go uncounted). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
+ * responses alike (each costs authentication and a server; else posts of notifications
+ * alone would go uncounted). Refused with a 400: an empty batch, an element that is not a JSON-RPC message, a batch
  * longer than the SDK's limit, an unsupported MCP-Protocol-Version header (except on
  * initialize, which negotiates), any batch in a protocol version that removed them, and in
  * the others a batch holding initialize or one request id twice.

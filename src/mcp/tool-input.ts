@@ -8,7 +8,7 @@ const labels = new WeakMap<z.ZodTypeAny, string>();
 export type Descriptions<S extends z.ZodRawShape> = { [K in keyof S]-?: string };
 
 /**
- * A tool's input schema derived from the domain's (issue 17): pass the fields of the domain's zod
+ * A tool's input schema derived from the domain's (one rule in one place): pass the fields of the domain's zod
  * schema (`articleCreateInput.shape`, `keywordLookupInput.shape`, plus any tool-only field such
  * as the `id` naming an article) and a description of each. The fields keep the domain's own
  * validators, so tools/list advertises the domain's limits and a bad field is refused with the

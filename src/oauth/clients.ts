@@ -20,7 +20,7 @@ export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 const toClient = (r: store.ClientRow): Client => ({
   id: r.id,
-  // Neutralised for display: a name stored before registration refused bidi controls (issue 22).
+  // Neutralised for display: a name stored before registration refused bidi controls.
   name: r.client_name === null ? null : withoutBidiControls(r.client_name),
   authMethod: r.auth_method as AuthMethod,
   redirectUris: JSON.parse(r.redirect_uris) as string[],

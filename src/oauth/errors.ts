@@ -2,7 +2,7 @@ import { AppError, type AppErrorOptions, toAppError } from '../errors.js';
 
 /**
  * OAuth errors are AppErrors whose code is the wire code of RFC 6749 section 5.2, RFC 7591
- * section 3.2.2 or RFC 8707 (issue 17: one error type). Each edge maps them to its format: the
+ * section 3.2.2 or RFC 8707 (one error type for every surface). Each edge maps them to its format: the
  * token, registration and revocation endpoints to `{ error, error_description }`, the
  * authorization endpoint to a redirect with error parameters (once the redirect URI is known
  * good) or to the error page.

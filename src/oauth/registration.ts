@@ -9,7 +9,7 @@ import { type ClientMetadata, parseClientMetadata } from './metadata.js';
 import * as store from './store.js';
 
 /**
- * Limits of open registration (issue 11): anyone may register, so what one registration may
+ * Limits of open registration: anyone may register, so what one registration may
  * store is bounded. Real clients register one to three short callback URIs.
  */
 export const REGISTRATION_LIMITS = { redirectUris: 10, redirectUriLength: 512, clientNameLength: 200, metadataBytes: 8192 };
@@ -43,7 +43,7 @@ export async function registerClient(ctx: Ctx, body: unknown): Promise<Registrat
   const secret = method === 'none' ? undefined : `svc_secret_${randomBase62(43)}`; // prefixed like every secret svc issues (lib/redact.ts)
   const registered: ClientMetadata = { ...meta, token_endpoint_auth_method: method };
   // The redirect URIs and the name have their own columns: the rest of the metadata is kept
-  // beside them without a second copy (issue 11: 2,000 registrations took 164 MB).
+  // beside them without a second copy (with one, 2,000 registrations took 164 MB).
   const { redirect_uris: redirectUris, client_name: name, ...rest } = registered;
   await store.insertClient(ctx.db, {
     id,

@@ -48,7 +48,7 @@ export interface UnpublishResult {
 export interface UnpublishOptions {
   /**
    * Send the webhook receiver an article.unpublished even when svc does not count the article
-   * as published (a restore rolled it back to a draft, the receiver still shows it; issue 24).
+   * as published (a restore rolled it back to a draft, the receiver still shows it).
    */
   forceNotify?: boolean;
 }
@@ -161,7 +161,7 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
 
 /**
  * Mark the article to be published by the daemon at `at` (within a few seconds of it). The time
- * must carry Z or an offset and lie within the schedule range (lib/datetime.ts, issue 11).
+ * must carry Z or an offset and lie within the schedule range (lib/datetime.ts: never the machine's zone).
  */
 export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string, opts: { refusePast?: boolean } = {}): Promise<Article> {
   const article = await requireArticle(ctx, ws, ref);
@@ -202,8 +202,8 @@ export const publishRetryDelay = (failures: number): number => Math.min(60_000 *
 /**
  * Publish every scheduled article whose time has come; used by the daemon's scheduler. A publish
  * that fails stays scheduled with the error recorded on the article (svc articles show, svc
- * doctor, the MCP tools show it) and is tried again later (issue 11: it used to become a draft,
- * with the error only in the log).
+ * doctor, the MCP tools show it) and is tried again later (as a draft, with the error only in the
+ * log, nobody would notice it was never published).
  */
 export async function publishDueArticles(ctx: Ctx, loadWorkspace: (id: string) => Promise<Workspace>): Promise<number> {
   const due = await articles.dueScheduledRows(ctx.db, nowIso(ctx.clock));

@@ -11,7 +11,7 @@ export interface HealthFinding {
 }
 
 /**
- * What `svc doctor` reports about webhooks: the daemons it sees (issue 12: alive, or gone
+ * What `svc doctor` reports about webhooks: the daemons it sees (alive, or gone
  * within the last day), events held by someone, disabled or failing webhooks, stuck queues.
  */
 export async function webhookHealth(ctx: Ctx, workspaces: Workspace[]): Promise<HealthFinding[]> {

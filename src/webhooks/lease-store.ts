@@ -4,7 +4,7 @@ import { preparedRows } from '../db/prepared.js';
 import { claimEventsPg, dueEventsPg } from './lease-store-pg.js';
 import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
-// Leases on webhook_events (issues 10 and 12). A lease is locked_by (the holder, whose
+// Leases on webhook_events (several daemons and the CLI share the outbox). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
 // Others may take it over once locked_until has passed or the holder's heartbeat is stale
 // (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
@@ -156,7 +156,7 @@ export interface Settlement {
 
 /**
  * Record what became of a leased event and end the lease, only while the lease is still ours
- * (issue 10: an attempt that outlived its lease records nothing). False when it was not ours.
+ * (an attempt that outlived its lease records nothing: another holder may have it now). False when it was not ours.
  */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')

@@ -10,7 +10,7 @@ import type { LeaseRef, LeaseTime } from './lease-store.js';
  * itself (an unpublish waiting for its receiver, a test, a redelivery). It refreshes its
  * daemon_heartbeats row every webhooks.heartbeatInterval; once the row is older than
  * webhooks.heartbeatStaleAfter its leases are void and other daemons take its events over
- * (issue 12: a crash costs about heartbeatStaleAfter, not a whole lease).
+ * (so a crash costs about heartbeatStaleAfter, not a whole lease).
  */
 export interface LeaseHolder {
   readonly id: string;

@@ -33,7 +33,7 @@ export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSec
     events: counts,
     oldestPendingAt: await oldestPending(ctx.db, c.id),
     daemon: await daemonStatus(ctx),
-    /** Events in flight: who holds each (issue 12: which daemon held what when one was killed). */
+    /** Events in flight: who holds each (which daemon held what when one was killed). */
     leases: await leases(ctx, c.id),
   };
 }
@@ -64,7 +64,7 @@ export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput
   return { connector: (await findConnector(ctx.db, ws.id, 'webhook'))!, secret: newSecret, resolved };
 }
 
-/** Resume deliveries: every queued event is due at once, with a fresh retry budget (issue 11). */
+/** Resume deliveries: every queued event is due at once, with a fresh retry budget (the old one may have been spent on a receiver that was down). */
 export async function enableWebhook(ctx: Ctx, ws: Workspace): Promise<Connector> {
   const c = await requireWebhook(ctx, ws);
   const now = ctx.clock.now().toISOString();

@@ -288,7 +288,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
      * Stop claiming; give the claims not yet started back at once; wait for the attempts in
      * flight. When `deadline` aborts first, those are given up: their leases are released (so
      * another daemon, or the next start, takes them at once), their requests aborted, nothing
-     * recorded for them, and the result is false (issue 10, shutdown).
+     * recorded for them, and the result is false (the stop was incomplete).
      */
     async stop(deadline?: AbortSignal) {
       stopped = true;

@@ -51,7 +51,7 @@ export async function updateWorkspace(ctx: Ctx, id: string, input: WorkspaceUpda
   if (Object.keys(patch).length === 0) throw usageError('Nothing to change', 'Pass at least one setting, e.g. --site-url https://blog.example.com');
   // Article urls and the sitemap are composed from the site URL (or website) and content path when
   // served: moving the content version in the same transaction shows the new urls at once, in
-  // every process (issue 11).
+  // every process, without republishing.
   const servedUrls = data.websiteUrl !== undefined || data.siteUrl !== undefined || data.contentPath !== undefined;
   try {
     await withTransaction(ctx.db, async (trx) => {

@@ -1,5 +1,5 @@
 /**
- * Markup that escapes by default (issue 17). `html` escapes every interpolated value unless it is
+ * Markup that escapes by default (one rule, not an esc() to remember). `html` escapes every interpolated value unless it is
  * already SafeHtml (another `html` fragment, or text passed through `raw` on purpose), so a page
  * is safe without an esc() at each interpolation: client names, redirect URIs, emails and
  * anything else a stranger chose come out as text.

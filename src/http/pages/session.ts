@@ -39,8 +39,8 @@ export function clearSessionCookie(ctx: Context): void {
 }
 
 // The sign-in form's CSRF token lives in a cookie scoped to /login and comes back in the form
-// (double submit): showing the form writes nothing to the database (issue 11: a session row per
-// GET /login); the session is created when the form is posted with the right password.
+// (double submit): showing the form writes nothing to the database (a session row per
+// GET /login would let anyone fill the table); the session is created when the form is posted with the right password.
 const LOGIN_CSRF_COOKIE = '__login_csrf';
 const LOGIN_CSRF_SHAPE = /^[A-Za-z0-9]{32}$/;
 

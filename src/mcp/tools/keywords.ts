@@ -6,7 +6,7 @@ import { listKeywords } from '../../keywords/service.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { describedToolInput } from '../tool-input.js';
 
-// Keyword research (issue 14). Input schemas are the domain's shapes (keywords/inputs.ts), strict,
+// Keyword research. Input schemas are the domain's shapes (keywords/inputs.ts), strict,
 // refused in the words the services use.
 const researchInput = describedToolInput('keyword research', keywordResearchFields);
 const listInput = describedToolInput('keyword list options', keywordListFields);

@@ -24,7 +24,7 @@ export interface DestinationState {
   publishedUrl: string | null;
 }
 
-/** The truth about an article's publication, as every surface shows it (issue 40). */
+/** The truth about an article's publication, as every surface shows it: the agent must never report a failure as a success. */
 export interface PublicationState {
   /** The public URL: where the content API serves it, or where it will once published. Null without a site URL. */
   url: string | null;

@@ -22,11 +22,11 @@ describe('logFailure', () => {
     const down = unavailable('database', 'The database did not answer in time');
     for (let i = 0; i < 50; i++) logFailure(app, down, down, `req-${i}`, 'request failed');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, dependency: 'database', answered: 1, requestId: 'req-0' });
+    expect(lines[0]).toMatchObject({ level: 40, dependency: 'database', failures: 1, requestId: 'req-0' });
     app.clock.advance(10_000);
     logFailure(app, down, down, 'req-50', 'request failed');
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatchObject({ level: 40, answered: 50 });
+    expect(lines[1]).toMatchObject({ level: 40, failures: 50 });
     const bug = internalError('boom', new Error('boom'));
     logFailure(app, bug, bug, 'req-x', 'request failed');
     logFailure(app, bug, bug, 'req-y', 'request failed');

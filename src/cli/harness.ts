@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { type App, cannotReach, createApp, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons } from '../app.js';
-import { loadConfig, settingSource } from '../config/load.js';
+import { databaseSettingsHint, loadConfig, settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Logger, createLogger } from '../lib/log.js';
 import { AppError, usageError } from '../errors.js';
@@ -66,7 +66,7 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
 /** A database that cannot serve, named for the operator (db/errors.ts cannotReach); anything else rethrown as it is. */
 export function namingDatabase(config: Config): (err: unknown) => never {
   return (err) => {
-    throw cannotReach(databaseIdentity(config.database), err) ?? err;
+    throw cannotReach(databaseIdentity(config.database), err, databaseSettingsHint(config)) ?? err;
   };
 }
 

@@ -34,19 +34,24 @@ export function databaseOf(db: Db): string {
  * The operator's words for a database that cannot serve (a failure class of errors.ts), naming
  * which one (`database`: never its password) and why: "Cannot reach the database
  * postgres://svc@db:5432/svc: it refused the connection (refused)". Null for any other error.
- * Used where a command first reaches the database (migrate.ts) and by the CLI for what fails later.
+ * `check` is what to check, naming where the settings came from when the caller knows (the CLI);
+ * without it, the settings' names. Used where a command first reaches the database (migrate.ts)
+ * and by the CLI for what fails later.
  */
-export function cannotReach(database: string, err: unknown): AppError | null {
+export function cannotReach(database: string, err: unknown, check?: string): AppError | null {
   const e = toAppError(err);
   const failure = e.details?.failure as FailureClass | undefined;
   if (e.status < 500 || e.details?.dependency !== 'database' || !failure) return null;
-  if (e.details.database) return e; // already named
+  // Named already (at the first contact): the caller who knows the settings' source says what to check.
+  const named = e.details.database !== undefined;
+  if (named && (!check || failure === 'corrupt')) return e;
+  const reason = named ? String(e.details.reason ?? '') : e.hint ?? '';
   const verb = e.code === 'database_corrupt' ? 'Cannot use' : 'Cannot reach';
-  const check = database.startsWith('sqlite:') ? 'check SVC_DATA_DIR / database.filename, the file and its directory' : 'check SVC_DATABASE_URL (database.url) and that the server accepts svc';
-  return new AppError(e.code, e.status, `${verb} the database ${database}: it ${FAILURE_WORDS[failure]} (${failure})`, {
+  check ??= database.startsWith('sqlite:') ? 'check SVC_DATA_DIR / database.filename, the file and its directory' : 'check SVC_DATABASE_URL (database.url) and that the server accepts svc';
+  return new AppError(e.code, e.status, named ? e.message : `${verb} the database ${database}: it ${FAILURE_WORDS[failure]} (${failure})`, {
     expose: true,
-    cause: err,
-    hint: failure === 'corrupt' ? e.hint : `${e.hint}; ${check}`,
-    details: { ...e.details, database },
+    cause: named ? e.cause : err,
+    hint: failure === 'corrupt' ? e.hint : [reason, check].filter(Boolean).join('; '),
+    details: { ...e.details, database, reason },
   });
 }

@@ -12,9 +12,9 @@ describe('messages name where a setting came from', () => {
     const file = path.join(box.dir, 'svc.yaml');
     writeFileSync(file, `database:\n  url: ${UNREACHABLE}\n`);
     const fromFile = await box.cli(['workspaces', 'list'], { env: { SVC_DATABASE_URL: '', SVC_CONFIG: file } });
-    expectCleanError(fromFile, 1, 'error: Cannot open the database (PostgreSQL)');
-    expect(fromFile.stderr).toContain(`hint: Check database.url in ${file} and that the server is running.`);
+    expectCleanError(fromFile, 1, `error: Cannot reach the database ${UNREACHABLE}: it refused the connection (refused)`);
+    expect(fromFile.stderr).toContain(`Check database.url in ${file} and that the server is running.`);
     const fromEnv = await box.cli(['workspaces', 'list'], { env: { SVC_DATABASE_URL: UNREACHABLE } });
-    expectCleanError(fromEnv, 1, 'hint: Check SVC_DATABASE_URL and that the server is running.');
+    expectCleanError(fromEnv, 1, 'Check SVC_DATABASE_URL and that the server is running.');
   });
 });

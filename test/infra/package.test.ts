@@ -30,7 +30,7 @@ describe('the npm package ships exactly what runs', () => {
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     const migrations = readdirSync(path.join(root, 'migrations')).filter((f) => f.endsWith('.ts')).map((f) => `dist/migrations/${f.replace(/\.ts$/, '.js')}`);
     const docs = readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`);
-    expect(files).toEqual(expect.arrayContaining(['bin/svc.js', 'dist/src/main.js', 'dist/src/index.js', 'dist/src/client/index.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'config.example.yaml', ...migrations, ...docs]));
+    expect(files).toEqual(expect.arrayContaining(['bin/svc.js', 'dist/src/main.js', 'dist/src/index.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'config.example.yaml', ...migrations, ...docs]));
   });
 
   it('svc --version names the release and the commit', async () => {

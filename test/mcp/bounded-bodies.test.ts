@@ -51,7 +51,7 @@ describe('/api/mcp: refused bodies are counted, and past the budget none is read
     const res = await startPost(d, auth, '['.repeat(64 * 1024), 4_800_000);
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toMatch(/^\d+$/);
-    expect(JSON.parse(res.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many MCP calls', data: { code: 'rate_limited' } } });
+    expect(JSON.parse(res.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Too many MCP calls: at most \d+ per minute for this key or connection\. Retry in \d+ s\.$/), data: { code: 'rate_limited' } } });
   });
 
   it('a 4.8 MB nested body within the budget is refused from its bytes, not parsed, while a concurrent call is served', async () => {

@@ -1,4 +1,5 @@
 import { createRenderer } from './articles/renderer.js';
+import { SearchSlots } from './content/search-slots.js';
 import type { Config } from './config/schema.js';
 import { databaseSettingsHint } from './config/load.js';
 import { AppError } from './errors.js';
@@ -29,6 +30,11 @@ export interface App extends Ctx {
   close(): Promise<void>;
   /** The rate limits and throttles, shared with every daemon on the same store (limits/). */
   readonly limits: Limits;
+  /**
+   * The searches running at once, for every surface that searches (the content API's `q`, the MCP
+   * tools' queries): one pool, so together they never hold more than half the database's connections.
+   */
+  readonly searches: SearchSlots;
 }
 
 export interface CreateAppOptions {
@@ -80,6 +86,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     limits,
     metrics,
     renderer,
+    searches: new SearchSlots(Math.max(1, Math.floor(config.database.poolMax / 2)), config.content.searchConcurrency, config.content.searchWait),
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;

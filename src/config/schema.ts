@@ -73,7 +73,7 @@ export const configSchema = z
         previewTtl: duration().default('24h'),
         /** The longest a content API request waits for the database; then 503 `unavailable` with Retry-After (docs/content-api.md). */
         timeout: duration().default('3s'),
-        /** Searches (`?q=`) of one blog key running at once; the daemon runs at most half of database.poolMax (at least 1) in all. */
+        /** Searches of one blog key (`?q=`), MCP API key or OAuth connection running at once; the daemon runs at most half of database.poolMax (at least 1) in all. */
         searchConcurrency: z.coerce.number().int().min(1).max(16).default(2),
         /** How long a search waits for a free slot before it is refused 429 with Retry-After. */
         searchWait: duration().default('1s'),

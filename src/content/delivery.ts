@@ -7,7 +7,7 @@ import { VersionReader } from './query-store.js';
 import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
 import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
-import { SearchSlots } from './search-slots.js';
+import type { SearchSlots } from './search-slots.js';
 
 /** What to send: the entry, or its variant in `coding`. */
 function delivered(res: CachedResponse, variant: Variant | null, coding: Coding | null): Delivered {
@@ -79,10 +79,12 @@ export class ContentDelivery {
   private readonly tokens: FreshRead<string | null>;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(
+    private readonly ctx: Ctx,
+    searches: SearchSlots,
+  ) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
-    const { content, database } = ctx.config;
-    this.searches = new SearchSlots(Math.max(1, Math.floor(database.poolMax / 2)), content.searchConcurrency, content.searchWait);
+    this.searches = searches;
     this.versions = new VersionReader(ctx.db);
     // A read stuck a quarter of the deadline (a silent connection) lets the next burst read on another.
     this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs), ctx.config.content.timeout / 4);

@@ -75,7 +75,7 @@ export interface ContentApi {
  * for the others, so both send the same.
  */
 export function createContentApi(app: App): ContentApi {
-  const delivery = new ContentDelivery(app);
+  const delivery = new ContentDelivery(app, app.searches);
   app.onClose(() => delivery.close());
   const encodingFor = codingChooser();
 

@@ -193,3 +193,43 @@ describe.skipIf(PG_URL)('SQLite held by another process', () => {
     expectRecoveryLogged(w, 2);
   }, 30_000);
 });
+
+/** Runs `sql` on every connection of the daemon's SQLite pool (each holds its own settings). */
+async function onEveryConnection(w: World, sql: string): Promise<void> {
+  const client = (w.d.app.db as unknown as { client: { acquireConnection(): Promise<sqlite3.Database>; releaseConnection(c: sqlite3.Database): Promise<void> } }).client;
+  const conns = await Promise.all(Array.from({ length: w.d.config.database.poolMax }, () => client.acquireConnection()));
+  try {
+    for (const c of conns) await new Promise<void>((resolve, reject) => c.run(sql, (err) => (err ? reject(err) : resolve())));
+  } finally {
+    for (const c of conns) await client.releaseConnection(c);
+  }
+}
+
+describe.skipIf(PG_URL)('SQLite out of space', () => {
+  it('the file may not grow (max_page_count at its size: SQLITE_FULL, as a full disk gives): writes 503 unavailable (disk_full) with Retry-After on the workspace API and MCP, reads and /healthz served, logged without a stack; writes resume once it may grow', async () => {
+    const w = await loggedWorld();
+    expect((await w.get('/articles')).status).toBe(200);
+    // The database may not grow past the pages it has: the next write needing a page fails as on a full disk.
+    await onEveryConnection(w, 'PRAGMA max_page_count = 1');
+
+    // Writes that fit in the pages already there are accepted, as on a disk with a few bytes left.
+    const answers = await until(() => w.api(), (r) => r.status !== 201, 'a write refused');
+    const refused = answers.at(-1)!;
+    expectUnavailable(refused, ['disk_full']);
+    expect(refused.body.error.message).toBe('The database is out of disk space or memory; try again in a moment');
+    const m = await w.mcp('create_article', { title: 'During', bodyMarkdown: 'Body text. '.repeat(2000) });
+    expectMcpUnavailable(m, 'disk_full');
+    expect((await w.get('/articles')).status).toBe(200);
+    expect((await w.mcp('list_articles')).status).toBe(200);
+    expect((await w.health()).status, 'a full database still serves reads: readiness holds').toBe(200);
+    expectOutageLogged(w, 2);
+
+    await onEveryConnection(w, 'PRAGMA max_page_count = 1073741823');
+    expect((await w.api()).status).toBe(201);
+    expect((await w.mcp('create_article', { title: 'After', bodyMarkdown: 'Body text. '.repeat(2000) })).status).toBe(200);
+    // A write that fits the pages there (an API key's "last used") is answered meanwhile and ends
+    // the outage as logged; the last line says the database is available again.
+    expect(String(w.outageLines().at(-1)?.msg)).toMatch(/^database available again after \d+ failures? over \d+ s$/);
+    expect(w.errorLines()).toEqual([]);
+  }, 30_000);
+});

@@ -59,12 +59,20 @@ const UPDATE = toolInput('article', { ...articleRef, ...UPDATE_FIELDS, newSlug }
   newSlug: 'A new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case). The live URL changes at the next publish: the old one then answers 404.',
 });
 
+/**
+ * A search by this agent's key or connection, within the daemon's search slots (app.searches), the
+ * same bound as the content API's `q`: a refusal is a tool error the agent can wait on and retry.
+ */
+function search(env: ToolEnv, opts: { query: string; limit: number; offset: number }) {
+  return env.app.searches.run(`mcp:${env.principal.id}`, () => searchPublishedArticles(env.app, env.workspace, opts));
+}
+
 /** list_articles with a query: the content API's search over published articles, best first. */
 async function searchResult(env: ToolEnv, args: ArticleListInput & { query?: string }) {
   if (args.status !== undefined && args.status !== 'published') throw invalidInput('query searches the published articles: leave status out, or use status "published"');
   const limit = Number(args.limit ?? 50);
   const offset = Number(args.offset ?? 0);
-  const found = await searchPublishedArticles(env.app, env.workspace, { query: args.query!, limit, offset });
+  const found = await search(env, { query: args.query!, limit, offset });
   const shown = found.articles.length;
   const head = shown === 0
     ? `No published articles match "${args.query}"${offset ? ` after offset ${offset}` : ''} (total ${found.total}).`
@@ -106,7 +114,7 @@ export function registerArticleTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'find_link_targets', scope: 'read', role: 'viewer' }, async (args: { topic: string; limit?: number }) => {
-      const found = await searchPublishedArticles(env.app, ws, { query: args.topic, limit: args.limit ?? 10, offset: 0 });
+      const found = await search(env, { query: args.topic, limit: args.limit ?? 10, offset: 0 });
       const listed = await summaries(env, found.articles);
       const targets = listed.filter((a) => a.live && a.url).map((a) => ({ id: a.id, title: a.title, url: a.url!, focusKeyword: a.focusKeyword }));
       const lines = targets.map((t) => `- [${t.title}](${t.url})${t.focusKeyword ? ` focus keyword: ${t.focusKeyword}` : ''}`);

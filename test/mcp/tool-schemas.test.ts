@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { articleCreateInput, articleListInput, articleUpdateInput } from '../../src/articles/inputs.js';
 import { isValidSlug } from '../../src/lib/slug.js';
 import { runCli } from '../helpers/cli.js';
 import { seedArticle } from '../helpers/seed.js';
+import { keywordWorkspace } from '../keywords/setup.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
 
 // Issue 17: tool input schemas are derived from the domain's (articles/inputs.ts), not restated,
@@ -102,21 +104,48 @@ describe('MCP tool input schemas', () => {
   });
 });
 
-describe('MCP tool output schemas (issue 40)', () => {
-  it('the article tools advertise an outputSchema saying what their structured results hold, and the results fit it', async () => {
-    const { d, ws, key } = await workspaceWithAdmin();
-    const agent = await connect(d, await key());
+describe('MCP tool output schemas', () => {
+  it('every tool advertises an outputSchema, and each real result fits it', async () => {
+    const { d, ws, agent: agentFor } = await keywordWorkspace({ allowance: 10 });
+    await generateBlogKey(d.app, ws); // a headless connector: somewhere to publish to
+    const agent = await agentFor(['read', 'content', 'publish']);
     const tools = (await agent.listTools()).tools;
-    const withOutput = tools.filter((t) => t.outputSchema).map((t) => t.name).sort();
-    expect(withOutput).toEqual(['create_article', 'delete_article', 'find_link_targets', 'get_article', 'list_articles', 'publish_article', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article']);
+    expect(tools.filter((t) => !t.outputSchema).map((t) => t.name)).toEqual([]);
     const get = tools.find((t) => t.name === 'get_article')!.outputSchema as JsonSchema;
     expect(get.properties!.status).toMatchObject({ enum: ['draft', 'scheduled', 'published'] });
     expect(get.properties!.destinations.items.properties.state).toMatchObject({ enum: ['delivered', 'pending', 'failed'] });
     expect(get.required).toEqual(expect.arrayContaining(['url', 'publishedAt', 'live', 'hasUnpublishedChanges', 'destinations']));
-    // The SDK's client checks every structured result against the schema: these calls would throw if one did not fit.
-    const a = await seedArticle(d.app, ws);
-    await agent.call('get_article', { id: a.id });
-    await agent.call('list_articles');
-    await agent.call('update_article', { id: a.id, title: 'Changed' });
+    const profile = tools.find((t) => t.name === 'get_site_profile')!.outputSchema as JsonSchema;
+    expect(profile.properties!.role).toMatchObject({ enum: ['viewer', 'editor', 'admin'] });
+    for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+
+    // The SDK's client checks each structured result against the tool's outputSchema and throws
+    // when one does not fit; every call must also answer with structured content, not an error.
+    const called = new Set<string>();
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const res = await agent.call(name, args);
+      expect(res.isError, `${name}: ${res.text}`).toBeFalsy();
+      expect(res.structuredContent, name).toBeTruthy();
+      called.add(name);
+      return res.structuredContent as Record<string, any>;
+    };
+    await call('get_site_profile');
+    const a = await seedArticle(d.app, ws, { focusKeyword: 'cold brew coffee' });
+    await call('get_article', { id: a.id });
+    await call('list_articles');
+    await call('update_article', { id: a.id, title: 'Cold brew coffee at home', secondaryKeywords: ['iced coffee'] });
+    await call('audit_article', { id: a.id });
+    await call('research_keywords', { keywords: ['cold brew coffee'], includeIdeas: true });
+    expect((await call('list_keywords')).keywords.length).toBeGreaterThan(0);
+    await call('preview_article', { id: a.id });
+    expect(await call('preview_article', { id: a.id, revoke: true })).toMatchObject({ revoked: 1 });
+    await call('publish_article', { id: a.id });
+    await call('find_link_targets', { topic: 'coffee' });
+    await call('unpublish_article', { id: a.id });
+    const created = await call('create_article', { title: 'Iced coffee', bodyMarkdown: 'Body.' });
+    await call('schedule_article', { id: created.article.id, at: '2030-01-01T09:00:00Z' });
+    await call('unschedule_article', { id: created.article.id });
+    await call('delete_article', { id: created.article.id });
+    expect([...called].sort()).toEqual(tools.map((t) => t.name).sort());
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
+import { CONTENT_TYPE_NAMES } from '../../src/articles/categories.js';
 import { articleCreateInput, articleListInput, articleUpdateInput } from '../../src/articles/inputs.js';
 import { isValidSlug } from '../../src/lib/slug.js';
 import { runCli } from '../helpers/cli.js';
@@ -24,8 +25,8 @@ describe('MCP tool input schemas', () => {
     expect(keys('update_article')).toEqual(['id', 'slug', 'newSlug', ...Object.keys(articleUpdateInput.shape).filter((k) => k !== 'slug')].sort());
     expect(keys('list_articles')).toEqual([...Object.keys(articleListInput.shape), 'query'].sort()); // query: the content API's search (content/search-terms.ts)
     const create = schemas.create_article.properties!;
-    // Text limits count characters as the database does (code points, articles/inputs.ts), which
-    // zod's maxLength cannot express: the descriptions state them.
+    // Text limits count characters as the database does (code points, articles/inputs.ts): the
+    // descriptions state them too (the schema's maxLength: the next describe block).
     expect(create.slug).toMatchObject({ type: 'string', description: expect.stringContaining('at most 200 characters') });
     expect(create.metaTitle.description).toContain('at most 500');
     expect(create.bodyMarkdown).toMatchObject({ type: 'string', maxLength: 2_000_000 });
@@ -101,6 +102,65 @@ describe('MCP tool input schemas', () => {
     // Nothing was created, changed, audited or spent.
     expect((await agent.call('get_site_profile')).text).toMatch(/\nArticles: 0\/10\nAudits: 0\/50\n/);
     expect((await agent.call('get_article', { id: a.id })).structuredContent).toMatchObject({ title: a.title, status: 'draft', seoScore: null });
+  });
+});
+
+describe('MCP tool input schemas advertise what the domain enforces', () => {
+  it('enum, maxLength (in code points), slug pattern, maxItems and date-time: past each the tool refuses, within each it accepts', async () => {
+    const { d, ws, key } = await workspaceWithAdmin();
+    const agent = await connect(d, await key());
+    const schemas = Object.fromEntries((await agent.listTools()).tools.map((t) => [t.name, t.inputSchema as JsonSchema]));
+    const create = schemas.create_article.properties!;
+    const update = schemas.update_article.properties!;
+    expect(create.contentType).toMatchObject({ enum: CONTENT_TYPE_NAMES });
+    const text = (prop: any) => prop.anyOf?.[0] ?? prop; // a field that also takes null (to clear it)
+    const limits = { title: 500, metaTitle: 500, metaDescription: 2000, focusKeyword: 200, imageAlt: 500, author: 200, featuredImageUrl: 2000, slug: 200 };
+    for (const [field, max] of Object.entries(limits)) expect(text(create[field]), field).toMatchObject({ type: 'string', maxLength: max });
+    expect(update.newSlug).toMatchObject({ maxLength: 200, pattern: create.slug.pattern });
+    expect(text(update.metaTitle)).toMatchObject({ maxLength: 500 });
+    expect(create.secondaryKeywords.anyOf[0]).toMatchObject({ type: 'array', maxItems: 50, items: { maxLength: 200 } });
+    expect(schemas.schedule_article.properties!.at).toMatchObject({ type: 'string', format: 'date-time' });
+
+    // Inside every advertised limit, with characters outside the BMP (two UTF-16 units, one code point each).
+    const emoji = '😀';
+    const pattern = new RegExp(create.slug.pattern, 'u');
+    const within = {
+      title: emoji.repeat(500),
+      slug: `${'é'.repeat(99)}-${'京'.repeat(100)}`,
+      contentType: 'HOW_TO',
+      metaTitle: emoji.repeat(500),
+      focusKeyword: emoji.repeat(200),
+      author: emoji.repeat(200),
+      secondaryKeywords: Array.from({ length: 50 }, (_, i) => `k${i}${emoji.repeat(190)}`),
+    };
+    expect(pattern.test(within.slug)).toBe(true);
+    const made = await agent.call('create_article', { ...within, bodyMarkdown: 'Body.' });
+    expect(made.isError, made.text).toBeFalsy();
+    expect(made.structuredContent).toMatchObject({ article: { slug: within.slug, contentType: 'HOW_TO' } });
+    // The lenient names of a content type are still taken, though only the canonical ones are advertised.
+    expect(await agent.call('create_article', { title: 'Lenient', bodyMarkdown: 'b', contentType: 'how-to' })).toMatchObject({ structuredContent: { article: { contentType: 'HOW_TO' } } });
+
+    // One past each: refused, as the schema says.
+    const past: Array<[Record<string, unknown>, RegExp]> = [
+      [{ title: emoji.repeat(501) }, /title: must be at most 500 characters/],
+      [{ author: 'x'.repeat(201) }, /author: must be at most 200 characters/],
+      [{ slug: 'a'.repeat(201) }, /slug: must be at most 200 characters/],
+      [{ slug: 'a--b' }, /slug: must be letters/],
+      [{ contentType: 'ESSAY' }, /content type must be one of/],
+      [{ secondaryKeywords: Array.from({ length: 51 }, (_, i) => `k${i}`) }, /secondaryKeywords/],
+      [{ secondaryKeywords: ['x'.repeat(201)] }, /secondaryKeywords\.0: must be at most 200 characters/],
+    ];
+    for (const [args, message] of past) {
+      const value = Object.values(args)[0];
+      const [field] = Object.keys(args);
+      if (field === 'slug') expect(typeof value === 'string' && value.length <= 200 && pattern.test(value), 'outside the schema').toBe(false);
+      expect(await agent.call('create_article', { title: 'T', bodyMarkdown: 'b', ...args }), JSON.stringify(args).slice(0, 60)).toMatchObject({ isError: true, text: expect.stringMatching(message) });
+    }
+
+    const a = await seedArticle(d.app, ws);
+    expect(await agent.call('schedule_article', { id: a.id, at: 'next tuesday' })).toMatchObject({ isError: true });
+    const scheduled = await agent.call('schedule_article', { id: a.id, at: '2030-01-01T09:00:00+01:00' });
+    expect(scheduled.isError, scheduled.text).toBeFalsy();
   });
 });
 

@@ -175,9 +175,14 @@ describe('MCP tool output schemas', () => {
     expect(get.properties!.status).toMatchObject({ enum: ['draft', 'scheduled', 'published'] });
     expect(get.properties!.destinations.items.properties.state).toMatchObject({ enum: ['delivered', 'pending', 'failed'] });
     expect(get.required).toEqual(expect.arrayContaining(['url', 'publishedAt', 'live', 'hasUnpublishedChanges', 'destinations']));
+    expect(get.properties!.updatedAt).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(get.properties!.publishedAt).toMatchObject({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] });
     const profile = tools.find((t) => t.name === 'get_site_profile')!.outputSchema as JsonSchema;
     expect(profile.properties!.role).toMatchObject({ enum: ['viewer', 'editor', 'admin'] });
-    for (const t of tools) expect(t.outputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+    for (const t of tools) {
+      expect(t.outputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(JSON.stringify(t.outputSchema), `${t.name}: every field written out, no $ref to follow`).not.toContain('$ref');
+    }
 
     // The SDK's client checks each structured result against the tool's outputSchema and throws
     // when one does not fit; every call must also answer with structured content, not an error.

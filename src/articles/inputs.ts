@@ -17,6 +17,8 @@ const contentType = z
 // counts varchar(n); keywords become tags, whose titles are stored in varchar(200).
 export const KEYWORD_MAX = 200;
 export const KEYWORDS_MAX = 50;
+/** The longest each text field may be, in characters (code points). */
+export const TEXT_MAX = { title: 500, metaTitle: 500, metaDescription: 2000, focusKeyword: 200, featuredImageUrl: 2000, imageAlt: 500, author: 200 } as const;
 
 /** Explicit slugs of any script, stored lower case and in NFC (one spelling per slug). */
 export const slugInput = z
@@ -35,7 +37,7 @@ const optionalText = (max: number) => text(max).nullish().transform((v) => (v ? 
 const imageUrl = z
   .string()
   .trim()
-  .superRefine(atMostChars(2000))
+  .superRefine(atMostChars(TEXT_MAX.featuredImageUrl))
   .refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), 'image must be an http(s) URL')
   .nullish()
   .transform((v) => v ?? null);
@@ -49,26 +51,26 @@ const fields = {
   slug: slugInput.optional(),
   contentType: contentType.optional(),
   bodyMarkdown: z.string().max(2_000_000, 'body is larger than 2 MB'),
-  metaTitle: optionalText(500),
-  metaDescription: optionalText(2000),
-  focusKeyword: optionalText(200),
+  metaTitle: optionalText(TEXT_MAX.metaTitle),
+  metaDescription: optionalText(TEXT_MAX.metaDescription),
+  focusKeyword: optionalText(TEXT_MAX.focusKeyword),
   secondaryKeywords: keywords.optional(),
   featuredImageUrl: imageUrl,
-  imageAlt: optionalText(500),
-  author: optionalText(200),
+  imageAlt: optionalText(TEXT_MAX.imageAlt),
+  author: optionalText(TEXT_MAX.author),
   targetLength: z.coerce.number().int().min(0).max(100_000).optional(),
 };
 
 /** Title may be omitted when the markdown starts with a `# H1`, which then becomes the title. */
 export const articleCreateInput = z.object({
-  title: text(500).optional(),
+  title: text(TEXT_MAX.title).optional(),
   ...fields,
   bodyMarkdown: fields.bodyMarkdown.default(''),
 });
 export type ArticleCreateInput = z.input<typeof articleCreateInput>;
 
 export const articleUpdateInput = z.object({
-  title: text(500).refine((v) => v.length > 0, 'may not be empty').optional(),
+  title: text(TEXT_MAX.title).refine((v) => v.length > 0, 'may not be empty').optional(),
   ...fields,
   bodyMarkdown: fields.bodyMarkdown.optional(),
   featuredImageUrl: imageUrl.optional(),

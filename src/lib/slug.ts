@@ -14,7 +14,15 @@ export const SLUG_MAX = 200;
 export const DERIVED_SLUG_MAX = 120;
 
 // One or more "characters" (a letter or digit with its combining marks) per word, words joined by a single - . or _.
-const SLUG = /^(?:[\p{L}\p{N}]\p{M}*)+(?:[-._](?:[\p{L}\p{N}]\p{M}*)+)*$/u;
+const WORDS = '(?:[\\p{L}\\p{N}]\\p{M}*)+(?:[-._](?:[\\p{L}\\p{N}]\\p{M}*)+)*';
+const SLUG = new RegExp(`^${WORDS}$`, 'u');
+
+/**
+ * The slugs an input may spell before it is normalised (trimmed, lower-cased, NFC): what the MCP
+ * tools advertise as the slug's JSON Schema pattern. It needs Unicode property escapes (ECMAScript
+ * with the u flag, as Ajv compiles patterns); a client whose regex engine lacks them cannot use it.
+ */
+export const SLUG_INPUT_PATTERN = new RegExp(`^\\s*${WORDS}\\s*$`, 'u');
 
 // Already in stored form (nothing to trim, no upper case, ASCII is NFC): every request for a plain slug.
 const PLAIN = /^[a-z0-9._-]*$/;

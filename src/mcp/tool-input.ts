@@ -15,9 +15,33 @@ export type Descriptions<S extends z.ZodRawShape> = { [K in keyof S]-?: string }
  * words the CLI uses; the object is strict, as the `additionalProperties: false` it advertises
  * says. `what` names the input in refusals, like the domain service's parseInput label.
  */
-export function toolInput<S extends z.ZodRawShape>(what: string, fields: S, describe: Descriptions<S>) {
-  const described = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.describe(describe[name])])) as S;
+export function toolInput<S extends z.ZodRawShape>(what: string, fields: S, describe: Descriptions<S>, shown: NoInfer<Shown<S>> = {}) {
+  const described = Object.fromEntries(
+    Object.entries(fields).map(([name, schema]) => {
+      const advertised = shown[name];
+      return [name, (advertised ? shownAs(advertised, schema) : schema).describe(describe[name])];
+    }),
+  ) as S;
   return describedToolInput(what, described);
+}
+
+/**
+ * What tools/list advertises for fields whose domain rule JSON Schema cannot read from the
+ * validator: limits counted in code points (a superRefine), enums behind a lenient transform,
+ * slug patterns, date-times. Each must be true of the domain's rule: a value past it is refused,
+ * a value within it is accepted (test/mcp/tool-schemas.test.ts holds them to it).
+ */
+export type Shown<S extends z.ZodRawShape> = { [K in keyof S]?: z.ZodTypeAny };
+
+/**
+ * The domain's validator, advertised as `shown`: a pipeline whose input side (the side the SDK's
+ * converter reads, its pipeStrategy being 'input') is `shown` made to let every value through, so
+ * only the domain's validator decides, in its own words.
+ */
+function shownAs<T extends z.ZodTypeAny>(shown: z.ZodTypeAny, schema: T): T {
+  const advertisedOnly = Object.create(shown) as z.ZodTypeAny;
+  advertisedOnly._parse = (input: z.ParseInput) => z.OK(input.data);
+  return z.ZodPipeline.create(advertisedOnly, schema) as unknown as T;
 }
 
 /** The same for a domain shape whose fields already carry their descriptions (keywords/inputs.ts). */

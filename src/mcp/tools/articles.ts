@@ -8,7 +8,11 @@ import {
   articleCreateInput,
   articleListInput,
   articleUpdateInput,
+  KEYWORD_MAX,
+  KEYWORDS_MAX,
+  TEXT_MAX,
 } from '../../articles/inputs.js';
+import { SLUG_INPUT_PATTERN, SLUG_MAX } from '../../lib/slug.js';
 import { focusKeywordRivals, rivalWarning } from '../../articles/keyword-family.js';
 import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import type { Article } from '../../articles/types.js';
@@ -19,7 +23,7 @@ import { invalidInput } from '../../errors.js';
 import { describePublishError } from '../../publishing/failures.js';
 import { describeState, publicationState } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
-import { type Descriptions, toolInput } from '../tool-input.js';
+import { type Descriptions, type Shown, toolInput } from '../tool-input.js';
 import { OUTPUT } from './output.js';
 import { ARTICLE_REF, articleRef, detail, isScoreStale, refOf, summaries, summaryLine, summaryOf } from './present.js';
 
@@ -39,6 +43,28 @@ const FIELDS: Descriptions<typeof articleCreateInput.shape> = {
   targetLength: 'Word count the article is written to; the audit expects at least 90% of it.',
 };
 
+/**
+ * What tools/list advertises beyond what the validators say themselves: the text limits in
+ * characters (code points, as JSON Schema's maxLength counts them and the domain does), the slug
+ * pattern, the canonical content types (the category titles and slugs the domain also takes are
+ * not advertised: one spelling per type), the keyword count.
+ */
+const upTo = (max: number) => z.string().max(max).nullable();
+const slug = z.string().max(SLUG_MAX).regex(SLUG_INPUT_PATTERN);
+const SHOWN: Shown<typeof articleCreateInput.shape & typeof articleUpdateInput.shape> = {
+  title: z.string().max(TEXT_MAX.title),
+  slug,
+  contentType: z.enum(CONTENT_TYPE_NAMES as [string, ...string[]]),
+  metaTitle: upTo(TEXT_MAX.metaTitle),
+  metaDescription: upTo(TEXT_MAX.metaDescription),
+  focusKeyword: upTo(TEXT_MAX.focusKeyword),
+  secondaryKeywords: z.union([z.array(z.string().max(KEYWORD_MAX)).max(KEYWORDS_MAX), z.string()]),
+  featuredImageUrl: upTo(TEXT_MAX.featuredImageUrl),
+  imageAlt: upTo(TEXT_MAX.imageAlt),
+  author: upTo(TEXT_MAX.author),
+};
+const { slug: _shownSlug, ...SHOWN_BUT_SLUG } = SHOWN;
+
 // Labels as the domain service's parseInput calls, so a bad field reads the same as in the CLI.
 const LIST = toolInput('list options', { ...articleListInput.shape, query: searchQueryInput }, {
   query: `Search the published articles (as the content API's GET /articles?q= does), best match first: words, or Japanese/Chinese/Korean text without spaces; accents optional; at most ${QUERY_MAX_LENGTH} characters. Drafts are not searched.`,
@@ -49,7 +75,7 @@ const LIST = toolInput('list options', { ...articleListInput.shape, query: searc
 const CREATE = toolInput('article', { ...articleCreateInput.shape, allowDuplicate: z.boolean().optional() }, {
   ...FIELDS,
   allowDuplicate: 'Create it even when an article with the same title exists (it then gets a numbered slug). Default false: refused, so a retried call makes no copy.',
-});
+}, SHOWN);
 const { slug: newSlug, ...UPDATE_FIELDS } = articleUpdateInput.shape;
 const { slug: _slug, ...FIELDS_BUT_SLUG } = FIELDS;
 const UPDATE = toolInput('article', { ...articleRef, ...UPDATE_FIELDS, newSlug }, {
@@ -57,7 +83,7 @@ const UPDATE = toolInput('article', { ...articleRef, ...UPDATE_FIELDS, newSlug }
   ...ARTICLE_REF,
   title: 'New title (H1).',
   newSlug: 'A new URL slug (letters, marks and digits of any script joined by single dashes, dots or underscores, stored lower case). The live URL changes at the next publish: the old one then answers 404.',
-});
+}, { ...SHOWN_BUT_SLUG, newSlug: slug });
 
 /**
  * A search by this agent's key or connection, within the daemon's search slots (app.searches), the

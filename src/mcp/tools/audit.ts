@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { auditArticleSpendingCredit } from '../../articles/credited.js';
 import { urlPrefix } from '../../content/article-url.js';
 import { type ToolEnv, gated, text } from '../result.js';
+import { auditOutput } from './output.js';
 import { articleRefInput, refOf } from './present.js';
 
 export function registerAuditTool(server: McpServer, env: ToolEnv): void {
@@ -17,6 +18,7 @@ export function registerAuditTool(server: McpServer, env: ToolEnv): void {
         'Warnings ([warn], not scored): links to articles of the site that do not exist or are not published, and other articles with the same focus keyword (any case, hyphens, plurals). ' +
         'Spends one `audits` credit. Needs `content`.',
       inputSchema: articleRefInput,
+      outputSchema: auditOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'audit_article', scope: 'content', role: 'editor' }, async (args: { id?: string; slug?: string }) => {

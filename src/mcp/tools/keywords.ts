@@ -5,6 +5,7 @@ import { type ResearchResult, researchKeywords } from '../../keywords/research.j
 import { listKeywords } from '../../keywords/service.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { describedToolInput } from '../tool-input.js';
+import { keywordListOutput, researchOutput } from './output.js';
 
 // Keyword research. Input schemas are the domain's shapes (keywords/inputs.ts), strict,
 // refused in the words the services use.
@@ -23,6 +24,7 @@ export function registerKeywordTools(server: McpServer, env: ToolEnv): void {
         'A call the remaining credits cannot cover is refused whole and spends nothing. Results are stored: list_keywords shows them with the ' +
         'articles that target them. Needs `content`.',
       inputSchema: researchInput,
+      outputSchema: researchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     gated(env, { tool: 'research_keywords', scope: 'content', role: 'editor' }, async (args: KeywordResearchInput) => {
@@ -48,6 +50,7 @@ export function registerKeywordTools(server: McpServer, env: ToolEnv): void {
         'imported keywords, gaps (stored keywords no article targets yet), conflicts (two or more articles with the same focus keyword) and ' +
         'untracked keywords (targeted by articles, not researched yet). Filter, sort and page. Spends nothing. Needs `read`.',
       inputSchema: listInput,
+      outputSchema: keywordListOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'list_keywords', scope: 'read', role: 'viewer' }, async (args: KeywordListInput) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createPreview, revokeArticlePreviews } from '../../publishing/previews.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { toolInput } from '../tool-input.js';
+import { previewOutput } from './output.js';
 import { ARTICLE_REF, articleRef, refOf } from './present.js';
 
 const PREVIEW = toolInput(
@@ -30,6 +31,7 @@ export function registerPreviewTool(server: McpServer, env: ToolEnv): void {
         'as a publish would show it, without publishing. The link works only through the site (its blog key) and expires (default 24 hours); ' +
         'pass revoke: true to end every link of the article. Needs `content`.',
       inputSchema: PREVIEW,
+      outputSchema: previewOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     gated(env, { tool: 'preview_article', scope: 'content', role: 'editor' }, async (args: { id?: string; slug?: string; expiresInMinutes?: number; revoke?: boolean }) => {

@@ -27,7 +27,7 @@ const SCHEDULE = toolInput('arguments', { ...articleRef, at: z.string().max(64),
   ...ARTICLE_REF,
   at: 'When, ISO 8601 with Z or an offset, e.g. "2026-12-01T09:00:00Z" or "2026-12-01T10:00:00+01:00".',
   allowPast: 'A time already past is refused (nothing is scheduled) unless this is true: then it is published within seconds. Default false.',
-});
+}, { at: z.string().datetime({ offset: true }) }); // advertised as format date-time; the domain's reader decides
 
 /** What the agent is told about the webhook after a publish: delivered, refused (and retried), or still pending. */
 function webhookOutcome(d: DestinationState, waitedMs: number): string {

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { getUsage } from '../../workspaces/usage.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { toolInput } from '../tool-input.js';
+import { siteProfileOutput } from './output.js';
 
 /** Lines of decisions.md "get_site_profile text", one item a line. */
 export async function siteProfileText(env: ToolEnv): Promise<{ text: string; usage: Awaited<ReturnType<typeof getUsage>> }> {
@@ -29,6 +30,7 @@ export function registerSiteProfileTool(server: McpServer, env: ToolEnv): void {
         "this month's credit usage (articles, audits, keyword lookups: used/allowed) and the scopes granted to this connection. " +
         'Call it first to learn what you may do and how many credits are left. Needs the `read` scope; spends nothing.',
       inputSchema: NO_INPUT,
+      outputSchema: siteProfileOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     gated(env, { tool: 'get_site_profile', scope: 'read', role: 'viewer' }, async () => {

@@ -48,13 +48,13 @@ describe('platform syntax is rendered, never shown as text', () => {
     write(w.d.dir, 'release.md', DOCUSAURUS_MD);
     const r = await w.cli(['articles', 'import', '--publish', 'release.md', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json().notes).toEqual(['heading ids ({#id}) were left out: links to #anchors in these posts find no heading: release.md']);
+    expect(r.json().notes).toEqual([]);
     const { html, metaDescription } = (await w.api('/articles/release-notes')).body.data;
-    expect(html).toContain('<h1>Version 3.0 is out</h1>');
+    expect(html).toContain('<h1 id="version-30-is-out">Version 3.0 is out</h1>');
     expect(html).toContain('<p>Use a <code>{/* truncate */}</code> comment to cut the list view, or <code>&lt;!-- truncate --&gt;</code>.</p>');
     expect(html).toContain('<blockquote>\n<p><strong>Before you upgrade</strong></p>\n<p>Read the guide. </p>\n<figure>\n<figcaption>docusaurus.config.ts</figcaption><pre><code class="language-ts">// {/* stays */}\n:::tip\nexport default {};\n</code></pre>\n</figure></blockquote>');
     expect(html).toContain('<blockquote>\n<p><strong>Warning</strong></p>\n<p>Node 18 is required.</p>\n</blockquote>');
-    expect(html).toContain('<h2>Migrating</h2>');
+    expect(html).toContain('<h2 id="migrating">Migrating</h2>\n<p>See <a href="#migrating">the steps</a>.</p>');
     expect(html.match(/\{\/\*|:::/g)).toEqual(['{/*', '{/*', ':::']); // only in code
     expect(metaDescription).not.toContain('a note for editors');
   });

@@ -41,6 +41,19 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
   return out;
 }
 
+// An inline image whose destination starts at the old site's root: `![alt](/assets/x.jpg)`, `![alt](</a b.jpg>)`.
+const ROOT_IMAGE = /!\[[^\]\n]{0,1000}\]\([ \t]*<?\/(?!\/)/g;
+
+/**
+ * The body with its images given as `/paths` made absolute on the old site's address, as featured
+ * images are: under svc's URLs such a path would name a file of the new site, which may not have it.
+ */
+export function rootImages(body: string, baseUrl: string): string {
+  if (!body.includes('![') || !URL.canParse(baseUrl)) return body;
+  const origin = new URL(baseUrl).origin;
+  return outsideCode(body, ROOT_IMAGE, (m) => `${m.slice(0, -1)}${origin}/`);
+}
+
 /**
  * Replace what `pattern` finds except inside code spans and code blocks: every match is swapped
  * for a marker, the text lexed once, and markers that land in code put back as they were.

@@ -121,6 +121,30 @@ describe('platform syntax is rendered, never shown as text', () => {
     expect(html).toContain('<code>[audio src="kept.mp3"]</code>');
   });
 
+  it('images given as /paths in a markdown body point at --base-url, as featured images do; code, links and other URLs stay', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'pictures.md', `---
+title: Pictures
+image: /assets/cover.jpg
+---
+
+![Logo](/assets/logo.png "The logo") and ![Spaced]( </assets/a b.jpg> ).
+
+![CDN](//cdn.example/x.png) ![Remote](https://img.example/y.png) [About](/about)
+
+\`![Code](/assets/in-code.png)\`
+`);
+    const r = await w.cli(['articles', 'import', '--publish', '--base-url', 'https://old.example.com/blog/', 'pictures.md', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { markdown, html, image } = (await w.api('/articles/pictures')).body.data;
+    expect(image).toBe('https://old.example.com/assets/cover.jpg');
+    expect(markdown).toContain('![Logo](https://old.example.com/assets/logo.png "The logo") and ![Spaced]( <https://old.example.com/assets/a b.jpg> ).');
+    expect(markdown).toContain('![CDN](//cdn.example/x.png) ![Remote](https://img.example/y.png) [About](/about)');
+    expect(markdown).toContain('`![Code](/assets/in-code.png)`');
+    expect(html).toContain('<img src="https://old.example.com/assets/logo.png" alt="Logo" title="The logo" />');
+    expect(html).toContain('<img src="https://old.example.com/assets/a%20b.jpg" alt="Spaced" />');
+  });
+
   it('hostile bodies cost one pass: openings never closed, long lines of spaces (each would take minutes if rescanned)', () => {
     const n = 100_000;
     const notes: string[] = [];

@@ -160,9 +160,9 @@ export function linksAndImages(markdown: string): { links: string[]; images: Arr
   return { links, images };
 }
 
-/** Words of the body, counted on its plain text. */
+/** Words of the body, counted on its plain text (a heading's `{#id}` is no word, as in renderBody). */
 export function wordCount(markdown: string): number {
-  return wordsOfHtml(marked.parse(markdown) as string);
+  return wordsOfHtml(marked.parser(lexWithAnchors(markdown)) as string);
 }
 
 const wordsOfHtml = (html: string): number =>

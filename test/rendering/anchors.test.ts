@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderBody, renderHtml } from '../../src/lib/markdown.js';
+import { renderBody, renderHtml, wordCount } from '../../src/lib/markdown.js';
 import { write } from '../imports/samples.js';
 import { importWorld } from '../imports/world.js';
 
@@ -61,6 +61,12 @@ describe('heading anchors', () => {
   it('a slug never takes an id a heading gives itself, wherever that heading stands', () => {
     const { html } = renderBody('## Setup\n\n## Again {#setup}\n');
     expect(ids(html)).toEqual(['setup-1', 'setup']);
+  });
+
+  it('a heading\'s {#id} is no word: the SEO audit and a publish count the same words', () => {
+    const body = '## Install {#install}\n\nRun it.\n';
+    expect(wordCount(body)).toBe(3);
+    expect(renderBody(body).words).toBe(3);
   });
 
   it('the sanitiser keeps a safe id on h1-h6 only and drops hostile ones, keeping the heading', () => {

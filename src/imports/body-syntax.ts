@@ -2,13 +2,12 @@ import { codeTexts, markdownBlocks } from '../lib/markdown.js';
 
 // What blog platforms write in a markdown body that their own renderer turns into something else,
 // and that svc's renderer would show as text: MDX comments and truncate markers (Docusaurus parses
-// `.md` as MDX), Docusaurus admonitions, kramdown attribute lists (Jekyll), heading ids
-// (`## Title {#id}`), code fence titles, and embeds by URL or shortcode. Each is rewritten at
+// `.md` as MDX), Docusaurus admonitions, kramdown attribute lists (Jekyll), code fence titles,
+// and embeds by URL or shortcode. Heading ids (`## Title {#id}`) stay: svc's renderer reads them. Each is rewritten at
 // import into markdown svc renders, never inside code; what cannot be carried is named in a note.
 
 const MDX_COMMENT = /\{\/\*[\s\S]*?\*\/\}/g;
 const KRAMDOWN_IAL = /^[ \t]*\{:[^}\n]*\}[ \t]*(?:\r?\n|$)/gm;
-const HEADING_ID = /^#{1,6}[ \t][^\n]*?\{#[^}\s]+\}[ \t]*$/gm;
 const ADMONITION_OPEN = /^:{3,}[ \t]*([A-Za-z][\w-]*)(.*)$/;
 const ADMONITION_CLOSE = /^:{3,}[ \t]*$/;
 // What blocks() rewrites starts a line like this; a body without any is not lexed again.
@@ -37,13 +36,22 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
     notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
     return '';
   });
-  out = outsideCode(out, HEADING_ID, (m) => {
-    notes.add('heading ids ({#id}) were left out: links to #anchors in these posts find no heading');
-    return m.replace(/\{#[^}\s]+\}[ \t]*$/, '').trimEnd();
-  });
   if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
   for (const text of notes) note(text);
   return out;
+}
+
+// An inline image whose destination starts at the old site's root: `![alt](/assets/x.jpg)`, `![alt](</a b.jpg>)`.
+const ROOT_IMAGE = /!\[[^\]\n]{0,1000}\]\([ \t]*<?\/(?!\/)/g;
+
+/**
+ * The body with its images given as `/paths` made absolute on the old site's address, as featured
+ * images are: under svc's URLs such a path would name a file of the new site, which may not have it.
+ */
+export function rootImages(body: string, baseUrl: string): string {
+  if (!body.includes('![') || !URL.canParse(baseUrl)) return body;
+  const origin = new URL(baseUrl).origin;
+  return outsideCode(body, ROOT_IMAGE, (m) => `${m.slice(0, -1)}${origin}/`);
 }
 
 /**

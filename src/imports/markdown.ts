@@ -5,7 +5,7 @@ import { leadingH1, linksAndImages, markdownBlocks, renderHtml } from '../lib/ma
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
-import { platformSyntax } from './body-syntax.js';
+import { platformSyntax, rootImages } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
@@ -63,6 +63,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       body = mdx.body;
     }
     body = platformSyntax(body, (text) => notes.warn(text, file));
+    body = rootImages(body, opts.baseUrl);
     const fm = new Map<string, Entry>();
     for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
     const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);

@@ -21,7 +21,8 @@ function headline(markdown: string): { text: string; end: number; source: string
   const end = blank.exec(source)?.index ?? source.length;
   const first = blockTokens(source.slice(lineStart, end))[0] as Tokens.Generic | undefined;
   if (first?.type !== 'heading' || (first as Tokens.Heading).depth !== 1) return null;
-  return { text: (first as Tokens.Heading).text.trim(), end: lineStart + first.raw.length, source };
+  const text = (first as Tokens.Heading).text;
+  return { text: (headingId(text)?.rest ?? text).trim(), end: lineStart + first.raw.length, source };
 }
 
 /** The text of the `# H1` that opens the markdown, if it opens with one. */
@@ -43,10 +44,99 @@ export function markdownBlocks(markdown: string): Array<{ type: string; raw: str
 /** marked's block lexer alone: the inline lexer, whose cost grows with emphasis, never runs. */
 const blockTokens = (source: string): Token[] => new marked.Lexer(marked.defaults).blockTokens(source, []);
 
-/** Headings h2-h6 in document order (plain text). */
+/** Headings h2-h6 in document order (plain text, without a `{#id}`). */
 export function headings(markdown: string): Array<{ depth: number; text: string }> {
-  return headingsOf(marked.lexer(markdown));
+  return headingsOf(lexWithAnchors(markdown));
 }
+
+/**
+ * The id a heading gives itself as kramdown, Hugo and Pandoc write it, `## Title {#custom-id}` at
+ * the end of the heading, and the text before it. Found from the end without a regex, so a long
+ * heading costs one pass whatever it holds.
+ */
+function headingId(text: string): { id: string; rest: string } | null {
+  const t = text.trimEnd();
+  if (!t.endsWith('}')) return null;
+  const at = t.lastIndexOf('{#');
+  const id = at === -1 ? '' : t.slice(at + 2, -1);
+  // `\{#id}` is the text itself, written so that it shows.
+  if (!id || /[\s}]/.test(id) || t[at - 1] === '\\') return null;
+  return { id, rest: t.slice(0, at).trimEnd() };
+}
+
+// What an id may hold: letters (any script), their marks, digits, `-` and `_`. Nothing that could
+// end the attribute, read as a URL scheme (`javascript:`) or a CSS selector, or hold a space.
+const SAFE_ID = /^[\p{L}\p{M}\p{N}_-]{1,256}$/u;
+
+/** A heading token with the id its HTML carries. */
+type AnchoredHeading = Tokens.Heading & { anchor?: string };
+
+/**
+ * GitHub's heading slug: lower case, punctuation dropped (letters of every script, digits, `-`
+ * and `_` kept), each space a dash. A heading with nothing left is named `section`.
+ */
+function headingSlug(text: string): string {
+  const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}_\- ]/gu, '').replace(/ /g, '-').slice(0, 200);
+  return slug || 'section';
+}
+
+/**
+ * The body's tokens with an id on every heading: its own `{#id}` when it gives a safe one (taken
+ * off the text either way), else the slug of its text; a repeated id gets `-1`, `-2`, ... as on
+ * GitHub. Ids that headings give are reserved first, so a slug never takes one a link relies on.
+ */
+function lexWithAnchors(markdown: string): Token[] {
+  const tokens = marked.lexer(markdown);
+  const hs: AnchoredHeading[] = [];
+  marked.walkTokens(tokens, (t) => {
+    if (t.type === 'heading') hs.push(t as AnchoredHeading);
+  });
+  const given = hs.map((h) => {
+    const found = headingId(h.text);
+    if (!found) return null;
+    stripHeadingId(h, found.rest);
+    return SAFE_ID.test(found.id) && found.id.length <= 200 ? found.id : null;
+  });
+  const used = new Set<string>();
+  const unique = (base: string) => {
+    let id = base;
+    for (let n = 1; used.has(id); n++) id = `${base}-${n}`;
+    used.add(id);
+    return id;
+  };
+  hs.forEach((h, i) => {
+    if (given[i] && !used.has(given[i])) h.anchor = unique(given[i]);
+  });
+  hs.forEach((h, i) => {
+    h.anchor ??= unique(given[i] ?? headingSlug(plain(h.text)));
+  });
+  return tokens;
+}
+
+/** Take the `{#id}` off a heading's text and off the inline token it ends. */
+function stripHeadingId(h: Tokens.Heading, rest: string): void {
+  h.text = rest;
+  const last = h.tokens[h.tokens.length - 1] as Tokens.Text | undefined;
+  const inLast = last?.type === 'text' && !last.tokens ? headingId(last.text) : null;
+  if (last && inLast && headingId(last.raw)) {
+    last.text = inLast.rest;
+    last.raw = headingId(last.raw)!.rest;
+  } else {
+    h.tokens = marked.Lexer.lexInline(h.text);
+  }
+}
+
+// A heading lexed with its anchor renders with its id; marked escapes nothing in it, which is why
+// the anchor holds only SAFE_ID's characters.
+marked.use({
+  renderer: {
+    heading(token) {
+      const anchor = (token as AnchoredHeading).anchor;
+      const inner = this.parser.parseInline(token.tokens);
+      return anchor ? `<h${token.depth} id="${anchor}">${inner}</h${token.depth}>\n` : false;
+    },
+  },
+});
 
 function headingsOf(tokens: Token[]): Array<{ depth: number; text: string }> {
   const out: Array<{ depth: number; text: string }> = [];
@@ -70,9 +160,9 @@ export function linksAndImages(markdown: string): { links: string[]; images: Arr
   return { links, images };
 }
 
-/** Words of the body, counted on its plain text. */
+/** Words of the body, counted on its plain text (a heading's `{#id}` is no word, as in renderBody). */
 export function wordCount(markdown: string): number {
-  return wordsOfHtml(marked.parse(markdown) as string);
+  return wordsOfHtml(marked.parser(lexWithAnchors(markdown)) as string);
 }
 
 const wordsOfHtml = (html: string): number =>
@@ -85,11 +175,14 @@ const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com
 /**
  * Markdown -> HTML, sanitised with an allow-list (decisions.md): headings, p, lists, tables,
  * blockquote, a, img, inline code and emphasis, sub and sup, hr, br, and iframes only from YouTube and Vimeo.
+ * Headings carry ids (lexWithAnchors).
  * No scripts, no event-handler attributes, no javascript: URLs.
  */
 export function renderHtml(markdown: string): string {
-  return sanitizeBody(marked.parse(markdown) as string);
+  return sanitizeBody(marked.parser(lexWithAnchors(markdown)) as string);
 }
+
+const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
 function sanitizeBody(raw: string): string {
   return sanitizeHtml(raw, {
@@ -102,7 +195,14 @@ function sanitizeBody(raw: string): string {
       th: ['align', 'colspan', 'rowspan'],
       td: ['align', 'colspan', 'rowspan'],
       code: ['class'],
+      ...Object.fromEntries(HEADINGS.map((h) => [h, ['id']])),
     },
+    // A heading keeps an id only of SAFE_ID's characters (the renderer writes no other); a
+    // hostile one from raw HTML in the body is dropped, the heading kept.
+    transformTags: Object.fromEntries(HEADINGS.map((h) => [h, (tagName: string, attribs: sanitizeHtml.Attributes) => {
+      const { id, ...rest } = attribs;
+      return { tagName, attribs: id !== undefined && SAFE_ID.test(id) ? attribs : rest };
+    }])),
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { img: ['http', 'https'] },
     allowedIframeHostnames: EMBED_HOSTS,
@@ -125,7 +225,7 @@ const FAQ_HEADING = /^(faqs?|frequently asked questions)\b/i;
  * the next heading.
  */
 export function faqPairs(markdown: string): FaqPair[] {
-  return faqOf(marked.lexer(markdown));
+  return faqOf(lexWithAnchors(markdown));
 }
 
 function faqOf(tokens: Token[]): FaqPair[] {
@@ -208,7 +308,7 @@ export function renderBody(bodyMarkdown: string): RenderedBody {
 
 /** renderBody of markdown whose title is already taken off (a webhook event keeps the body so). */
 export function renderMarkdown(markdown: string): RenderedBody {
-  const tokens = marked.lexer(markdown);
+  const tokens = lexWithAnchors(markdown);
   const raw = marked.parser(tokens) as string;
   const html = sanitizeBody(raw);
   const text = plain(excerptSource(html).replace(BLOCK_END, ' ')).replace(/\s+/g, ' ').trim();

@@ -80,7 +80,7 @@ describe('GET /articles/{slug}', () => {
     // The H1 is the title, not part of the body.
     expect(data.html).not.toContain('<h1');
     expect(data.markdown).not.toContain('# The Title In The Body');
-    expect(data.html).toContain('<h2>First section</h2>');
+    expect(data.html).toContain('<h2 id="first-section">First section</h2>');
     expect(data.html).toContain('<strong>bold</strong>');
     const ld = JSON.parse(data.schemaJsonLd);
     expect(ld['@graph'][0]).toMatchObject({ '@type': 'Article', headline: a.title, author: { name: 'Ada' }, mainEntityOfPage: { '@id': data.url } });

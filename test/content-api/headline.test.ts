@@ -30,7 +30,7 @@ describe('the headline H1 in the content API', () => {
     const a = await f.publish({ title: 'A post with two parts', bodyMarkdown: MID_H1 });
     const { data } = await f.json(`/articles/${a.slug}`);
     expect(data.title).toBe('A post with two parts');
-    expect(data.html).toContain('<h1>Part two</h1>');
+    expect(data.html).toContain('<h1 id="part-two">Part two</h1>');
     expect(data.html.indexOf('Getting started')).toBeLessThan(data.html.indexOf('Part two'));
     expect(data.markdown).toBe(MID_H1);
     // The audit counts it as the extra H1 it is (it used to be removed before counting).
@@ -42,7 +42,7 @@ describe('the headline H1 in the content API', () => {
     const { data } = await f.json(`/articles/${a.slug}`);
     expect(data.html).not.toContain('The headline');
     expect(data.html).toMatch(/^<p>First paragraph\.<\/p>/);
-    expect(data.html).toContain('<h1>Appendix</h1>');
+    expect(data.html).toContain('<h1 id="appendix">Appendix</h1>');
     expect(data.markdown).toBe('First paragraph.\n\n## A section\n\nText.\n\n# Appendix\n\nMore.\n');
   });
 
@@ -62,6 +62,6 @@ describe('the headline H1 in the content API', () => {
     expect((await f.json(`/articles/${a.slug}`)).data.html).toBe('<p>One.</p>'); // the snapshot until the next publish
     await publishArticle(f.d.app, f.ws, a.id);
     const { data } = await f.json(`/articles/${a.slug}`);
-    expect(data.html).toContain('<h1>Part two</h1>');
+    expect(data.html).toContain('<h1 id="part-two">Part two</h1>');
   });
 });

@@ -21,7 +21,7 @@ describe('bodies render as they did on the old site', () => {
     const { html, markdown } = (await w.api('/articles/classic')).body.data;
     expect(html.match(/<p>/g)).toHaveLength(26); // 25 blank-line blocks: the heading and its paragraph, the address and the strong after it are two each
     expect(html).toContain('<p>First paragraph of a classic post.</p>');
-    expect(html).toContain('<h2>A heading</h2>\n<p>A paragraph right under the heading,<br />with a line break.</p>');
+    expect(html).toContain('<h2 id="a-heading">A heading</h2>\n<p>A paragraph right under the heading,<br />with a line break.</p>');
     expect(html).toContain('1 Infinite Loop<br />Cupertino, CA 95014<br />United States');
     expect(html).toContain('<p><strong>Anchor Tag (aka. Link)</strong></p>');
     expect(html).toContain('E = MC<sup>2</sup> and H<sub>2</sub>O.');

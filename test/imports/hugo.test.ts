@@ -42,7 +42,7 @@ describe('import a Hugo site (YAML and TOML front matter, page bundles, drafts)'
       url: 'https://example.com/blog/first-post',
     });
     expect(JSON.parse(first.schemaJsonLd)).toMatchObject({ datePublished: '2021-03-04T08:15:00.000Z', dateModified: '2023-06-07T08:00:00.000Z' });
-    expect(first.html).toContain('<img src="/images/chart.png" alt="a chart"');
+    expect(first.html).toContain('<img src="https://example.com/images/chart.png" alt="a chart"');
     // TOML front matter, a page bundle's folder as slug, a free category kept as a tag, cover { image, alt }.
     expect((await w.api('/articles/second-post')).body.data).toMatchObject({
       metaDescription: 'A TOML front matter post.',

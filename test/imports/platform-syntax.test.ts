@@ -48,13 +48,13 @@ describe('platform syntax is rendered, never shown as text', () => {
     write(w.d.dir, 'release.md', DOCUSAURUS_MD);
     const r = await w.cli(['articles', 'import', '--publish', 'release.md', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json().notes).toEqual(['heading ids ({#id}) were left out: links to #anchors in these posts find no heading: release.md']);
+    expect(r.json().notes).toEqual([]);
     const { html, metaDescription } = (await w.api('/articles/release-notes')).body.data;
-    expect(html).toContain('<h1>Version 3.0 is out</h1>');
+    expect(html).toContain('<h1 id="version-30-is-out">Version 3.0 is out</h1>');
     expect(html).toContain('<p>Use a <code>{/* truncate */}</code> comment to cut the list view, or <code>&lt;!-- truncate --&gt;</code>.</p>');
     expect(html).toContain('<blockquote>\n<p><strong>Before you upgrade</strong></p>\n<p>Read the guide. </p>\n<figure>\n<figcaption>docusaurus.config.ts</figcaption><pre><code class="language-ts">// {/* stays */}\n:::tip\nexport default {};\n</code></pre>\n</figure></blockquote>');
     expect(html).toContain('<blockquote>\n<p><strong>Warning</strong></p>\n<p>Node 18 is required.</p>\n</blockquote>');
-    expect(html).toContain('<h2>Migrating</h2>');
+    expect(html).toContain('<h2 id="migrating">Migrating</h2>\n<p>See <a href="#migrating">the steps</a>.</p>');
     expect(html.match(/\{\/\*|:::/g)).toEqual(['{/*', '{/*', ':::']); // only in code
     expect(metaDescription).not.toContain('a note for editors');
   });
@@ -119,6 +119,30 @@ describe('platform syntax is rendered, never shown as text', () => {
     expect(html).toContain('<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"');
     expect(html).not.toContain('%5C');
     expect(html).toContain('<code>[audio src="kept.mp3"]</code>');
+  });
+
+  it('images given as /paths in a markdown body point at --base-url, as featured images do; code, links and other URLs stay', async () => {
+    const w = await importWorld();
+    write(w.d.dir, 'pictures.md', `---
+title: Pictures
+image: /assets/cover.jpg
+---
+
+![Logo](/assets/logo.png "The logo") and ![Spaced]( </assets/a b.jpg> ).
+
+![CDN](//cdn.example/x.png) ![Remote](https://img.example/y.png) [About](/about)
+
+\`![Code](/assets/in-code.png)\`
+`);
+    const r = await w.cli(['articles', 'import', '--publish', '--base-url', 'https://old.example.com/blog/', 'pictures.md', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { markdown, html, image } = (await w.api('/articles/pictures')).body.data;
+    expect(image).toBe('https://old.example.com/assets/cover.jpg');
+    expect(markdown).toContain('![Logo](https://old.example.com/assets/logo.png "The logo") and ![Spaced]( <https://old.example.com/assets/a b.jpg> ).');
+    expect(markdown).toContain('![CDN](//cdn.example/x.png) ![Remote](https://img.example/y.png) [About](/about)');
+    expect(markdown).toContain('`![Code](/assets/in-code.png)`');
+    expect(html).toContain('<img src="https://old.example.com/assets/logo.png" alt="Logo" title="The logo" />');
+    expect(html).toContain('<img src="https://old.example.com/assets/a%20b.jpg" alt="Spaced" />');
   });
 
   it('hostile bodies cost one pass: openings never closed, long lines of spaces (each would take minutes if rescanned)', () => {

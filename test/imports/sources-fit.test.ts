@@ -17,7 +17,7 @@ describe('what each platform meant is honoured', () => {
     const { markdown, html } = (await w.api('/articles/using-mdx')).body.data;
     for (const gone of ['import ServerIsland', 'import HeaderLink', 'ServerIsland', 'HeaderLink', 'Fallback for 3000ms', 'onclick', 'Embedded component']) expect(markdown).not.toContain(gone);
     expect(markdown).toMatch(/^## Server Island\n\nThis theme comes with the \[@astrojs\/mdx\]/);
-    expect(html).toContain('<h2>Why MDX?</h2>');
+    expect(html).toContain('<h2 id="why-mdx">Why MDX?</h2>');
     expect(html).toContain('<a href="https://mdxjs.com/docs/what-is-mdx">MDX Syntax Documentation</a>');
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { findConnector } from '../../src/connectors/store.js';
 import { listForArticle } from '../../src/connectors/publications.js';
-import { renderHtml, wordCount } from '../../src/lib/markdown.js';
+import { renderMarkdown, wordCount } from '../../src/lib/markdown.js';
 import { updateArticle } from '../../src/articles/service.js';
 import { runCli } from '../helpers/cli.js';
 import { independentVerify } from './receiver.js';
@@ -47,7 +47,7 @@ describe('webhook events', () => {
         seoScore: a.seoScore,
         publishedAt: expect.stringMatching(/Z$/),
         publishedUrl: null,
-        body: { markdown, html: renderHtml(markdown) },
+        body: { markdown, html: renderMarkdown(markdown).html },
       },
     });
     expect(r.body.article.body.html).toContain('<strong>fresh</strong>');
@@ -99,7 +99,7 @@ describe('webhook events', () => {
     expect(r.body.event).toBe('test');
     expect(r.headers['x-service-event']).toBe('test');
     expect(r.body.article).toMatchObject({ id: 'art_sample', title: 'Sample article from svc', contentType: 'BLOG_POST' });
-    expect(r.body.article.body.html).toContain('<h2>');
+    expect(r.body.article.body.html).toContain('<h2 id="what-this-is">');
     expect(independentVerify(r.raw, r.headers['x-service-signature'], w.secret)).toBe(true);
 
     const human = await runCli(['webhook', 'test', '--workspace', w.ws.name], { env: w.d.env, cwd: w.d.dir });

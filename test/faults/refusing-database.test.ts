@@ -147,6 +147,51 @@ describe.skipIf(!PG_URL)('PostgreSQL refusing svc', () => {
     expectRecoveryLogged(w, 2);
     expect(w.errorLines()).toEqual([]);
   }, 45_000);
+
+  it("the role may no longer log in (authentication failed): 503 unavailable (authentication_failed), /healthz and the CLI name it; recovery without restart", async () => {
+    const w = await loggedWorld({ role: true });
+    expect((await w.get('/articles')).status).toBe(200);
+    await adminQuery(PG_URL!, `ALTER ROLE ${w.role} NOLOGIN`);
+    await terminate(w, 'usename', w.role!);
+
+    const answers = await until(() => w.get('/articles'), (r) => r.body?.error?.failure === 'authentication_failed', 'authentication failed');
+    for (const r of answers) expectUnavailable(r, ['authentication_failed', 'terminated', 'reset']);
+    expectUnavailable(await w.api(), ['authentication_failed']);
+    expectMcpUnavailable(await w.mcp(), 'authentication_failed');
+    expect(await w.health()).toMatchObject({ status: 503, body: { failing: ['database'], database: { failure: 'authentication_failed' } } });
+    expectCliRefused(await w.cli(['articles', 'list', '-w', w.ws.id]), w, 'authentication_failed');
+    expectOutageLogged(w, answers.length + 3);
+
+    await adminQuery(PG_URL!, `ALTER ROLE ${w.role} LOGIN`);
+    await until(() => w.get('/articles'), (r) => r.status === 200, 'content API back');
+    expect((await w.mcp()).status).toBe(200);
+    expectRecoveryLogged(w, answers.length + 3);
+  }, 45_000);
+
+  it('the database gone (renamed away): 503 unavailable (database_missing), /healthz and the CLI name it; recovery without restart once it is back', async () => {
+    const w = await loggedWorld();
+    expect((await w.get('/articles')).status).toBe(200);
+    const moved = `${w.dbName}_moved`;
+    // Closed first, so no connection of the daemon's can come back between the cut and the rename.
+    await adminQuery(PG_URL!, `ALTER DATABASE ${w.dbName} ALLOW_CONNECTIONS false`);
+    await terminate(w, 'datname', w.dbName);
+    await adminQuery(PG_URL!, `ALTER DATABASE ${w.dbName} RENAME TO ${moved}`);
+    await adminQuery(PG_URL!, `ALTER DATABASE ${moved} ALLOW_CONNECTIONS true`);
+    try {
+      const answers = await until(() => w.get('/articles'), (r) => r.body?.error?.failure === 'database_missing', 'database missing');
+      for (const r of answers) expectUnavailable(r, ['database_missing', 'refused', 'terminated', 'reset']);
+      expectUnavailable(await w.api(), ['database_missing']);
+      expectMcpUnavailable(await w.mcp(), 'database_missing');
+      expect(await w.health()).toMatchObject({ status: 503, body: { failing: ['database'], database: { failure: 'database_missing' } } });
+      expectCliRefused(await w.cli(['articles', 'list', '-w', w.ws.id]), w, 'database_missing');
+      expectOutageLogged(w, answers.length + 3);
+    } finally {
+      await adminQuery(PG_URL!, `ALTER DATABASE ${moved} RENAME TO ${w.dbName}`);
+    }
+    await until(() => w.get('/articles'), (r) => r.status === 200, 'content API back');
+    expect((await w.mcp()).status).toBe(200);
+    expectRecoveryLogged(w, 4);
+  }, 45_000);
 });
 
 describe.skipIf(!PG_URL)('the link to PostgreSQL refused and reset (the fault proxy)', () => {

@@ -57,9 +57,10 @@ export function registerPublish(articles: Command, io: Io): void {
     .argument('<id|slug>')
     .option(...WORKSPACE_OPTION)
     .requiredOption('--at <iso>', 'when, with Z or an offset, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00')
+    .option('--allow-past', 'accept a time already past: the daemon publishes it within seconds (refused otherwise)')
     .action(
-      act<{ workspace?: string; at: string }>(io, async ({ app, args, opts, out, workspace }) => {
-        const a = await scheduleArticle(app, await workspace(), args[0], opts.at);
+      act<{ workspace?: string; at: string; allowPast?: boolean }>(io, async ({ app, args, opts, out, workspace }) => {
+        const a = await scheduleArticle(app, await workspace(), args[0], opts.at, { allowPast: opts.allowPast });
         out.result(a, () => `Scheduled ${a.slug} for ${a.scheduledAt}`);
       }),
     );

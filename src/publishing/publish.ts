@@ -163,15 +163,16 @@ export async function deleteArticle(ctx: Ctx, ws: Workspace, ref: string): Promi
  * Mark the article to be published by the daemon at `at` (within a few seconds of it). The time
  * must carry Z or an offset and lie within the schedule range (lib/datetime.ts: never the machine's zone).
  */
-export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string, opts: { refusePast?: boolean } = {}): Promise<Article> {
+export async function scheduleArticle(ctx: Ctx, ws: Workspace, ref: string, at: string, opts: { allowPast?: boolean } = {}): Promise<Article> {
   const article = await requireArticle(ctx, ws, ref);
   const now = ctx.clock.now();
   const when = parseScheduleTime(at, now);
-  // An agent's past time is most often a mistake (a wrong year or zone): it says so, and publishes only when asked.
-  if (opts.refusePast && when < now.toISOString()) {
+  // A past time is most often a mistake (a wrong year or zone), from an agent or a terminal alike:
+  // it says so, and publishes only when asked.
+  if (!opts.allowPast && when < now.toISOString()) {
     throw badRequest(
       'time_in_past',
-      `${at} is in the past (it is ${now.toISOString()} now), so nothing was scheduled. Give a future time, publish now, or pass allowPast: true to have it published within seconds.`,
+      `${at} is in the past (it is ${now.toISOString()} now), so nothing was scheduled. Give a future time, publish now, or ask for it anyway (allowPast: true, svc articles schedule --allow-past) to have it published within seconds.`,
     );
   }
   // A decision like any other: refused while an unpublish of the article waits for its receiver.

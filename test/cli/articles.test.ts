@@ -252,6 +252,9 @@ describe('svc articles publish, unpublish, schedule', () => {
     const bad = await box.cli(['articles', 'schedule', 'later', '--at', '2031-02-30T00:00:00Z', '--json']);
     expect(bad.json()).toEqual({ error: { code: 'invalid_input', message: '"2031-02-30T00:00:00Z" is not a real date and time' } });
     expect(await box.json(['articles', 'show', 'later'])).toMatchObject({ status: 'scheduled', scheduledAt: '2031-05-06T06:08:09.000Z' });
+    // A past time is a mistake until asked for: nothing is scheduled, then --allow-past takes it.
+    expectCleanError(await box.cli(['articles', 'schedule', 'later', '--at', '2020-01-01T00:00:00Z']), 1, 'error: 2020-01-01T00:00:00Z is in the past');
+    expect(await box.json(['articles', 'schedule', 'later', '--at', '2020-01-01T00:00:00Z', '--allow-past'])).toMatchObject({ scheduledAt: '2020-01-01T00:00:00.000Z' });
     expectCleanError(await box.cli(['articles', 'schedule', 'later']), 2, "error: required option '--at <iso>' not specified");
   });
 });

@@ -20,7 +20,7 @@ describe('a scheduled publish that fails (issue 11)', () => {
     const cli = (args: string[]) => runCli([...args, '--workspace', ws.name], { env: d.env, cwd: d.dir });
     const a = await seedArticle(d.app, ws, { title: 'Due soon' });
     // Nowhere to publish to yet: the scheduler's publish fails.
-    await scheduleArticle(d.app, ws, a.id, new Date(clock.now().getTime() - 1000).toISOString());
+    await scheduleArticle(d.app, ws, a.id, new Date(clock.now().getTime() - 1000).toISOString(), { allowPast: true });
     const failed = await poll(() => getArticle(d.app, ws, a.id), (x) => x.publishError !== null);
     expect(failed).toMatchObject({ status: 'scheduled', publishError: { message: `Workspace ${ws.name} has nowhere to publish to`, failures: 1 } });
     const { at, retryAt } = failed.publishError!;

@@ -44,7 +44,7 @@ describe('scheduled publish and auto-publish (daemon scheduler)', () => {
     const ws = await seedWorkspace(d.app);
     const { key } = await generateBlogKey(d.app, ws);
     const a = await seedArticle(d.app, ws, { title: 'Overdue' });
-    await scheduleArticle(d.app, ws, a.id, new Date(Date.now() - 60_000).toISOString());
+    await scheduleArticle(d.app, ws, a.id, new Date(Date.now() - 60_000).toISOString(), { allowPast: true });
     const res = await poll(() => fetch(`${d.url}/api/v1/content/articles/${a.slug}?key=${key}`), (x) => x.status === 200);
     expect(res.status).toBe(200);
   });
@@ -95,7 +95,7 @@ describe('scheduled publish and auto-publish (daemon scheduler)', () => {
     expect(await publishArticle(d.app, ws, a.id, { onlyIfScheduled: true })).toBeNull();
     expect((await getArticle(d.app, ws, a.id)).status).toBe('scheduled');
     // Once due, the same claim publishes it.
-    await scheduleArticle(d.app, ws, a.id, new Date(d.app.clock.now().getTime() - 1_000).toISOString());
+    await scheduleArticle(d.app, ws, a.id, new Date(d.app.clock.now().getTime() - 1_000).toISOString(), { allowPast: true });
     expect(await publishArticle(d.app, ws, a.id, { onlyIfScheduled: true })).not.toBeNull();
     expect((await getArticle(d.app, ws, a.id)).status).toBe('published');
   });

@@ -113,7 +113,7 @@ export function registerPublishingTools(server: McpServer, env: ToolEnv): void {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     gated(env, { tool: 'schedule_article', scope: 'publish', role: 'editor' }, async (args: { id?: string; slug?: string; at: string; allowPast?: boolean }) => {
-      const a = await scheduleArticle(env.app, env.workspace, await refOf(env, args), args.at, { refusePast: !args.allowPast });
+      const a = await scheduleArticle(env.app, env.workspace, await refOf(env, args), args.at, { allowPast: args.allowPast });
       const live = a.status === 'published' ? ' It stays live as it is until then.' : '';
       return text(`Scheduled "${a.title}" (${a.slug}) to be published at ${a.scheduledAt}.${live}`, { article: await summaryOf(env, a) });
     }),

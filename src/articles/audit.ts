@@ -1,6 +1,6 @@
 import { headings, linksAndImages, plainText, withoutLeadingH1, wordCount } from '../lib/markdown.js';
 import { SLUG_MAX, slugify } from '../lib/slug.js';
-import { type KeywordRival, rivalWarning, rivalsAmong } from './keyword-family.js';
+import { type KeywordRival, rivalWarning } from './keyword-family.js';
 import type { Article } from './types.js';
 
 /**
@@ -44,19 +44,30 @@ export const LIMITS = { metaTitle: [30, 60], metaDescription: [120, 160], minWor
 const fold = (text: string) => text.normalize('NFC').toLowerCase();
 const has = (text: string | null | undefined, keyword: string): boolean => !!text && fold(text).includes(fold(keyword));
 
-/** What the audit knows of the article's site (the caller reads it): its own links, its other articles. */
+/** What the audit knows of the article's site: its own origins and where its articles live. */
 export interface AuditSite {
   /** The site's own origins (siteUrl, websiteUrl): absolute links to them are internal. */
   origins: string[];
   /** What article URLs start with (siteUrl + contentPath + /); null without a site URL. */
   articlePrefix: string | null;
-  /** The workspace's articles (the audited one too), for link targets and keyword conflicts. */
-  articles: KeywordRival[];
 }
+
+/** A link of the body to one of the site's article URLs, by the slug it names (NFC, lower case). */
+export interface ArticleLink {
+  href: string;
+  slug: string;
+}
+
+/** Links to the site's articles checked per audit (each costs a lookup); more are said, not checked. */
+export const MAX_CHECKED_ARTICLE_LINKS = 500;
 
 type Audited = Pick<Article, 'title' | 'slug' | 'bodyMarkdown' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'targetLength' | 'featuredImageUrl' | 'imageAlt'> & { id?: string };
 
-export function auditArticle(article: Audited, site: AuditSite = { origins: [], articlePrefix: null, articles: [] }): AuditResult {
+/**
+ * The audit of the body and fields, and the links to the site's articles, which the caller looks
+ * up (siteWarnings): the audit runs in a render worker, away from the database.
+ */
+export function auditArticle(article: Audited, site: AuditSite = { origins: [], articlePrefix: null }): AuditResult & { articleLinks: ArticleLink[] } {
   const body = withoutLeadingH1(stripCode(article.bodyMarkdown));
   const keyword = article.focusKeyword?.trim() || null;
   const seoTitle = article.metaTitle ?? article.title;
@@ -70,9 +81,8 @@ export function auditArticle(article: Audited, site: AuditSite = { origins: [], 
   const own = (href: string) => !/^[a-z][a-z0-9+.-]*:|^\/\//i.test(href) || site.origins.some((o) => sameOrigin(href, o));
   const external = links.filter((href) => !own(href)).length;
   const internal = links.length - external;
-  const warnings = linkWarnings(links.filter(own), site);
-  const rivals = article.id ? rivalsAmong({ id: article.id, focusKeyword: article.focusKeyword }, site.articles) : [];
-  if (rivals.length > 0) warnings.push(rivalWarning(article.focusKeyword!, rivals));
+  const articleLinks = site.articlePrefix ? linksToArticles(links.filter(own), site.articlePrefix) : [];
+  const warnings: string[] = [];
   const firstParagraph = firstParagraphOf(body);
   const metaDescription = article.metaDescription ?? '';
   const checks: AuditCheck[] = [];
@@ -127,6 +137,7 @@ export function auditArticle(article: Audited, site: AuditSite = { origins: [], 
     score,
     checks,
     warnings,
+    articleLinks,
     stats: {
       wordCount: words,
       targetLength: article.targetLength,
@@ -147,28 +158,40 @@ function sameOrigin(href: string, origin: string): boolean {
   return URL.canParse(href) && URL.canParse(origin) && new URL(href).origin === new URL(origin).origin;
 }
 
-/** Links to the site's article URLs whose slug no article has, or whose article is not published. */
-function linkWarnings(ownLinks: string[], site: AuditSite): string[] {
-  if (!site.articlePrefix) return [];
-  const bySlug = new Map(site.articles.map((a) => [a.slug.normalize('NFC').toLowerCase(), a]));
-  const out: string[] = [];
+/** The distinct links to the site's article URLs (prefix + one path segment), with the slug each names. */
+function linksToArticles(ownLinks: string[], articlePrefix: string): ArticleLink[] {
+  const out: ArticleLink[] = [];
   for (const href of new Set(ownLinks)) {
-    if (!URL.canParse(href, site.articlePrefix)) continue;
-    const resolved: URL = new URL(href, site.articlePrefix);
+    if (!URL.canParse(href, articlePrefix)) continue;
+    const resolved: URL = new URL(href, articlePrefix);
     const full = `${resolved.origin}${resolved.pathname}`;
-    if (!full.startsWith(site.articlePrefix)) continue;
-    const rest = full.slice(site.articlePrefix.length).replace(/\/$/, '');
+    if (!full.startsWith(articlePrefix)) continue;
+    const rest = full.slice(articlePrefix.length).replace(/\/$/, '');
     if (!rest || rest.includes('/')) continue;
-    let slug: string;
     try {
-      slug = decodeURIComponent(rest).normalize('NFC').toLowerCase();
+      out.push({ href, slug: decodeURIComponent(rest).normalize('NFC').toLowerCase() });
     } catch {
-      continue;
+      // Not a slug svc could have made: no article to look for.
     }
+  }
+  return out;
+}
+
+/**
+ * What needs a look but does not change the score, from what the caller found in the database:
+ * links to articles that are missing or not published (`targets`: the articles with the linked
+ * slugs), and the articles competing for the focus keyword.
+ */
+export function siteWarnings(links: ArticleLink[], targets: KeywordRival[], focusKeyword: string | null, rivals: KeywordRival[]): string[] {
+  const bySlug = new Map(targets.map((a) => [a.slug.normalize('NFC').toLowerCase(), a]));
+  const out: string[] = [];
+  for (const { href, slug } of links.slice(0, MAX_CHECKED_ARTICLE_LINKS)) {
     const target = bySlug.get(slug);
     if (!target) out.push(`Link to ${href}: no article of this site has the slug "${slug}" (a broken link once published; link to a published article's url from list_articles)`);
     else if (target.status !== 'published') out.push(`Link to ${href}: the article "${target.slug}" is not published (${target.status}), so the link is broken until it is`);
   }
+  if (links.length > MAX_CHECKED_ARTICLE_LINKS) out.push(`Only the first ${MAX_CHECKED_ARTICLE_LINKS} of ${links.length} links to this site's articles were checked`);
+  if (focusKeyword && rivals.length > 0) out.push(rivalWarning(focusKeyword, rivals));
   return out;
 }
 

@@ -2,10 +2,10 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { spendCredit } from '../workspaces/usage.js';
 import type { Workspace } from '../workspaces/types.js';
-import type { AuditResult } from './audit.js';
 import { findAudit, saveAudit, type StoredAudit } from './audit-store.js';
-import { getArticle } from './service.js';
-import { listArticleKeywordRows } from './store.js';
+import { type AuditResult, MAX_CHECKED_ARTICLE_LINKS, siteWarnings } from './audit.js';
+import { focusKeywordRivals, getArticle } from './service.js';
+import { articleKeysBySlug } from './store.js';
 import type { Article } from './types.js';
 
 // Audits spend a monthly credit (agent tools); article creation with credits is publishing/create.ts. The credit is spent in the transaction
@@ -19,7 +19,10 @@ import type { Article } from './types.js';
 export async function auditArticleSpendingCredit(ctx: Ctx, ws: Workspace, ref: string, articlePrefix: string | null): Promise<{ article: Article; audit: AuditResult; auditedAt: string }> {
   const article = await getArticle(ctx, ws, ref);
   const origins = [ws.siteUrl, ws.websiteUrl].filter((u): u is string => !!u);
-  const audit = await ctx.renderer.audit(article, { origins, articlePrefix, articles: await listArticleKeywordRows(ctx.db, ws.id) });
+  const { articleLinks, ...audit } = await ctx.renderer.audit(article, { origins, articlePrefix });
+  const slugs = articleLinks.slice(0, MAX_CHECKED_ARTICLE_LINKS).map((l) => l.slug);
+  const [targets, rivals] = await Promise.all([articleKeysBySlug(ctx.db, ws.id, slugs), focusKeywordRivals(ctx, ws, article)]);
+  audit.warnings.push(...siteWarnings(articleLinks, targets, article.focusKeyword, rivals));
   const auditedAt = ctx.clock.now().toISOString();
   await withTransaction(ctx.db, async (trx) => {
     await spendCredit(trx, ws, 'audits', ctx.clock.now());

@@ -1,6 +1,3 @@
-import type { Ctx } from '../context.js';
-import type { Workspace } from '../workspaces/types.js';
-import { listArticleKeywordRows } from './store.js';
 import type { Article } from './types.js';
 
 /**
@@ -27,19 +24,6 @@ function singular(word: string): string {
 }
 
 export type KeywordRival = Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'focusKeyword'>;
-
-/** The other articles whose focus keyword is this one in another spelling (keywordFamily). */
-export function rivalsAmong(article: Pick<Article, 'id' | 'focusKeyword'>, others: KeywordRival[]): KeywordRival[] {
-  const family = article.focusKeyword ? keywordFamily(article.focusKeyword) : '';
-  if (!family) return [];
-  return others.filter((o) => o.id !== article.id && o.focusKeyword && keywordFamily(o.focusKeyword) === family);
-}
-
-/** The workspace's articles competing with this one for its focus keyword. */
-export async function focusKeywordRivals(ctx: Ctx, ws: Workspace, article: Pick<Article, 'id' | 'focusKeyword'>): Promise<KeywordRival[]> {
-  if (!article.focusKeyword) return [];
-  return rivalsAmong(article, await listArticleKeywordRows(ctx.db, ws.id));
-}
 
 /** The warning an agent reads at create, update and audit. */
 export function rivalWarning(keyword: string, rivals: KeywordRival[]): string {

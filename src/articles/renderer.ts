@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
-import type { AuditResult, AuditSite, auditArticle } from './audit.js';
+import type { AuditSite, auditArticle } from './audit.js';
 import { assertRenderable } from './body-limits.js';
 
 /**
@@ -21,7 +21,7 @@ export interface Renderer {
    */
   cachedBody(key: string, markdown: string, label: string): Promise<RenderedBody>;
   /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links; `site` tells its own links apart. */
-  audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<AuditResult>;
+  audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<ReturnType<typeof auditArticle>>;
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
   stats(): { running: number; started: number };
   close(): Promise<void>;
@@ -59,7 +59,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
     audit(article, site) {
       assertRenderable(article.slug, article.bodyMarkdown);
-      return run<AuditResult>('audit', { article, site }, article.slug);
+      return run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug);
     },
     stats: () => ({ running: pool.running, started: pool.started }),
     close: () => pool.close(),

@@ -10,6 +10,7 @@ import { leadingH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
 import { assertRenderable } from './body-limits.js';
+import { type KeywordRival, keywordFamily } from './keyword-family.js';
 import * as store from './store.js';
 import type { Article } from './types.js';
 
@@ -147,6 +148,12 @@ export async function refuseDuplicate(ctx: Ctx, ws: Workspace, input: ArticleCre
 export async function articlesBySlug(ctx: Ctx, ws: Workspace, slugs: string[]): Promise<Map<string, Article>> {
   const wanted = new Set(slugs);
   return new Map((await store.findArticles(ctx.db, ws.id, [...wanted])).filter((a) => wanted.has(a.slug.normalize('NFC'))).map((a) => [a.slug.normalize('NFC'), a]));
+}
+
+/** The workspace's other articles competing with this one for its focus keyword, in any spelling (keywordFamily). */
+export async function focusKeywordRivals(ctx: Ctx, ws: Workspace, article: Pick<Article, 'id' | 'focusKeyword'>): Promise<KeywordRival[]> {
+  const family = article.focusKeyword ? keywordFamily(article.focusKeyword) : '';
+  return family ? store.articlesInFocusFamily(ctx.db, ws.id, family, article.id) : [];
 }
 
 /** Edit the article. The live snapshot is untouched until the article is republished. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
 import { slugForms } from '../lib/slug.js';
+import { type KeywordRival, keywordFamily } from './keyword-family.js';
 import type { ContentType } from './categories.js';
 import type { ArticleStatus } from './inputs.js';
 import type { Article, PublishError } from './types.js';
@@ -70,6 +71,8 @@ export function toRow(a: Partial<Article>): Row {
     const [column, convert] = map[key];
     row[column] = convert(value);
   }
+  // Indexed, so conflicts are found by one lookup, not by reading every article of the workspace.
+  if (a.focusKeyword !== undefined) row.focus_family = (a.focusKeyword && keywordFamily(a.focusKeyword)) || null;
   return row;
 }
 
@@ -164,6 +167,22 @@ export async function dueScheduledRows(db: Queryable, nowIsoValue: string, limit
 export async function listArticleKeywordRows(db: Queryable, workspaceId: string): Promise<Array<Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'focusKeyword' | 'secondaryKeywords'>>> {
   const rows = await db('articles').where({ workspace_id: workspaceId }).select('id', 'slug', 'title', 'status', 'focus_keyword', 'secondary_keywords');
   return rows.map((r: Row) => ({ id: r.id, slug: r.slug, title: r.title, status: r.status as ArticleStatus, focusKeyword: r.focus_keyword ?? null, secondaryKeywords: JSON.parse(r.secondary_keywords ?? '[]') }));
+}
+
+const RIVAL_COLUMNS = ['id', 'slug', 'title', 'status', 'focus_keyword'] as const;
+const toRival = (r: Row): KeywordRival => ({ id: r.id, slug: r.slug, title: r.title, status: r.status as ArticleStatus, focusKeyword: r.focus_keyword ?? null });
+
+/** The other articles of the workspace whose focus keyword is `family` in some spelling (keywordFamily). */
+export async function articlesInFocusFamily(db: Queryable, workspaceId: string, family: string, exceptId: string): Promise<KeywordRival[]> {
+  const rows = await db('articles').where({ workspace_id: workspaceId, focus_family: family }).whereNot({ id: exceptId }).orderBy('created_at').select(...RIVAL_COLUMNS);
+  return rows.map(toRival);
+}
+
+/** The workspace's articles with these slugs (at most 500, NFC lower case), without bodies. */
+export async function articleKeysBySlug(db: Queryable, workspaceId: string, slugs: string[]): Promise<KeywordRival[]> {
+  if (slugs.length === 0) return [];
+  const rows = await db('articles').where({ workspace_id: workspaceId }).whereIn('slug', slugs.flatMap(slugForms)).select(...RIVAL_COLUMNS);
+  return rows.map(toRival);
 }
 
 const NO_PUBLISH_ERROR = { publish_error: null, publish_error_at: null, publish_failures: 0, publish_retry_at: null };

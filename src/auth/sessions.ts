@@ -28,7 +28,9 @@ export interface Session {
 const toSession = (r: store.SessionRow): Session => ({ idHash: r.id_hash, userId: r.user_id, csrfToken: r.csrf_token, expiresAt: r.expires_at });
 
 function newSessionRow(ctx: Ctx, userId: string): { token: string; row: store.SessionRow } {
-  const token = randomBase62(43); // ~256 bits
+  // ~256 bits, prefixed like every secret svc issues so logs redact it by its shape; sessions
+  // made before the prefix still work (a session is looked up by the hash of whatever it is).
+  const token = `svc_session_${randomBase62(43)}`;
   const now = ctx.clock.now();
   return {
     token,

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { invalidParameter } from '../errors.js';
+import { someText } from '../lib/validate.js';
 import { htmlText } from '../lib/markdown.js';
 
 /** Longest `q` accepted, in characters (after trimming). */
@@ -14,7 +14,7 @@ export const QUERY_TERMS_MAX = 8;
 export const QUERY_PREFIXES_MAX = 2;
 
 /** The search text as an input field (MCP list_articles `query`); parseSearchQuery checks the rest. */
-export const searchQueryInput = z.string().trim().min(1).max(QUERY_MAX_LENGTH).optional();
+export const searchQueryInput = someText(QUERY_MAX_LENGTH).optional();
 
 /** Scripts written without spaces between words: indexed as overlapping pairs of characters. */
 const UNSPACED = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}\u30fc\u3005]/u;

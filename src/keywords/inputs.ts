@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { someText } from '../lib/validate.js';
 import { keywordLanguage, keywordLocation } from '../workspaces/inputs.js';
 import type { Workspace } from '../workspaces/types.js';
 
@@ -18,12 +19,10 @@ export const MAX_LOOKUP_KEYWORD_WORDS = 10;
 /** Stored keywords (imports) may be longer: the column holds 200 characters. */
 export const MAX_KEYWORD_CHARS = 200;
 
-const lookupKeyword = z
-  .string()
-  .trim()
-  .min(1, 'a keyword may not be empty')
-  .max(MAX_LOOKUP_KEYWORD_CHARS, `a keyword is at most ${MAX_LOOKUP_KEYWORD_CHARS} characters (Google Ads limit)`)
-  .refine((k) => k.split(/\s+/u).length <= MAX_LOOKUP_KEYWORD_WORDS, `a keyword is at most ${MAX_LOOKUP_KEYWORD_WORDS} words (Google Ads limit)`);
+const lookupKeyword = someText(MAX_LOOKUP_KEYWORD_CHARS, {
+  empty: 'a keyword may not be empty',
+  tooLong: `a keyword is at most ${MAX_LOOKUP_KEYWORD_CHARS} characters (Google Ads limit)`,
+}).refine((k) => k.split(/\s+/u).length <= MAX_LOOKUP_KEYWORD_WORDS, `a keyword is at most ${MAX_LOOKUP_KEYWORD_WORDS} words (Google Ads limit)`);
 
 const where = {
   location: keywordLocation
@@ -56,7 +55,7 @@ export const keywordListFields = {
       'targeted: an article targets it; gaps: stored keywords no article targets yet; conflicts: two or more articles have it as focus keyword; ' +
         'untracked: keywords articles target that are not stored yet (research them); all (default): every keyword, stored or untracked.',
     ),
-  query: z.string().trim().max(MAX_KEYWORD_CHARS).optional().describe('Only keywords containing this text (case-insensitive).'),
+  query: someText(MAX_KEYWORD_CHARS).optional().describe('Only keywords containing this text (case-insensitive).'),
   intent: z.enum(SEARCH_INTENTS).optional().describe('Only keywords with this search intent.'),
   minVolume: z.coerce.number().int().min(0).optional().describe('Only keywords with at least this monthly search volume.'),
   maxDifficulty: z.coerce.number().int().min(0).max(100).optional().describe('Only keywords with keyword difficulty at most this (0-100).'),
@@ -77,7 +76,7 @@ export const keywordImportOptions = z.object({
 export type KeywordImportOptions = z.input<typeof keywordImportOptions>;
 
 export const keywordRemoveInput = z.object({
-  keywords: z.array(z.string().trim().min(1).max(MAX_KEYWORD_CHARS)).min(1, 'name at least one keyword'),
+  keywords: z.array(someText(MAX_KEYWORD_CHARS)).min(1, 'name at least one keyword'),
   location: keywordLocation.optional(),
   language: keywordLanguage.optional(),
 });

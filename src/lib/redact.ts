@@ -1,7 +1,8 @@
 /**
  * The one redaction rule for the secrets svc issues, wherever text leaves for a log: every
  * `svc_<kind>_` token (blog keys, API keys, OAuth access and refresh tokens, authorization
- * codes, client secrets, preview tokens) and `whsec_` signing secrets. Their random part is 32
+ * codes, client secrets, preview tokens, browser sessions, consent requests) and `whsec_`
+ * signing secrets. Their random part is 32
  * or more base62 characters; 12 are enough to recognise one (a pasted fragment included) while
  * svc's own names (`svc_content_versions`, metric names) never match.
  */

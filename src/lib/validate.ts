@@ -1,4 +1,4 @@
-import { type z, ZodIssueCode, defaultErrorMap } from 'zod';
+import { z, ZodIssueCode, defaultErrorMap } from 'zod';
 import { AppError } from '../errors.js';
 
 /** Parse input with a zod schema; on failure one invalid_input error naming every bad field. */
@@ -39,9 +39,29 @@ export function charLength(text: string): number {
  * A zod refinement: at most `max` characters, counted as the database counts them, so text
  * that passes always fits its column (zod's own .max counts UTF-16 units).
  */
-export const atMostChars = (max: number) => (value: string, ctx: z.RefinementCtx) => {
-  if (charLength(value) > max) ctx.addIssue({ code: ZodIssueCode.too_big, type: 'string', maximum: max, inclusive: true });
+export const atMostChars = (max: number, message?: string) => (value: string, ctx: z.RefinementCtx) => {
+  if (charLength(value) > max) ctx.addIssue({ code: ZodIssueCode.too_big, type: 'string', maximum: max, inclusive: true, message });
 };
+
+/**
+ * `schema`, described to JSON Schema (tools/list) as `shown`: a rule the converter cannot read
+ * from a validator (a limit in code points, a slug pattern, an enum behind a lenient transform).
+ * The pipeline's input side, the side the converter reads, lets every value through, so only
+ * `schema` decides, in its own words. `shown` must be true of `schema`: a value past it is
+ * refused, a value within it accepted.
+ */
+export function advertisedAs<T extends z.ZodTypeAny>(shown: z.ZodTypeAny, schema: T): T {
+  const advertisedOnly = Object.create(shown) as z.ZodTypeAny;
+  advertisedOnly._parse = (input: z.ParseInput) => z.OK(input.data);
+  return z.ZodPipeline.create(advertisedOnly, schema) as unknown as T;
+}
+
+/**
+ * Trimmed text of 1 to `max` characters (code points, as JSON Schema's maxLength and
+ * PostgreSQL's varchar count them; zod's .max counts UTF-16 units), advertised as such.
+ */
+export const someText = (max: number, messages: { empty?: string; tooLong?: string } = {}) =>
+  advertisedAs(z.string().min(1).max(max), z.string().trim().min(1, messages.empty).superRefine(atMostChars(max, messages.tooLong)));
 
 const list = (values: readonly unknown[]) => values.map(String).join(', ');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseInput } from '../lib/validate.js';
+import { advertisedAs, parseInput } from '../lib/validate.js';
 
 /** What each input names in refusals, by schema ("Invalid article: ..."). */
 const labels = new WeakMap<z.ZodTypeAny, string>();
@@ -16,13 +16,8 @@ export type Descriptions<S extends z.ZodRawShape> = { [K in keyof S]-?: string }
  * says. `what` names the input in refusals, like the domain service's parseInput label.
  */
 export function toolInput<S extends z.ZodRawShape>(what: string, fields: S, describe: Descriptions<S>, shown: NoInfer<Shown<S>> = {}) {
-  const described = Object.fromEntries(
-    Object.entries(fields).map(([name, schema]) => {
-      const advertised = shown[name];
-      return [name, (advertised ? shownAs(advertised, schema) : schema).describe(describe[name])];
-    }),
-  ) as S;
-  return describedToolInput(what, described);
+  const described = Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.describe(describe[name])])) as S;
+  return describedToolInput(what, described, shown);
 }
 
 /**
@@ -33,20 +28,17 @@ export function toolInput<S extends z.ZodRawShape>(what: string, fields: S, desc
  */
 export type Shown<S extends z.ZodRawShape> = { [K in keyof S]?: z.ZodTypeAny };
 
-/**
- * The domain's validator, advertised as `shown`: a pipeline whose input side (the side the SDK's
- * converter reads, its pipeStrategy being 'input') is `shown` made to let every value through, so
- * only the domain's validator decides, in its own words.
- */
-function shownAs<T extends z.ZodTypeAny>(shown: z.ZodTypeAny, schema: T): T {
-  const advertisedOnly = Object.create(shown) as z.ZodTypeAny;
-  advertisedOnly._parse = (input: z.ParseInput) => z.OK(input.data);
-  return z.ZodPipeline.create(advertisedOnly, schema) as unknown as T;
-}
-
 /** The same for a domain shape whose fields already carry their descriptions (keywords/inputs.ts). */
-export function describedToolInput<S extends z.ZodRawShape>(what: string, fields: S) {
-  const schema = z.object(fields).strict();
+export function describedToolInput<S extends z.ZodRawShape>(what: string, fields: S, shown: NoInfer<Shown<S>> = {}) {
+  const advertised = Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => {
+      const as = shown[name];
+      if (!as) return [name, field];
+      const piped = advertisedAs(as, field);
+      return [name, field.description === undefined ? piped : piped.describe(field.description)];
+    }),
+  ) as S;
+  const schema = z.object(advertised).strict();
   labels.set(schema, what);
   return schema;
 }

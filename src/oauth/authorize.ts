@@ -91,7 +91,7 @@ const REQUEST_TTL_MS = 30 * 60_000;
 
 /** Keep a validated request server-side while the person decides; the form carries only its id. */
 export async function savePendingRequest(ctx: Ctx, sessionHash: string, req: AuthorizationRequest): Promise<string> {
-  const id = randomBase62(32);
+  const id = `svc_consent_${randomBase62(32)}`; // prefixed like every secret svc issues, so logs redact it by its shape
   const { client, ...params } = req;
   await store.insertRequest(ctx.db, {
     id_hash: sha256Hex(id),

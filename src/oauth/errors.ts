@@ -21,6 +21,7 @@ export const OAUTH_ERROR_CODES = [
   'invalid_redirect_uri',
   'invalid_client_metadata',
   'server_error',
+  'temporarily_unavailable',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -34,10 +35,11 @@ const isOAuthCode = (code: string): code is OAuthErrorCode => (OAUTH_ERROR_CODES
 /**
  * Any thrown error as an RFC 6749 error response: OAuth codes as they are; other client errors
  * (bad body, unsupported Content-Encoding, a throttle) keep their status as `invalid_request`;
- * anything else is `server_error` with no detail.
+ * a dependency that is down is 503 `temporarily_unavailable` (RFC 6749 4.1.2.1's code, the one
+ * clients know to retry) with Retry-After; anything else is `server_error` with no detail.
  */
 export function oauthErrorResponse(err: unknown): { error: AppError; status: number; body: { error: OAuthErrorCode; error_description: string } } {
   const e = toAppError(err);
-  const code: OAuthErrorCode = isOAuthCode(e.code) ? e.code : e.status < 500 ? 'invalid_request' : 'server_error';
+  const code: OAuthErrorCode = isOAuthCode(e.code) ? e.code : e.status < 500 ? 'invalid_request' : e.status === 503 ? 'temporarily_unavailable' : 'server_error';
   return { error: e, status: e.status, body: { error: code, error_description: e.expose ? e.message : 'Internal error' } };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDateTime } from '../lib/datetime.js';
-import { atMostChars } from '../lib/validate.js';
+import { atMostChars, someText } from '../lib/validate.js';
 
 export const BILLING_STATUSES = ['active', 'past_due', 'lapsed'] as const;
 export type BillingStatus = (typeof BILLING_STATUSES)[number];
@@ -26,18 +26,10 @@ const allowance = z.coerce.number().int().min(0, 'allowances are whole numbers >
  * Where keyword data is for: a provider location code (2840 = United States) or its full name
  * ("United States", "London,England,United Kingdom"). Codes are sent as codes, names as names.
  */
-export const keywordLocation = z
-  .string()
-  .trim()
-  .min(1, 'location is required, e.g. 2840 (United States) or "United Kingdom"')
-  .max(100, 'location is at most 100 characters');
+export const keywordLocation = someText(100, { empty: 'location is required, e.g. 2840 (United States) or "United Kingdom"', tooLong: 'location is at most 100 characters' });
 
 /** The language of keyword data: a code (en, pt, zh-TW) or a name (English). */
-export const keywordLanguage = z
-  .string()
-  .trim()
-  .min(1, 'language is required, e.g. en')
-  .max(50, 'language is at most 50 characters');
+export const keywordLanguage = someText(50, { empty: 'language is required, e.g. en', tooLong: 'language is at most 50 characters' });
 
 export const workspaceCreateInput = z.object({
   name: text(200).refine((v) => v.length > 0, 'name is required'),

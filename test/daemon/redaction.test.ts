@@ -13,7 +13,8 @@ import { seedArticle, seedUser, seedWorkspace } from '../helpers/seed.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { listWebhookDeliveries } from '../../src/webhooks/service.js';
 import { webhookWorld } from '../webhooks/setup.js';
-import { approve, registerClient, sessionFor, token } from '../oauth/flow.js';
+import { approve, getAuthorize, hidden, registerClient, sessionFor, token } from '../oauth/flow.js';
+import { pkce } from '../oauth/helpers.js';
 
 // One redaction rule (lib/redact.ts) for every secret svc issues, in every log line.
 
@@ -31,7 +32,17 @@ beforeAll(async () => {
   const admin = await seedUser(f.app, ws, 'admin');
   const d = { app: f.app, url: f.config.server.baseUrl } as TestDaemon;
   const client = await registerClient(d, { token_endpoint_auth_method: 'client_secret_post' });
-  const code = await approve(d, await sessionFor(d, admin.id), client, { workspaceId: ws.id });
+  const browser = await sessionFor(d, admin.id);
+  const code = await approve(d, browser, client, { workspaceId: ws.id });
+  // A consent request still waiting for the person's decision: the form carries its id.
+  const { html: consentPage } = await getAuthorize(d, browser, {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0],
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+    state: 'st-2',
+  });
   // The code is used up by the exchange; its value still must never be logged.
   const res = await token(d, { grant_type: 'authorization_code', code: code.code, code_verifier: code.verifier, redirect_uri: code.redirectUri, client_id: client.client_id, client_secret: client.client_secret! });
   const tokens = (await res.json()) as { access_token: string; refresh_token: string };
@@ -45,6 +56,8 @@ beforeAll(async () => {
     clientSecret: client.client_secret!,
     preview: (await createPreview(f.app, await getWorkspace(f.app, ws.id), draft.slug)).token,
     signingSecret: generateSecret(),
+    session: browser.cookie.slice(browser.cookie.indexOf('=') + 1),
+    consentRequest: hidden(consentPage, 'request')!,
   };
   Object.assign(secrets, { draftSlug: draft.slug });
 });

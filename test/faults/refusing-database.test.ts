@@ -30,6 +30,15 @@ function expectMcpUnavailable(r: Answer, failure: string) {
   expect(r.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/^The database /), data: { code: 'unavailable', dependency: 'database', failure } } });
 }
 
+/** The OAuth token endpoint's answer: RFC 6749's error object, 503 temporarily_unavailable with Retry-After, the reason in words. */
+function expectTokenUnavailable(r: Answer) {
+  expect(r.ms).toBeLessThan(ANSWER_WITHIN_MS);
+  expect(r.status, JSON.stringify(r.body)).toBe(503);
+  expect(r.headers.get('retry-after')).toBe('5');
+  expect(r.headers.get('cache-control')).toBe('no-store');
+  expect(r.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/^The database .+; try again in a moment$/) });
+}
+
 /** The CLI's answer: one error line naming the database (never its password) and the class, a hint, exit 1, no stack. */
 function expectCliRefused(r: { code: number; stderr: string }, w: World, failure: string) {
   expect(r.code, r.stderr).toBe(1);
@@ -91,6 +100,7 @@ describe.skipIf(!PG_URL)('PostgreSQL refusing svc', () => {
     expectUnavailable(await w.get('/articles/never-published'), ['refused']);
     expectUnavailable(await w.api(), ['refused']);
     expectMcpUnavailable(await w.mcp(), 'refused');
+    expectTokenUnavailable(await w.token());
     const health = await w.health();
     expect(health).toMatchObject({ status: 503, body: { status: 'degraded', failing: ['database'], database: { state: 'unavailable', failure: 'refused' } } });
     expectCliRefused(await w.cli(['articles', 'list', '-w', w.ws.id]), w, 'refused');
@@ -101,6 +111,7 @@ describe.skipIf(!PG_URL)('PostgreSQL refusing svc', () => {
     expect((await w.health()).status).toBe(200);
     expect((await w.mcp()).status).toBe(200);
     expect((await w.api()).status).toBe(201);
+    expect(await w.token()).toMatchObject({ status: 401, body: { error: 'invalid_client' } }); // judged again
     expect((await w.cli(['articles', 'list', '-w', w.ws.id])).code).toBe(0);
     expectRecoveryLogged(w, cached.length + 4);
   }, 45_000);

@@ -161,6 +161,15 @@ export async function loggedWorld(options: { role?: boolean; relay?: boolean; ov
     /** One MCP tool call, raw JSON-RPC. */
     mcp: (tool = 'list_articles', args: Record<string, unknown> = {}) => timed(rpc(daemon, toolCall(tool, args, 7), { Authorization: `Bearer ${apiKey}` })),
     health: () => timed(fetch(`${d.url}/healthz`)),
+    /** An OAuth token request (a refresh with a token that needs the database to be judged). */
+    token: () =>
+      timed(
+        fetch(`${d.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'svc_rt_unknown', client_id: 'svc_client_unknown' }).toString(),
+        }),
+      ),
     /** `svc <args>` against the same database, its URL carrying a password (trust auth ignores it) the output must not show. */
     cli: (args: string[]) => {
       const url = env.SVC_DATABASE_URL ? new URL(env.SVC_DATABASE_URL) : undefined;

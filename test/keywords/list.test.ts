@@ -68,7 +68,7 @@ describe('list_keywords (MCP): the keywords of a workspace and the articles that
     expect(await list({ intent: 'transactional' })).toEqual(['buy green tea']);
     expect(await list({ minVolume: 800, maxDifficulty: 40 })).toEqual(['buy green tea', 'green tea']);
     const page = (await a.call('list_keywords', { limit: 2, offset: 1 })) as any;
-    expect(page.structuredContent).toMatchObject({ total: 4, limit: 2, offset: 1 });
+    expect(page.structuredContent).toMatchObject({ total: 4, limit: 2, offset: 1, nextOffset: 3 });
     expect(page.structuredContent.keywords.map((k: any) => k.keyword)).toEqual(['buy green tea', 'green tea']);
     expect(page.text).toContain('Showing 2-3 of 4:');
     expect(page.text).toContain('More: call again with offset 3.');

@@ -164,6 +164,41 @@ describe('MCP tool input schemas advertise what the domain enforces', () => {
   });
 });
 
+describe('MCP tool string limits count what maxLength counts', () => {
+  it('on every string field of every tool: N astral characters pass the length check, N + 1 are refused for their length', async () => {
+    const { d, ws, agent: agentFor } = await keywordWorkspace({ allowance: 100 });
+    const agent = await agentFor(['read', 'content', 'publish']);
+    const a = await seedArticle(d.app, ws);
+    const base: Record<string, Record<string, unknown>> = {
+      create_article: { title: 'T', bodyMarkdown: 'b' },
+      research_keywords: { keywords: ['coffee'] },
+      find_link_targets: { topic: 'coffee' },
+      schedule_article: { id: a.id, at: '2030-01-01T09:00:00Z' },
+    };
+    const emoji = '😀'; // one code point, two UTF-16 units
+    const tooLong = /must be at most \d+ characters|is at most \d+ characters/;
+    let checked = 0;
+    for (const tool of (await agent.listTools()).tools) {
+      const args = base[tool.name] ?? (tool.inputSchema.properties?.id ? { id: a.id } : {});
+      for (const [field, prop] of Object.entries((tool.inputSchema as JsonSchema).properties ?? {})) {
+        const shape = prop.anyOf?.[0] ?? prop; // a field that also takes null
+        const list = shape.type === 'array';
+        const str = list ? shape.items : shape;
+        // The body's limit is a size (2 MB), not a count of characters a model writes.
+        if (str?.type !== 'string' || !str.maxLength || str.maxLength > 100_000) continue;
+        const value = (n: number) => (list ? [emoji.repeat(n)] : emoji.repeat(n));
+        const at = await agent.call(tool.name, { ...args, [field]: value(str.maxLength) });
+        expect(at.text, `${tool.name}.${field} at ${str.maxLength}`).not.toMatch(tooLong);
+        const past = await agent.call(tool.name, { ...args, [field]: value(str.maxLength + 1) });
+        expect(past, `${tool.name}.${field} past ${str.maxLength}`).toMatchObject({ isError: true, text: expect.stringMatching(tooLong) });
+        checked++;
+      }
+    }
+    // Article texts, slugs and refs on each article tool, keywords, queries, topics.
+    expect(checked).toBeGreaterThan(30);
+  });
+});
+
 describe('MCP tool output schemas', () => {
   it('every tool advertises an outputSchema, and each real result fits it', async () => {
     const { d, ws, agent: agentFor } = await keywordWorkspace({ allowance: 10 });

@@ -36,11 +36,12 @@ describe('MCP read tools over the SDK client', () => {
     for (let i = 0; i < 5; i++) made.push(await seedArticle(d.app, ws, { title: `Post ${i}` }));
     const agent = await connect(d, await key(['read']));
     const first = await agent.call('list_articles', { limit: 2 });
-    expect(first.structuredContent).toMatchObject({ total: 5, limit: 2, offset: 0 });
+    expect(first.structuredContent).toMatchObject({ total: 5, limit: 2, offset: 0, nextOffset: 2 });
     expect((first.structuredContent!.articles as unknown[]).length).toBe(2);
     expect(first.text).toContain('Articles 1-2 of 5');
     expect(first.text).toContain('More: call again with offset 2');
     const last = await agent.call('list_articles', { limit: 2, offset: 4 });
+    expect(last.structuredContent).toMatchObject({ offset: 4, nextOffset: null }); // the last page: no cursor
     expect((last.structuredContent!.articles as Array<{ title: string }>).map((a) => a.title)).toEqual(['Post 0']);
     const published = await agent.call('list_articles', { status: 'published' });
     expect(published.text).toBe('No published articles (total 0).');

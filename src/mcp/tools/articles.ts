@@ -13,8 +13,8 @@ import {
   TEXT_MAX,
 } from '../../articles/inputs.js';
 import { SLUG_INPUT_PATTERN, SLUG_MAX } from '../../lib/slug.js';
-import { focusKeywordRivals, rivalWarning } from '../../articles/keyword-family.js';
-import { getArticle, listArticles, updateArticle } from '../../articles/service.js';
+import { rivalWarning } from '../../articles/keyword-family.js';
+import { focusKeywordRivals, getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import type { Article } from '../../articles/types.js';
 import { createArticle } from '../../publishing/create.js';
 import { searchPublishedArticles } from '../../content/search.js';

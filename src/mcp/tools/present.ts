@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { Article } from '../../articles/types.js';
 import { invalidInput } from '../../errors.js';
+import { someText } from '../../lib/validate.js';
 import { getArticle } from '../../articles/service.js';
 import { describePublishError } from '../../publishing/failures.js';
 import { type PublicationState, publicationStates } from '../../publishing/state.js';
@@ -9,8 +9,8 @@ import { type Descriptions, toolInput } from '../tool-input.js';
 
 /** Input fields naming one article: by id or by slug (MCP's own: the CLI takes one positional). */
 export const articleRef = {
-  id: z.string().min(1).max(200).optional(),
-  slug: z.string().min(1).max(200).optional(),
+  id: someText(200).optional(),
+  slug: someText(200).optional(),
 };
 
 export const ARTICLE_REF: Descriptions<typeof articleRef> = {

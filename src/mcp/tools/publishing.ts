@@ -4,6 +4,7 @@ import type { ConnectorKind } from '../../connectors/store.js';
 import { getArticle } from '../../articles/service.js';
 import { scopeRefusal } from '../../auth/scopes.js';
 import { forbidden } from '../../errors.js';
+import { atMostChars } from '../../lib/validate.js';
 import { deleteArticle, publishArticle, scheduleArticle, unpublishArticle, unscheduleArticle } from '../../publishing/publish.js';
 import { type DestinationState, publicationState, waitForFirstAttempt } from '../../publishing/state.js';
 import { type ToolEnv, gated, text } from '../result.js';
@@ -23,7 +24,7 @@ const UNPUBLISH = toolInput('arguments', { ...articleRef, forceNotify: z.boolean
     'draft while the receiver still shows it): the receiver is told and must confirm; nothing else changes. Default false.',
 });
 
-const SCHEDULE = toolInput('arguments', { ...articleRef, at: z.string().max(64), allowPast: z.boolean().optional() }, {
+const SCHEDULE = toolInput('arguments', { ...articleRef, at: z.string().superRefine(atMostChars(64)), allowPast: z.boolean().optional() }, {
   ...ARTICLE_REF,
   at: 'When, ISO 8601 with Z or an offset, e.g. "2026-12-01T09:00:00Z" or "2026-12-01T10:00:00+01:00".',
   allowPast: 'A time already past is refused (nothing is scheduled) unless this is true: then it is published within seconds. Default false.',

@@ -4,9 +4,9 @@ const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 
 
 /** The refusals of the image store, each with its own code. */
 export const imageErrors = {
-  tooLarge: (name: string, size: number, max: number, setting = 'images.maxBytes') =>
+  tooLarge: (name: string, size: number, max: number, hint = 'Make the image smaller, or raise images.maxBytes.') =>
     new AppError('image_too_large', 413, `${name} is ${mb(size)} (${size} bytes); svc stores images of at most ${mb(max)} (${max} bytes)`, {
-      hint: `Make the image smaller, or raise ${setting}.`,
+      hint,
       details: { size, max },
     }),
   unsupportedType: (name: string, bytes: Buffer) =>

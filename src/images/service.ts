@@ -27,7 +27,8 @@ export const mediaUrl = (ctx: Pick<Ctx, 'config'>, hash: string, ext: string): s
 const withUrl = (ctx: Pick<Ctx, 'config'>, r: ImageRecord): StoredImage => ({ ...r, url: mediaUrl(ctx, r.hash, r.ext) });
 
 /** Size, type (from the bytes) and wholeness checked; `name` says which image in refusals. */
-export function checkImage(ctx: Pick<Ctx, 'config'>, bytes: Buffer, name: string, max = ctx.config.images.maxBytes): CheckedImage {
+export function checkImage(ctx: Pick<Ctx, 'config'>, bytes: Buffer, name: string): CheckedImage {
+  const max = ctx.config.images.maxBytes;
   if (bytes.length > max) throw imageErrors.tooLarge(name, bytes.length, max);
   const sniffed = sniffImage(bytes, name);
   const hash = sha256Hex(bytes);
@@ -35,8 +36,8 @@ export function checkImage(ctx: Pick<Ctx, 'config'>, bytes: Buffer, name: string
 }
 
 /** Check and store an image in the workspace: stored once however often it is added (`added` false then). */
-export async function addImage(ctx: Ctx, ws: Workspace, bytes: Buffer, name: string, max?: number): Promise<StoredImage & { added: boolean }> {
-  const image = checkImage(ctx, bytes, name, max);
+export async function addImage(ctx: Ctx, ws: Workspace, bytes: Buffer, name: string): Promise<StoredImage & { added: boolean }> {
+  const image = checkImage(ctx, bytes, name);
   const record: ImageRecord = { hash: image.hash, contentType: image.contentType, ext: image.ext, size: image.size, width: image.width, height: image.height, createdAt: ctx.clock.now().toISOString() };
   return withTransaction(ctx.db, async (trx) => {
     const added = await insertImage(trx, ws.id, record, bytes);

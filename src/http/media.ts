@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { App } from '../app.js';
 import { notFound } from '../errors.js';
 import { servedBytes, servedImage } from '../images/store.js';
+import { isNotModified } from './middleware/conditional-get.js';
 
 // Every image may be shown anywhere, forever: its URL names its bytes. The CSP makes an SVG
 // opened on its own inert (no scripts, no requests out; inside an <img> a browser runs none anyway).
@@ -28,9 +29,9 @@ export function createMediaRouter(app: App): Router {
     if (!m || !image || image.ext !== m[2]) throw notFound('image', ctx.params.file);
     ctx.status = 200;
     ctx.set(HEADERS);
-    ctx.etag = image.hash;
+    ctx.set('ETag', `"${image.hash}"`);
     ctx.type = image.contentType;
-    if (ctx.fresh) {
+    if (isNotModified((name) => ctx.get(name), `"${image.hash}"`, null)) {
       ctx.status = 304;
       return;
     }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 
-const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;
+const mb = (bytes: number) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`);
 
 /** The refusals of the image store, each with its own code. */
 export const imageErrors = {

@@ -224,7 +224,7 @@ export const configSchema = z
     images: z
       .object({
         /** The largest image svc stores, in bytes (refused with image_too_large above it); the upload_image tool takes at most 3 MB whatever this says. */
-        maxBytes: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+        maxBytes: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
       })
       .strict()
       .default({}),

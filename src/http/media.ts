@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { App } from '../app.js';
 import { notFound } from '../errors.js';
-import { servedBytes, servedImage } from '../images/store.js';
+import { publicImage, publicImageBytes } from '../images/service.js';
 import { isNotModified } from './middleware/conditional-get.js';
 
 // Every image may be shown anywhere, forever: its URL names its bytes. The CSP makes an SVG
@@ -25,7 +25,7 @@ export function createMediaRouter(app: App): Router {
   const router = new Router();
   router.get('/media/:file', async (ctx) => {
     const m = FILE.exec(ctx.params.file);
-    const image = m ? await servedImage(app.db, m[1]) : undefined;
+    const image = m ? await publicImage(app, m[1]) : undefined;
     if (!m || !image || image.ext !== m[2]) throw notFound('image', ctx.params.file);
     ctx.status = 200;
     ctx.set(HEADERS);
@@ -39,7 +39,7 @@ export function createMediaRouter(app: App): Router {
       ctx.length = image.size;
       return;
     }
-    const bytes = await servedBytes(app.db, image.hash);
+    const bytes = await publicImageBytes(app, image.hash);
     if (!bytes) throw notFound('image', ctx.params.file);
     ctx.body = bytes;
   });

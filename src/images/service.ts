@@ -7,7 +7,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import type { Workspace } from '../workspaces/types.js';
 import { imageErrors } from './errors.js';
 import { type Sniffed, sniffImage } from './sniff.js';
-import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows } from './store.js';
+import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, servedBytes, servedImage } from './store.js';
 
 /** A stored image with the URL svc serves it at. */
 export interface StoredImage extends ImageRecord {
@@ -121,3 +121,7 @@ export async function removeImage(ctx: Ctx, ws: Workspace, ref: string): Promise
   await withTransaction(ctx.db, (trx) => deleteImage(trx, ws.id, image.hash));
   return image;
 }
+
+/** What `/media/<hash>.<ext>` serves, whichever workspace holds the bytes (the hash names them): its record, then its bytes. */
+export const publicImage = (ctx: Pick<Ctx, 'db'>, hash: string): Promise<ImageRecord | undefined> => servedImage(ctx.db, hash);
+export const publicImageBytes = (ctx: Pick<Ctx, 'db'>, hash: string): Promise<Buffer | undefined> => servedBytes(ctx.db, hash);

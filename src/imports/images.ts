@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Ctx } from '../context.js';
+import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { type CheckedImage, addImage, checkImage, readImageFile } from '../images/service.js';
 import { linksAndImages } from '../lib/markdown.js';
@@ -107,14 +108,30 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
  * were new.
  */
 export async function storePostImages(ctx: Ctx, ws: Workspace, images: PostImages, items: ImportItem[]): Promise<{ used: number; added: number }> {
-  const files = new Set(items.flatMap((i) => [...(images.used.get(i) ?? [])]));
+  const files = [...new Set(items.flatMap((i) => [...(images.used.get(i) ?? [])]))];
   let added = 0;
+  // One transaction per batch of up to STORE_BATCH_BYTES (a commit per image would cost a sync each).
+  let batch: Array<{ file: string; bytes: Buffer }> = [];
+  let size = 0;
+  const flush = async () => {
+    const stored = batch;
+    batch = [];
+    size = 0;
+    await withTransaction(ctx.db, async (trx) => {
+      for (const { file, bytes } of stored) if ((await addImage({ ...ctx, db: trx }, ws, bytes, file)).added) added++;
+    });
+  };
   for (const file of files) {
     const bytes = await readImageFile(file, ctx.config.images.maxBytes);
     if (checkImage(ctx, bytes, file).hash !== images.found.get(file)!.hash) {
       throw new AppError('image_changed', 409, `${file} changed while it was imported; nothing of it was stored: run the import again`);
     }
-    if ((await addImage(ctx, ws, bytes, file)).added) added++;
+    batch.push({ file, bytes });
+    size += bytes.length;
+    if (size >= STORE_BATCH_BYTES) await flush();
   }
-  return { used: files.size, added };
+  if (batch.length > 0) await flush();
+  return { used: files.length, added };
 }
+
+const STORE_BATCH_BYTES = 32 * 1024 * 1024;

@@ -14,6 +14,6 @@ export const imageErrors = {
       hint: 'svc tells the type from the bytes, not from the name: convert the image to one of these types.',
     }),
   truncated: (name: string, type: string, what: string) =>
-    new AppError('image_truncated', 400, `${name} is a ${type} cut short (${what}): it would not show whole`, { hint: 'Copy or upload the whole file again.' }),
+    new AppError('image_truncated', 400, `${name} is ${/^(AVIF|SVG)$/.test(type) ? 'an' : 'a'} ${type} cut short (${what}): it would not show whole`, { hint: 'Copy or upload the whole file again.' }),
   notFound: (hash: string) => new AppError('not_found', 404, `Image ${hash} not found in this workspace`),
 };

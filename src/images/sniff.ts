@@ -49,28 +49,38 @@ export function sniffImage(bytes: Buffer, name: string): Sniffed {
 
 const found = (ext: ImageExt, width: number | null, height: number | null): Sniffed => ({ ext, contentType: IMAGE_TYPES[ext], width: width || null, height: height || null });
 
-/** JPEG: segments from SOI, each with its length, up to a frame header (SOFn) for the size; the file ends with EOI. */
+/**
+ * JPEG: segments from SOI, each with its length, through a frame header (SOFn, the size) to the
+ * start of scan; the image data after it ends with EOI (inside it a 0xFF is always followed by 0
+ * or a restart marker, so the first FF D9 there is the end). Bytes after EOI (phone makers'
+ * trailers) are allowed.
+ */
 function jpeg(bytes: Buffer, name: string): Sniffed {
-  const tail = bytes.subarray(Math.max(0, bytes.length - 64));
-  if (!tail.includes(Buffer.from([0xff, 0xd9]))) throw imageErrors.truncated(name, 'JPEG', 'no end-of-image marker at its end');
   let width: number | null = null;
   let height: number | null = null;
-  for (let i = 2; i + 9 < bytes.length; ) {
+  let scan = -1;
+  for (let i = 2; i + 4 <= bytes.length; ) {
     if (bytes[i] !== 0xff) break;
     const marker = bytes[i + 1];
     if (marker === 0xff) {
       i += 1; // fill byte
       continue;
     }
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+    if (marker === 0xda) {
+      scan = i;
+      break;
+    }
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && i + 9 <= bytes.length) {
       height = bytes.readUInt16BE(i + 5);
       width = bytes.readUInt16BE(i + 7);
-      break;
     }
     i += 2 + bytes.readUInt16BE(i + 2);
   }
+  if (scan < 0 || bytes.indexOf(EOI, scan) < 0) throw imageErrors.truncated(name, 'JPEG', scan < 0 ? 'no image data after its headers' : 'no end-of-image marker after its image data');
   return found('jpg', width, height);
 }
+
+const EOI = Buffer.from([0xff, 0xd9]);
 
 /** WebP: a RIFF container whose declared size must be there; the size from its VP8, VP8L or VP8X chunk. */
 function webp(bytes: Buffer, name: string): Sniffed {

@@ -67,7 +67,7 @@ describe('the image store: svc images, /media/<hash>.<ext>', () => {
     expect((await cli(['images', 'add', 'cut.png', '--json'])).json().error.code).toBe('image_truncated');
     expectCleanError(await cli(['images', 'add', 'notes.png']), 1, 'notes.png is not an image svc stores: its bytes are not JPEG, PNG, GIF, WebP, AVIF or SVG');
     expectCleanError(await cli(['images', 'add', 'cut.png']), 1, 'cut.png is a PNG cut short (no IEND chunk at its end)');
-    expectCleanError(await cli(['images', 'add', 'page.svg']), 1, 'page.svg is a SVG cut short (no closing </svg> at its end)');
+    expectCleanError(await cli(['images', 'add', 'page.svg']), 1, 'page.svg is an SVG cut short (no closing </svg> at its end)');
     expect((await cli(['images', 'list', '--json'])).json().total).toBe(0);
   });
 

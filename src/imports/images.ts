@@ -14,6 +14,9 @@ const MARKDOWN_DEST = /(\]\([ \t]*<?)([^()\s<>]+)/g;
 const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
 const HTML_IMG_SRC = /(<img\b[^>]{0,500}?\bsrc=["']?)([^"'\s>]+)/gi;
 const IMAGE_NAME = /\.(jpe?g|png|gif|webp|avif|svg)$/i;
+const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b/i;
+const one = (pattern: RegExp) => new RegExp(pattern.source, pattern.flags.replace('g', ''));
+const PATTERNS = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map((all) => ({ all, one: one(all) }));
 const isRelative = (dest: string) => dest !== '' && !/^(?:[a-z][\w+.-]*:|\/|#)/i.test(dest);
 
 /** The images of an import read from disk and checked, by their real path; not stored yet. */
@@ -73,28 +76,31 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
       item.input.featuredImageUrl = url;
     }
     const body = item.input.bodyMarkdown;
-    if (!body || !item.file) continue;
+    if (!body || !item.file || !MAY_NAME_AN_IMAGE.test(body)) continue;
     const images = body.includes('![') ? new Set(linksAndImages(body).images.map((i) => i.src)) : new Set<string>();
     // Destinations first (async reads), then one synchronous rewrite with what was found.
     const urls = new Map<string, string | undefined>();
-    const wanted = (dest: string) => isRelative(dest) && (IMAGE_NAME.test(dest.split(/[?#]/)[0]) || images.has(dest));
-    const collect = (pattern: RegExp, html = false) =>
-      outsideCode(body, pattern, (m) => {
-        const dest = new RegExp(pattern.source, pattern.flags.replace('g', '')).exec(m)![2];
-        if ((html ? isRelative(dest) : wanted(dest)) && !urls.has(dest)) urls.set(dest, undefined);
+    const wanted = (dest: string, html: boolean) => isRelative(dest) && (html || IMAGE_NAME.test(dest.split(/[?#]/)[0]) || images.has(dest));
+    for (const p of PATTERNS) {
+      // Outside code only: an image shown as code is neither read nor named.
+      outsideCode(body, p.all, (m) => {
+        const dest = p.one.exec(m)![2];
+        if (wanted(dest, p.all === HTML_IMG_SRC)) urls.set(dest, undefined);
         return m;
       });
-    collect(MARKDOWN_DEST);
-    collect(REFERENCE_DEST);
-    collect(HTML_IMG_SRC, true);
+    }
     for (const dest of urls.keys()) urls.set(dest, await carry(item, dest));
-    const rewrite = (pattern: RegExp) => (text: string) =>
-      outsideCode(text, pattern, (m) => {
-        const [, lead, dest] = new RegExp(pattern.source, pattern.flags.replace('g', '')).exec(m)!;
-        const url = urls.get(dest);
-        return url ? lead + url : m;
-      });
-    item.input.bodyMarkdown = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map(rewrite).reduce((text, f) => f(text), body);
+    if ([...urls.values()].some(Boolean)) {
+      item.input.bodyMarkdown = PATTERNS.reduce(
+        (text, p) =>
+          outsideCode(text, p.all, (m) => {
+            const [, lead, dest] = p.one.exec(m)!;
+            const url = urls.get(dest);
+            return url ? lead + url : m;
+          }),
+        body,
+      );
+    }
     // Any other relative image (a form the patterns above do not take) is named too.
     for (const src of images) if (isRelative(src) && !urls.has(src)) notes.imageLeft(item.source, src, 'a form of image svc does not carry over');
   }

@@ -38,7 +38,7 @@ describe('images travel with their posts on import', () => {
         '',
         'See ![the gallery][one] and the [remote one](https://cdn.example.org/x.png).',
         '',
-        '`![code](./beach.png)` stays as code.',
+        '`![code](./beach.png)` and `![gone](./gone.png)` stay as code.',
         '',
         '[one]: gallery/one.png',
         '',
@@ -69,7 +69,7 @@ describe('images travel with their posts on import', () => {
     expect(article.markdown).toContain(`![Beach](${url(beach)} "A beach") and <img src="${url(beach)}" alt="again">`);
     expect(article.markdown).toContain(`[one]: ${url(one)}`);
     expect(article.markdown).toContain('![Missing](missing.png)');
-    expect(article.markdown).toContain('`![code](./beach.png)` stays as code.');
+    expect(article.markdown).toContain('`![code](./beach.png)` and `![gone](./gone.png)` stay as code.');
     expect(article.markdown).toContain('(https://cdn.example.org/x.png)');
     expect(article.html).toContain(`<img src="${url(beach)}" alt="Beach"`);
     expect(article.html).toContain(`<img src="${url(one)}" alt="the gallery"`);

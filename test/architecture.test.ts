@@ -60,7 +60,7 @@ const FILES: SourceFile[] = listTs(SRC).map((full) => {
   return { file, text, imports: parseImports(file, text) };
 });
 
-const FEATURES = ['workspaces', 'articles', 'connectors', 'content', 'publishing', 'imports', 'auth', 'oauth', 'accounts', 'webhooks', 'jobs', 'keywords', 'backup', 'limits'];
+const FEATURES = ['workspaces', 'articles', 'connectors', 'content', 'publishing', 'imports', 'auth', 'oauth', 'accounts', 'webhooks', 'jobs', 'keywords', 'backup', 'limits', 'images'];
 const ADAPTERS = ['http', 'mcp', 'cli'];
 const folder = (file: string) => (file.includes('/') ? file.split('/')[0] : file);
 const isFeature = (file: string) => FEATURES.includes(folder(file));

@@ -3,7 +3,7 @@ import type { Article } from '../articles/types.js';
 import { AppError, usageError } from '../errors.js';
 import { isTimeZone } from '../lib/datetime.js';
 import type { ImportReport } from '../imports/service.js';
-import { act, WORKSPACE_OPTION } from './harness.js';
+import { act, servedCtx, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { interruptionGuard, progressBar } from './progress.js';
 
@@ -35,7 +35,7 @@ export function registerImport(articles: Command, io: Io): void {
         const resumable = { rerun: opts.publish ? 'posts already imported are skipped, those still drafts published' : 'posts already imported are skipped' };
         // Reading and checking the files writes nothing, and a Ctrl-C there says so too.
         const guard = interruptionGuard(io, 'Reading the files', resumable);
-        const report = await importFiles(app, ws, args, {
+        const report = await importFiles(servedCtx(app, out), ws, args, {
           cwd: io.cwd,
           publish: opts.publish,
           keepGoing: opts.keepGoing,
@@ -46,7 +46,7 @@ export function registerImport(articles: Command, io: Io): void {
           progress: (label, total) => progressBar(io, total, label, resumable),
         }).finally(() => guard.done());
         for (const line of report.notes) out.note(`note: ${line}`);
-        const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, notes: report.notes };
+        const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, images: report.images, notes: report.notes };
         if (report.failed.length > 0) {
           // --keep-going: the rest is in; the command still fails so scripts notice.
           if (!out.json) out.result(json, () => human(ws.name, report));

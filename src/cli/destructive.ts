@@ -12,6 +12,7 @@ export const DESTRUCTIVE_COMMANDS: Readonly<Record<string, { when?: string }>> =
   'members remove': {},
   'articles delete': {},
   'keywords remove': {},
+  'images remove': {},
   'blog-key regenerate': {},
   'blog-key revoke': {},
   'webhook remove': {},

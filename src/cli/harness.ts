@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { type App, cannotReach, createApp, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import type { Ctx } from '../context.js';
 import { type Logger, createLogger } from '../lib/log.js';
 import { AppError, usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
@@ -147,4 +148,12 @@ export function intOption(value: string, flag: string, min: number, max = Number
     throw usageError(`${flag} takes a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, not "${value}"`);
   }
   return n;
+}
+
+/** The app with the public address the running daemon serves: what URLs stored for it (images) must start with. */
+export function servedCtx(app: App, out: Output): Ctx {
+  const baseUrl = servedBaseUrl(app.config, out);
+  if (baseUrl === app.config.server.baseUrl) return app;
+  const { config, db, clock, log, events, metrics, renderer } = app;
+  return { config: { ...config, server: { ...config.server, baseUrl } }, db, clock, log, events, metrics, renderer };
 }

@@ -10,6 +10,7 @@ import { registerConnections } from './connections.js';
 import { registerDb } from './db.js';
 import { registerDoctor } from './doctor.js';
 import { registerInit } from './init.js';
+import { registerImages } from './images.js';
 import { registerKeywords } from './keywords.js';
 import { registerMembers } from './members.js';
 import { registerMigrate } from './migrate.js';
@@ -51,6 +52,7 @@ export function buildProgram(io: Io): Command {
     registerMembers,
     registerArticles,
     registerKeywords,
+    registerImages,
     registerBlogKeys,
     registerWebhooks,
     registerApiKeys,

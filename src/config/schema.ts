@@ -220,6 +220,14 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** The image store (docs/importing.md "Images"): images added by import, `svc images add` and the upload_image tool. */
+    images: z
+      .object({
+        /** The largest image svc stores, in bytes (refused with image_too_large above it); the upload_image tool takes at most 3 MB whatever this says. */
+        maxBytes: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+      })
+      .strict()
+      .default({}),
     /** Keyword research (docs/keywords.md): the data provider agents and `svc keywords lookup` use. */
     keywords: z
       .object({

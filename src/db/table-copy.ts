@@ -97,7 +97,9 @@ export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (r
   const booleans = isPostgres(trx) ? columns.filter((c) => types.get(c) === 'boolean') : [];
   // PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766; knex inserts several
   // rows into SQLite as one compound SELECT, which SQLite allows at most 500 terms.
-  const batch = Math.max(1, Math.min(isPostgres(trx) ? 1000 : 400, Math.floor(30_000 / Math.max(1, columns.length))));
+  // A table of blobs (the image store, up to images.maxBytes a row) goes a few rows at a time, so a batch stays tens of MB.
+  const binary = columns.some((c) => types.get(c) === 'bytea' || types.get(c) === 'blob');
+  const batch = binary ? 4 : Math.max(1, Math.min(isPostgres(trx) ? 1000 : 400, Math.floor(30_000 / Math.max(1, columns.length))));
   const select = columns.map((c) => `"${c}"`).join(', ');
   let after = -Infinity;
   let copied = 0;

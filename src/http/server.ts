@@ -9,6 +9,7 @@ import { type Phase, answerWhileStarting, createHealthRouter } from './health.js
 import { InFlight } from './in-flight.js';
 import { apiErrors } from './middleware/errors.js';
 import { requestMetrics } from './middleware/metrics.js';
+import { createMediaRouter } from './media.js';
 import { createMetricsRoute, startMetricsListener } from './metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { createOAuthRouter } from './oauth.js';
@@ -65,6 +66,7 @@ export function createHttpServer(app: App, bound?: http.Server): HttpServer {
   koa.use(apiErrors(app));
   koa.use(createHealthRouter(app, () => phase).routes());
   koa.use(createMetricsRoute(app));
+  koa.use(createMediaRouter(app).routes());
   const content = createContentApi(app);
   koa.use(content.middleware);
   koa.use(createMcpEndpoint(app));

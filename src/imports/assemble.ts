@@ -73,7 +73,7 @@ export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): 
       metaDescription: post.description?.trim() || undefined,
       focusKeyword: post.focusKeyword?.trim() || undefined,
       secondaryKeywords: secondary,
-      featuredImageUrl: post.image ? imageUrl(post.image, post.source, opts, notes) : undefined,
+      featuredImageUrl: post.image ? imageUrl(post.image, opts) : undefined,
       imageAlt: post.imageAlt?.trim() || undefined,
       author: authors.length ? authors.join(', ') : undefined,
       targetLength: post.targetLength,
@@ -82,16 +82,16 @@ export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): 
 }
 
 /**
- * An absolute image URL: http(s) as is, `//host/x` as https, `/x` on the old site's address.
- * A path relative to the post (a Hugo page bundle's `cover.jpg`) cannot be placed: dropped, said.
+ * A featured image URL: http(s) as is, `//host/x` as https, `/x` on the old site's address. A
+ * path relative to the post (a Hugo page bundle's `cover.jpg`) is kept: the import stores that
+ * file and points here (imports/images.ts).
  */
-export function imageUrl(value: string, source: string, opts: ReaderOptions, notes: ImportNotes): string | undefined {
+export function imageUrl(value: string, opts: ReaderOptions): string {
   const v = value.trim();
   if (/^https?:\/\//i.test(v)) return v;
   if (v.startsWith('//')) return `https:${v}`;
   if (v.startsWith('/')) return new URL(v, opts.baseUrl).href;
-  notes.warn('Featured images given as a path relative to the post were left out (use an absolute URL or a path starting with /)', source);
-  return undefined;
+  return v;
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { AppError, invalidInput } from '../errors.js';
 import { parseDateTime } from '../lib/datetime.js';
-import { leadingH1, linksAndImages, markdownBlocks, renderHtml } from '../lib/markdown.js';
+import { leadingH1, markdownBlocks, renderHtml } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
@@ -125,7 +125,6 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
-    if (hasRelativeImage(body)) notes.warn('Images given as a path relative to the post (./photo.jpg, a page bundle\'s files) stay as written and do not show on svc, which stores no images yet: serve them elsewhere and link them by absolute URL', file);
     return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -146,14 +145,6 @@ function keptHeadline(body: string, title: string): string {
   const blocks = markdownBlocks(body);
   const at = blocks.findIndex((b) => b.type === 'heading');
   return blocks.map((b, i) => (i === at ? `${renderHtml(b.raw)}\n${b.raw.match(/\n*$/)![0]}` : b.raw)).join('');
-}
-
-// An <img> in the body's HTML whose src is neither absolute nor from the site's root.
-const RELATIVE_HTML_IMAGE = /<img\b[^>]{0,500}?\bsrc=["']?(?![a-z][\w+.-]*:|\/)[^"'\s>]/i;
-const isRelative = (src: string) => src !== '' && !/^(?:[a-z][\w+.-]*:|\/)/i.test(src);
-
-function hasRelativeImage(body: string): boolean {
-  return RELATIVE_HTML_IMAGE.test(body) || (body.includes('![') && linksAndImages(body).images.some((i) => isRelative(i.src)));
 }
 
 /**

@@ -9,6 +9,7 @@ import { destinations } from '../publishing/publish-rows.js';
 import { PUBLISH_BATCH, publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
+import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
 import { SiteZones } from './site-zone.js';
@@ -49,6 +50,8 @@ export interface ImportReport {
   notes: string[];
   /** Slugs of the old site svc could not keep, with the new ones (also in notes). */
   moved: Array<{ source: string; from: string; to: string }>;
+  /** Images beside the posts: how many the posts use, how many were stored new, and those left as written (also in notes). */
+  images: { used: number; added: number; left: Array<{ source: string; image: string; reason: string }> };
 }
 
 const noProgress: Progress = () => ({ update() {}, done() {} });
@@ -72,6 +75,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   }
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);
+  const images = await findPostImages(ctx, items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
@@ -109,8 +113,11 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   }
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
+  const stored = await storePostImages(ctx, ws, images, [...good, ...already.map((x) => x.item)]);
   const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
-  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: notes.lines(), moved: notes.movedSlugs };
+  const lines = notes.lines();
+  if (stored.used > 0) lines.push(`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`);
+  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
   if (!publish) {
     report.drafts = report.imported;
     return report;

@@ -71,5 +71,5 @@ export async function readSource(src: Source, opts: ReaderOptions, notes: Import
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
   const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file));
-  return item ? [{ ...item, file: src.file }] : [];
+  return item ? [{ ...item, file: src.file, root: src.root }] : [];
 }

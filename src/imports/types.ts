@@ -14,6 +14,8 @@ export interface ImportItem {
   file?: string;
   /** Where the old site served it (a front matter `permalink`), so links to there find it. */
   oldUrl?: string;
+  /** The folder the import read it from: images beside the post are taken from inside it only. */
+  root?: string;
 }
 
 export interface ReaderOptions {
@@ -65,6 +67,13 @@ export class ImportNotes {
     this.movedSlugs.push({ source, from, to });
   }
 
+  /** Images beside posts that stay as written, each with its post and why (every one is listed). */
+  readonly imagesLeft: Array<{ source: string; image: string; reason: string }> = [];
+
+  imageLeft(source: string, image: string, reason: string): void {
+    this.imagesLeft.push({ source, image, reason });
+  }
+
   /** Links to other imported posts, pointed where svc serves them: each old target once. */
   readonly relinked = new Map<string, string>();
 
@@ -84,6 +93,9 @@ export class ImportNotes {
     for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
     if (this.relinked.size > 0) {
       out.push(`Links between imported posts now point where svc serves them: ${[...this.relinked].map(([from, to]) => `${from} -> ${to}`).join(', ')}`);
+    }
+    if (this.imagesLeft.length > 0) {
+      out.push(`Images beside posts not carried over (left as written, they do not show on svc): ${this.imagesLeft.map((i) => `${i.source}: ${i.image} (${i.reason})`).join(', ')}`);
     }
     if (this.movedSlugs.length > 0) {
       const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');

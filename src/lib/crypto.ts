@@ -29,7 +29,7 @@ export function randomBase62(length: number): string {
 
 // One-shot crypto.hash (Node >= 20.12): a third of createHash's cost, and the content API hashes
 // the presented blog key on every request it has not memoised.
-export const sha256Hex = (value: string): string => hash('sha256', value, 'hex');
+export const sha256Hex = (value: string | Buffer): string => hash('sha256', value, 'hex');
 
 export function safeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a, 'utf8');

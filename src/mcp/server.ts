@@ -5,6 +5,7 @@ import { registerArticleResources } from './resources.js';
 import type { ToolEnv } from './result.js';
 import { registerArticleTools } from './tools/articles.js';
 import { registerAuditTool } from './tools/audit.js';
+import { registerImageTools } from './tools/images.js';
 import { registerKeywordTools } from './tools/keywords.js';
 import { registerPublishingTools } from './tools/publishing.js';
 import { registerPreviewTool } from './tools/previews.js';
@@ -34,6 +35,7 @@ export function createMcpServer(env: ToolEnv): McpServer {
   registerKeywordTools(server, env);
   registerPublishingTools(server, env);
   registerPreviewTool(server, env);
+  registerImageTools(server, env);
   registerArticleResources(server, env);
   registerPrompts(server);
   // Stateless: a server that lives for one request can never send list_changed notifications,

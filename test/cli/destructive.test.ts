@@ -3,6 +3,8 @@ import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DESTRUCTIVE_COMMANDS, NOT_DESTRUCTIVE } from '../../src/cli/destructive.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { writeFileSync } from 'node:fs';
+import { GIF_1X1 } from '../images/png.js';
 import { initialised } from './sandbox.js';
 
 /** Every leaf command of the table, by its path (`webhook remove`). */
@@ -50,6 +52,8 @@ describe('one rule for destructive commands', () => {
     const key = await box.json(['api-keys', 'create', '--name', 'agent', '--scopes', 'read']);
     await box.json(['users', 'add', '--email', 'member@example.com', '--password', 'member-password']);
     await box.json(['members', 'add', '--email', 'member@example.com', '--role', 'editor']);
+    writeFileSync(`${box.dir}/dot.gif`, GIF_1X1);
+    const image = (await box.json(['images', 'add', `${box.dir}/dot.gif`])).images[0];
     const sqlite = !process.env.SVC_TEST_DATABASE_URL;
     if (sqlite) await box.json(['backup', '--out', `${box.dir}/before.sqlite`]);
     const sqliteOnly = 'restores and copies SQLite installations; on PostgreSQL it refuses before asking';
@@ -61,6 +65,7 @@ describe('one rule for destructive commands', () => {
       'members remove': ['members', 'remove', '--email', 'member@example.com'],
       'articles delete': ['articles', 'delete', article.slug],
       'keywords remove': ['keywords', 'remove', 'seo tools'],
+      'images remove': ['images', 'remove', image.url],
       'blog-key regenerate': ['blog-key', 'regenerate'],
       'blog-key revoke': ['blog-key', 'revoke'],
       'webhook remove': ['webhook', 'remove'],
@@ -76,6 +81,7 @@ describe('one rule for destructive commands', () => {
       apiKeys: await box.json(['api-keys', 'list']),
       members: await box.json(['members', 'list']),
       users: await box.json(['users', 'list']),
+      images: await box.json(['images', 'list']),
     });
     const before = await state();
     for (const [name, argv] of Object.entries(args)) {

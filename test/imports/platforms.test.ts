@@ -38,9 +38,9 @@ describe('nothing is refused that the platform publishes', () => {
     expect((await w.api('/articles/fourthpost')).body.data.tags).toEqual([expect.objectContaining({ title: 'second tag' })]);
     expect((await w.api('/articles/thirdpost')).body.data.tags.map((t: { title: string }) => t.title)).toEqual(['second tag', 'posts with two tags']);
     expect((await w.cli(['articles', 'show', 'fifthpost', '--json'])).json()).toMatchObject({ status: 'draft', title: 'This is a fifth post' });
-    // Its fourth post shows <img src="./possum.png"> from its own folder: named, as svc stores no images yet.
+    // Its fourth post shows <img src="./possum.png"> from its own folder, which the fixture leaves out: named with the post.
     expect(r.json().notes).toContain(
-      `Images given as a path relative to the post (./photo.jpg, a page bundle's files) stay as written and do not show on svc, which stores no images yet: serve them elsewhere and link them by absolute URL: ${path.join('eleventy-base-blog', 'content', 'blog', 'fourthpost', 'fourthpost.md')}`,
+      `Images beside posts not carried over (left as written, they do not show on svc): ${path.join('eleventy-base-blog', 'content', 'blog', 'fourthpost', 'fourthpost.md')}: ./possum.png (no such file)`,
     );
   });
 

@@ -7,6 +7,7 @@ import { runCli } from '../helpers/cli.js';
 import { seedArticle } from '../helpers/seed.js';
 import { keywordWorkspace } from '../keywords/setup.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
+import { GIF_1X1 } from '../images/png.js';
 
 // Issue 17: tool input schemas are derived from the domain's (articles/inputs.ts), not restated,
 // so the limits tools/list advertises and the words of a refusal are the CLI's. Issue 11: the
@@ -246,6 +247,7 @@ describe('MCP tool output schemas', () => {
     await call('schedule_article', { id: created.article.id, at: '2030-01-01T09:00:00Z' });
     await call('unschedule_article', { id: created.article.id });
     await call('delete_article', { id: created.article.id });
+    await call('upload_image', { data: GIF_1X1.toString('base64') });
     expect([...called].sort()).toEqual(tools.map((t) => t.name).sort());
   });
 });

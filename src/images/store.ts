@@ -1,0 +1,65 @@
+import type { Queryable } from '../db/connect.js';
+import type { ImageExt } from './sniff.js';
+import { extOfType } from './sniff.js';
+
+/** An image as listed: everything but its bytes. */
+export interface ImageRecord {
+  hash: string;
+  contentType: string;
+  ext: ImageExt;
+  size: number;
+  width: number | null;
+  height: number | null;
+  createdAt: string;
+}
+
+type Row = Record<string, any>;
+
+const LISTED = ['hash', 'content_type', 'size', 'width', 'height', 'created_at'];
+
+const toRecord = (r: Row): ImageRecord => ({
+  hash: r.hash,
+  contentType: r.content_type,
+  ext: extOfType(r.content_type)!,
+  size: Number(r.size),
+  width: r.width === null ? null : Number(r.width),
+  height: r.height === null ? null : Number(r.height),
+  createdAt: r.created_at,
+});
+
+/** Store an image unless the workspace has it already (same hash: same bytes); true when it was new. */
+export async function insertImage(db: Queryable, workspaceId: string, image: ImageRecord, bytes: Buffer): Promise<boolean> {
+  const inserted = await db('images')
+    .insert({ workspace_id: workspaceId, hash: image.hash, content_type: image.contentType, size: image.size, width: image.width, height: image.height, bytes, created_at: image.createdAt })
+    .onConflict(['workspace_id', 'hash'])
+    .ignore()
+    .returning('hash');
+  return inserted.length > 0;
+}
+
+export async function findImage(db: Queryable, workspaceId: string, hash: string): Promise<ImageRecord | undefined> {
+  const row = await db('images').where({ workspace_id: workspaceId, hash }).first(LISTED);
+  return row ? toRecord(row) : undefined;
+}
+
+/** Newest first, a page at a time. */
+export async function listImageRows(db: Queryable, workspaceId: string, limit: number, offset: number): Promise<{ images: ImageRecord[]; total: number }> {
+  const rows = await db('images').where({ workspace_id: workspaceId }).orderBy([{ column: 'created_at', order: 'desc' }, 'hash']).limit(limit).offset(offset).select(LISTED);
+  const [{ n }] = await db('images').where({ workspace_id: workspaceId }).count({ n: '*' });
+  return { images: rows.map(toRecord), total: Number(n) };
+}
+
+export async function deleteImage(db: Queryable, workspaceId: string, hash: string): Promise<boolean> {
+  return (await db('images').where({ workspace_id: workspaceId, hash }).delete()) > 0;
+}
+
+/** What the public URL serves: the same bytes whichever workspace holds them (the hash names the bytes). */
+export async function servedImage(db: Queryable, hash: string): Promise<ImageRecord | undefined> {
+  const row = await db('images').where({ hash }).first(LISTED);
+  return row ? toRecord(row) : undefined;
+}
+
+export async function servedBytes(db: Queryable, hash: string): Promise<Buffer | undefined> {
+  const row = await db('images').where({ hash }).first('bytes');
+  return row ? Buffer.from(row.bytes) : undefined;
+}

@@ -1,0 +1,143 @@
+import path from 'node:path';
+import type { Ctx } from '../context.js';
+import { withTransaction } from '../db/tx.js';
+import { AppError } from '../errors.js';
+import { type CheckedImage, addImage, checkImage, readImageFile } from '../images/service.js';
+import { linksAndImages } from '../lib/markdown.js';
+import type { Workspace } from '../workspaces/types.js';
+import { outsideCode } from './body-syntax.js';
+import type { ImportItem, ImportNotes } from './types.js';
+
+// Where a post names an image beside it: a markdown image or link destination `](dest`, a
+// reference definition `[ref]: dest`, an HTML `<img src=dest>`. Each bounded, one pass.
+const MARKDOWN_DEST = /(\]\([ \t]*<?)([^()\s<>]+)/g;
+const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
+const HTML_IMG_SRC = /(<img\b[^>]{0,500}?\bsrc=["']?)([^"'\s>]+)/gi;
+const IMAGE_NAME = /\.(jpe?g|png|gif|webp|avif|svg)$/i;
+const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b/i;
+const one = (pattern: RegExp) => new RegExp(pattern.source, pattern.flags.replace('g', ''));
+const PATTERNS = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map((all) => ({ all, one: one(all) }));
+const isRelative = (dest: string) => dest !== '' && !/^(?:[a-z][\w+.-]*:|\/|#)/i.test(dest);
+
+/** The images of an import read from disk and checked, by their real path; not stored yet. */
+export interface PostImages {
+  found: Map<string, CheckedImage>;
+  /** The real paths of the images each post uses. */
+  used: Map<ImportItem, Set<string>>;
+}
+
+/**
+ * Find the images each post names by a path relative to itself (a page bundle's files, `./x.png`,
+ * a featured image `cover.jpg`), read and check each once (inside the import's source folder, its
+ * size and type), and point the body and featured image at the URL svc will serve it at. What
+ * cannot be carried (missing, outside the folder, too large, not an image) stays as written and
+ * is named per post. Remote and root-relative images are left as they are.
+ */
+export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: ImportNotes): Promise<PostImages> {
+  const found = new Map<string, CheckedImage>();
+  const failed = new Map<string, string>();
+  const used = new Map<ImportItem, Set<string>>();
+  const max = ctx.config.images.maxBytes;
+
+  const carry = async (item: ImportItem, dest: string): Promise<string | undefined> => {
+    if (!item.file || !item.root) return undefined;
+    let rel = dest.split(/[?#]/)[0];
+    try {
+      rel = decodeURI(rel);
+    } catch {
+      // not percent-encoded: the path as written
+    }
+    const file = path.resolve(path.dirname(item.file), rel);
+    let reason = failed.get(file);
+    let image = found.get(file);
+    if (!image && reason === undefined) {
+      try {
+        image = checkImage(ctx, await readImageFile(file, max, item.root), file);
+        found.set(file, image);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        reason = err.code === 'file_not_found' ? 'no such file' : err.message.replace(`${file} `, '');
+        failed.set(file, reason);
+      }
+    }
+    if (!image) {
+      notes.imageLeft(item.source, dest, reason!);
+      return undefined;
+    }
+    used.set(item, (used.get(item) ?? new Set()).add(file));
+    return image.url;
+  };
+
+  for (const item of items) {
+    const featured = item.input.featuredImageUrl;
+    if (featured && isRelative(featured)) {
+      const url = await carry(item, featured);
+      if (!url && !item.file) notes.warn('Featured images given as a path relative to the post were left out (use an absolute URL or a path starting with /)', item.source);
+      item.input.featuredImageUrl = url;
+    }
+    const body = item.input.bodyMarkdown;
+    if (!body || !item.file || !MAY_NAME_AN_IMAGE.test(body)) continue;
+    const images = body.includes('![') ? new Set(linksAndImages(body).images.map((i) => i.src)) : new Set<string>();
+    // Destinations first (async reads), then one synchronous rewrite with what was found.
+    const urls = new Map<string, string | undefined>();
+    const wanted = (dest: string, html: boolean) => isRelative(dest) && (html || IMAGE_NAME.test(dest.split(/[?#]/)[0]) || images.has(dest));
+    for (const p of PATTERNS) {
+      // Outside code only: an image shown as code is neither read nor named.
+      outsideCode(body, p.all, (m) => {
+        const dest = p.one.exec(m)![2];
+        if (wanted(dest, p.all === HTML_IMG_SRC)) urls.set(dest, undefined);
+        return m;
+      });
+    }
+    for (const dest of urls.keys()) urls.set(dest, await carry(item, dest));
+    if ([...urls.values()].some(Boolean)) {
+      item.input.bodyMarkdown = PATTERNS.reduce(
+        (text, p) =>
+          outsideCode(text, p.all, (m) => {
+            const [, lead, dest] = p.one.exec(m)!;
+            const url = urls.get(dest);
+            return url ? lead + url : m;
+          }),
+        body,
+      );
+    }
+    // Any other relative image (a form the patterns above do not take) is named too.
+    for (const src of images) if (isRelative(src) && !urls.has(src)) notes.imageLeft(item.source, src, 'a form of image svc does not carry over');
+  }
+  return { found, used };
+}
+
+/**
+ * Store the images the given posts use, each read again and held to the hash its URL names (a
+ * file changed since it was read is refused, not stored under the wrong URL). Images the
+ * workspace has already are not stored twice. Returns how many images the posts use and how many
+ * were new.
+ */
+export async function storePostImages(ctx: Ctx, ws: Workspace, images: PostImages, items: ImportItem[]): Promise<{ used: number; added: number }> {
+  const files = [...new Set(items.flatMap((i) => [...(images.used.get(i) ?? [])]))];
+  let added = 0;
+  // One transaction per batch of up to STORE_BATCH_BYTES (a commit per image would cost a sync each).
+  let batch: Array<{ file: string; bytes: Buffer }> = [];
+  let size = 0;
+  const flush = async () => {
+    const stored = batch;
+    batch = [];
+    size = 0;
+    await withTransaction(ctx.db, async (trx) => {
+      for (const { file, bytes } of stored) if ((await addImage({ ...ctx, db: trx }, ws, bytes, file)).added) added++;
+    });
+  };
+  for (const file of files) {
+    const bytes = await readImageFile(file, ctx.config.images.maxBytes);
+    if (checkImage(ctx, bytes, file).hash !== images.found.get(file)!.hash) {
+      throw new AppError('image_changed', 409, `${file} changed while it was imported; nothing of it was stored: run the import again`);
+    }
+    batch.push({ file, bytes });
+    size += bytes.length;
+    if (size >= STORE_BATCH_BYTES) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return { used: files.length, added };
+}
+
+const STORE_BATCH_BYTES = 32 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './connect.js';
+import { type Db, writerOf } from './connect.js';
 
 export interface BatchLimits {
   /** Rows per statement. */
@@ -13,7 +13,9 @@ export interface BatchLimits {
  * `maxBatches` times, each statement its own short transaction: no call holds a lock long or
  * deletes without bound, and the next call goes on where this one stopped. `guard` repeats the
  * conditions that make a row deletable on the DELETE itself, so a row changed between the
- * selection and the delete (a webhook event reopened for redelivery) is left alone.
+ * selection and the delete (a webhook event reopened for redelivery) is left alone. Each DELETE
+ * runs on the process's writer (writerOf), so it holds the writer for one batch and the writes
+ * that arrived meanwhile go before the next one.
  */
 export async function deleteInBatches(
   db: Db,
@@ -27,7 +29,7 @@ export async function deleteInBatches(
   const maxBatches = limits.maxBatches ?? 20;
   let total = 0;
   for (let i = 0; i < maxBatches; i++) {
-    const deleted = Number(await guard(db(table).whereIn(key, pick(size))).delete());
+    const deleted = Number(await guard(writerOf(db)(table).whereIn(key, pick(size))).delete());
     total += deleted;
     if (deleted < size) break;
   }
@@ -58,7 +60,8 @@ export interface Sweep {
  * time from `cursor`: each statement reads `size` index entries and deletes by their keys,
  * however many rows must stay (those are passed once per walk, not read again by every batch);
  * at most `maxBatches` statements per call. Returns the cursor to go on from, null once the walk
- * reached the end (the next call starts again from the beginning).
+ * reached the end (the next call starts again from the beginning). The walk reads through `db`,
+ * the deletes run on the writer, one batch at a time.
  */
 export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, limits: BatchLimits = {}): Promise<{ deleted: number; cursor: SweepCursor | null }> {
   const size = limits.size ?? 500;
@@ -74,7 +77,7 @@ export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, limits
       .orderBy(s.order)
       .limit(size);
     if (rows.length === 0) return { deleted, cursor: null };
-    deleted += Number(await s.deletable(db(s.table).whereIn(s.key, rows.map((r) => r[s.key]))).delete());
+    deleted += Number(await s.deletable(writerOf(db)(s.table).whereIn(s.key, rows.map((r) => r[s.key]))).delete());
     const last = rows[rows.length - 1];
     at = s.order.map((c) => last[c]);
     if (rows.length < size) return { deleted, cursor: null };

@@ -3,7 +3,6 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
-import { writesTakeTurns } from './write-turns.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -54,29 +53,55 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   // -wal and -shm files take the database file's mode.
   ensurePrivateDir(path.dirname(database.filename));
   ensurePrivateFile(database.filename);
-  const db = knexFactory({
-    client: 'sqlite3',
-    log: QUIET,
-    compileSqlOnError: false,
-    connection: { filename: database.filename },
-    useNullAsDefault: true,
-    acquireConnectionTimeout: d.acquireTimeout,
-    pool: {
-      min: 1,
-      max: database.poolMax,
-      afterCreate(conn: { run: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
-        const next = (i: number): void => {
-          if (i === pragmas.length) return done(null, conn);
-          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
-        };
-        next(0);
+  const sqlite = (max: number) =>
+    knexFactory({
+      client: 'sqlite3',
+      log: QUIET,
+      compileSqlOnError: false,
+      connection: { filename: database.filename },
+      useNullAsDefault: true,
+      acquireConnectionTimeout: d.acquireTimeout,
+      pool: {
+        min: 1,
+        max,
+        afterCreate(conn: { run: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
+          const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
+          const next = (i: number): void => {
+            if (i === pragmas.length) return done(null, conn);
+            conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
+          };
+          next(0);
+        },
       },
-    },
-  });
-  writesTakeTurns(db);
+    });
+  const db = sqlite(database.poolMax);
+  const writer = sqlite(1);
+  writers.set(db, writer);
   return db;
 }
+
+/** Close the database: its writer (which opens its connection at the first write), then `db`. */
+export async function closeDb(db: Db): Promise<void> {
+  await writers.get(db)?.destroy();
+  await db.destroy();
+}
+
+const writers = new WeakMap<Db, Db>();
+
+/**
+ * The handle this process writes SQLite through: a pool of one connection beside the readers'.
+ * SQLite lets one connection write at a time; writers of one process that met at its lock would
+ * nap in busy_timeout's back-off (up to 100 ms a nap) while others took the lock, so under a
+ * burst of publishes the webhook worker's claims waited for the whole burst (220-360 ms p50).
+ * The pool hands its one connection out in arrival order instead, each wait bounded by
+ * database.acquireTimeout; only another process (the CLI) still meets SQLite's lock, bounded by
+ * database.busyTimeout. Transactions take it through withTransaction; a single write statement
+ * that must not nap behind the process's own writes (a claim, a credential's last use, a cleanup
+ * batch) is built on writerOf(db). One made through `db` itself runs on a reader connection and
+ * meets the lock like another process's. Close both with closeDb.
+ * PostgreSQL, or a handle not opened by openDb: `db` itself.
+ */
+export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /** pg.Client settings for `url` with the deadlines: also what a connection of svc's own outside the pool uses. */
 export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.ClientConfig {

@@ -10,7 +10,7 @@ import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsOn, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';

@@ -15,7 +15,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
 
 /** The schema's defaults, for the few callers that open a database of their own (backup, restore). */
-export const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
+const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
 
 /**
  * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and
@@ -34,7 +34,14 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   if (database.client === 'pg') {
     return knexFactory({
       client: 'pg',
-      connection: pgConnection(database.url ?? '', d) as Knex.PgConnectionConfig,
+      connection: {
+        connectionString: database.url ?? '',
+        connectionTimeoutMillis: d.connectTimeout,
+        query_timeout: d.queryTimeout || undefined,
+        statement_timeout: d.queryTimeout || undefined,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: d.keepAlive,
+      } as Knex.PgConnectionConfig,
       pool: {
         min: 0,
         max: database.poolMax,
@@ -64,13 +71,9 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
       pool: {
         min: 1,
         max,
-        afterCreate(conn: { run: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-          const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
-          const next = (i: number): void => {
-            if (i === pragmas.length) return done(null, conn);
-            conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
-          };
-          next(0);
+        afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
+          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL`;
+          conn.exec(pragmas, (err) => done(err, conn));
         },
       },
     });
@@ -90,30 +93,16 @@ const writers = new WeakMap<Db, Db>();
 
 /**
  * The handle this process writes SQLite through: a pool of one connection beside the readers'.
- * SQLite lets one connection write at a time; writers of one process that met at its lock would
- * nap in busy_timeout's back-off (up to 100 ms a nap) while others took the lock, so under a
- * burst of publishes the webhook worker's claims waited for the whole burst (220-360 ms p50).
- * The pool hands its one connection out in arrival order instead, each wait bounded by
- * database.acquireTimeout; only another process (the CLI) still meets SQLite's lock, bounded by
- * database.busyTimeout. Transactions take it through withTransaction; a single write statement
- * that must not nap behind the process's own writes (a claim, a credential's last use, a cleanup
- * batch) is built on writerOf(db). One made through `db` itself runs on a reader connection and
- * meets the lock like another process's. Close both with closeDb.
+ * Writers of one process meeting at SQLite's lock nap in busy_timeout's back-off (up to 100 ms a
+ * nap) while others take it: under a burst of publishes the webhook worker's claims waited for
+ * the whole burst. This pool hands its connection out in arrival order, each wait bounded by
+ * database.acquireTimeout; only another process still meets the lock (database.busyTimeout).
+ * Transactions take it through withTransaction; a single write that must not nap behind the
+ * process's own writes (a claim, a credential's last use, a cleanup batch) is built on it. One
+ * made through `db` runs on a reader connection and meets the lock like another process's.
  * PostgreSQL, or a handle not opened by openDb: `db` itself.
  */
 export const writerOf = (db: Db): Db => writers.get(db) ?? db;
-
-/** pg.Client settings for `url` with the deadlines: also what a connection of svc's own outside the pool uses. */
-export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.ClientConfig {
-  return {
-    connectionString: url,
-    connectionTimeoutMillis: d.connectTimeout,
-    query_timeout: d.queryTimeout || undefined,
-    statement_timeout: d.queryTimeout || undefined,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: d.keepAlive,
-  };
-}
 
 /**
  * A connection that cannot serve any more is closed, so the pool opens another: one whose query

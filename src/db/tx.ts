@@ -1,31 +1,24 @@
 import { type Db, type Trx, isPostgres, writerOf } from './connect.js';
 
-/** PostgreSQL's serialization failure and deadlock: safe to try again from the start. */
-const isConflict = (err: unknown) => {
-  const code = (err as { code?: string } | null)?.code;
-  return code === '40001' || code === '40P01';
-};
-
-/** How long a transaction PostgreSQL aborted as a conflict is tried again. */
+/** PostgreSQL's serialization failure and deadlock: safe to try again from the start, for up to RETRY_FOR_MS. */
+const isConflict = (err: unknown) => ['40001', '40P01'].includes((err as { code?: string } | null)?.code ?? '');
 const RETRY_FOR_MS = 10_000;
 
 /**
- * A write that takes SQLite's write lock and changes nothing, as BEGIN IMMEDIATE would (knex
- * begins with a plain BEGIN): a transaction that first read, then met another process's lock
- * when it wrote, would fail at once and have to start again; taking the lock first waits for it
- * within busy_timeout and then sees every commit before it.
+ * Takes SQLite's write lock and changes nothing, as BEGIN IMMEDIATE would (knex begins with a
+ * plain BEGIN): a transaction that read first and then met another process's lock would fail at
+ * once, to be started again; taking the lock first waits within busy_timeout and sees every commit.
  */
 const TAKE_WRITE_LOCK = 'UPDATE knex_migrations SET id = id WHERE 0';
 
 /**
- * Run fn in one transaction. SQLite: on the process's writer (writerOf), in arrival order behind
- * the writes before it (at most database.acquireTimeout), the write lock taken first: when another
- * process holds it past database.busyTimeout the transaction fails with SQLITE_BUSY (503 busy), not
- * retried. PostgreSQL: a serialization failure or deadlock is tried again from the start with a
- * growing, jittered pause (up to half a second) for up to RETRY_FOR_MS, then the error stands.
- * Given a transaction, fn runs in a savepoint of it, not retried (a conflict belongs to the
- * outermost transaction). Inside fn, write through the transaction, never through `db`: on SQLite
- * that write would wait for the lock its own transaction holds, busyTimeout long, and fail.
+ * Run fn in one transaction. SQLite: on the process's writer (writerOf), behind the writes before
+ * it (at most database.acquireTimeout), its write lock taken first: another process holding it
+ * past database.busyTimeout fails the transaction with SQLITE_BUSY (503 busy), not retried.
+ * PostgreSQL: a conflict is tried again with a growing, jittered pause (up to half a second).
+ * Given a transaction, fn runs in a savepoint of it, not retried. Inside fn, write through the
+ * transaction, never through `db`: on SQLite that write would wait for its own transaction's lock
+ * for busyTimeout and fail.
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   if (db.isTransaction) return keepingCause(db, fn);

@@ -65,7 +65,7 @@ describe('the SQLite writer (db/connect.ts writerOf)', () => {
 
   // SQLite only: on PostgreSQL nothing waits for the writer, so there is nothing to bound.
   it.skipIf(PG_URL)('a write stuck holding the writer holds the next one no longer than database.acquireTimeout, which then fails 503', async () => {
-    const d = await startDaemon({ jobs: false, overrides: { 'database.acquireTimeout': 100 } });
+    const d = await startDaemon({ jobs: false, overrides: { 'database.acquireTimeout': 1_000 } });
     const stuck = gate();
     const held = withTransaction(d.app.db, () => stuck.opened);
     const err = await withTransaction(d.app.db, async () => 'ran').catch((e: unknown) => toAppError(e));

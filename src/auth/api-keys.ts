@@ -1,6 +1,6 @@
-import { writerOf } from '../db/connect.js';
 import { z } from 'zod';
 import type { Ctx } from '../context.js';
+import { writerOf } from '../db/connect.js';
 import { notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';

@@ -1,7 +1,7 @@
-import { writerOf } from '../db/connect.js';
 import type { Ctx } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { writerOf } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';

@@ -4,14 +4,13 @@ import type { Config } from './config/schema.js';
 import { databaseSettingsHint } from './config/load.js';
 import { AppError } from './errors.js';
 import type { Ctx } from './context.js';
-import { type Db, openDb } from './db/connect.js';
+import { type Db, closeDb, openDb, writerOf } from './db/connect.js';
 import { migrateLatest } from './db/migrate.js';
 import { refuseMovedDatabase } from './db/moved.js';
-import { reportLongTurns } from './db/write-turns.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { claimDatabase, daemonsOn, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
@@ -51,14 +50,11 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const log = options.log ?? createLogger(config.logging.level);
   if (!options.db) refuseMovedDatabase(config.database);
   const db = options.db ?? openDb(config.database);
-  reportLongTurns(db, (waitedMs) =>
-    log.warn({ waitedMs }, `a database write waited ${waitedMs} ms for its turn and went ahead without it: another write of this process held the turn that long (docs/deployment.md, "Deadlines")`),
-  );
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {
     // A failed migration must not leave the pool open: the process would never exit.
     const applied = await migrateLatest(db, { log }).catch(async (err) => {
-      if (!options.db) await db.destroy();
+      if (!options.db) await closeDb(db);
       // The database layer knows the connection, not where its settings came from: the hint names them.
       if (err instanceof AppError && err.code === 'database_unavailable') {
         throw new AppError(err.code, err.status, err.message, { details: err.details, cause: err.cause, expose: err.expose, hint: databaseSettingsHint(config) });
@@ -93,11 +89,13 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       closed = true;
       for (const fn of closers.reverse()) await fn();
       events.removeAllListeners();
-      if (!options.db) await db.destroy();
+      if (!options.db) await closeDb(db);
     },
   };
   // The end of a database outage is logged once, at the first statement answered (lib/failure-log.ts).
-  db.on('query-response', (_res: unknown, query: { method?: string; sql?: string }) => dependencyAnswered(app, 'database', changes(query)));
+  for (const handle of new Set([db, writerOf(db)])) {
+    handle.on('query-response', (_res: unknown, query: { method?: string; sql?: string }) => dependencyAnswered(app, 'database', changes(query)));
+  }
   metrics.sampleAtScrape(
     async () => {
       const [queue, credits] = await Promise.all([pendingTotals(db), usageThisMonth(app)]);

@@ -66,7 +66,7 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
   // A derived slug another writer took between our check and our insert (two articles with one
   // title at the same moment) is made again, up to a few times; inside a caller's transaction the
   // savepoint keeps it usable on PostgreSQL after the failed insert (and on SQLite, outside one,
-  // the insert takes its write turn).
+  // the insert waits for the writer).
   for (let attempt = 1; ; attempt++) {
     if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
     try {

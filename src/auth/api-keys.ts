@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from '../context.js';
+import { writerOf } from '../db/connect.js';
 import { notFound } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
@@ -74,7 +75,7 @@ export async function resolveApiKey(ctx: Ctx, token: string): Promise<Principal 
   if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
   const key = await store.findActiveByHash(ctx.db, sha256Hex(token));
   if (!key) return null;
-  await recordUse(ctx, key.lastUsedAt, (at, staleBefore) => store.touchLastUsed(ctx.db, key.id, at, staleBefore), { keyId: key.id });
+  await recordUse(ctx, key.lastUsedAt, (at, staleBefore) => store.touchLastUsed(writerOf(ctx.db), key.id, at, staleBefore), { keyId: key.id });
   return { kind: 'api_key', id: key.id, userId: key.userId, workspaceId: key.workspaceId, scopes: key.scopes, label: key.name };
 }
 

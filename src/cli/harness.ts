@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, cannotReach, createApp, daemonsElsewhere, daemonsHere, databaseIdentity, liveDaemons } from '../app.js';
+import { type App, cannotReach, createApp, daemonsOn, databaseIdentity, liveDaemons } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Ctx } from '../context.js';
@@ -77,7 +77,7 @@ export function namingDatabase(config: Config): (err: unknown) => never {
  * SVC_DATABASE_URL and would write into the old SQLite file).
  */
 function warnIfDaemonElsewhere(config: Config, out: Output): void {
-  const daemons = daemonsElsewhere(config);
+  const daemons = daemonsOn(config, false);
   if (daemons.length === 0) return;
   const mine = config.database.client === 'pg' ? 'another PostgreSQL database' : config.database.filename;
   for (const daemon of daemons) {
@@ -97,7 +97,7 @@ export const CONFIG_SEARCH = '--config, SVC_CONFIG, /etc/svc/config.yaml, ./conf
  */
 function refuseNewDatabaseBesideDaemon(config: Config): void {
   if (config.database.client !== 'sqlite3' || existsSync(config.database.filename)) return;
-  const [daemon] = daemonsElsewhere(config);
+  const [daemon] = daemonsOn(config, false);
   if (!daemon) return;
   const served = daemon.database.replace(/^sqlite:/, '');
   throw new AppError(
@@ -130,7 +130,7 @@ export function servedBaseUrl(config: Config, out: Output): string {
 }
 
 /** The daemons of this data directory serving the database `config` names. */
-export const daemonsServing = (config: Config) => daemonsHere(config);
+export const daemonsServing = (config: Config) => daemonsOn(config, true);
 
 /** The daemons serving from this data directory right now (pid, database and webhook target settings of each). */
 export const runningDaemons = (config: Config) => liveDaemons(config.dataDir);

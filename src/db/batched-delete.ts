@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './connect.js';
+import { type Db, writerOf } from './connect.js';
 
 export interface BatchLimits {
   /** Rows per statement. */
@@ -9,34 +9,22 @@ export interface BatchLimits {
 }
 
 /**
- * Delete the rows whose `key` the query `pick(size)` selects, `size` at a time and at most
- * `maxBatches` times, each statement its own short transaction: no call holds a lock long or
- * deletes without bound, and the next call goes on where this one stopped. `guard` repeats the
- * conditions that make a row deletable on the DELETE itself, so a row changed between the
- * selection and the delete (a webhook event reopened for redelivery) is left alone.
+ * Delete the rows of `table` that `where` picks, `size` at a time and at most `maxBatches` times,
+ * each statement its own short transaction on the process's writer (writerOf): no call holds the
+ * writer or a lock long or deletes without bound, the writes that arrived meanwhile go before the
+ * next batch, and the next call goes on where this one stopped. `where` also guards the DELETE
+ * itself, so a row changed between the selection and the delete is left alone.
  */
-export async function deleteInBatches(
-  db: Db,
-  table: string,
-  key: string,
-  pick: (size: number) => Knex.QueryBuilder,
-  guard: (q: Knex.QueryBuilder) => Knex.QueryBuilder = (q) => q,
-  limits: BatchLimits = {},
-): Promise<number> {
+export async function deleteWhere(db: Db, table: string, key: string, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, limits: BatchLimits = {}): Promise<number> {
   const size = limits.size ?? 500;
-  const maxBatches = limits.maxBatches ?? 20;
   let total = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const deleted = Number(await guard(db(table).whereIn(key, pick(size))).delete());
+  for (let i = 0; i < (limits.maxBatches ?? 20); i++) {
+    const deleted = Number(await where(writerOf(db)(table).whereIn(key, where(db(table).select(key)).limit(size))).delete());
     total += deleted;
     if (deleted < size) break;
   }
   return total;
 }
-
-/** `deleteInBatches` for rows chosen by plain conditions on one table (`where`, used for both the selection and the guard). */
-export const deleteWhere = (db: Db, table: string, key: string, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, limits?: BatchLimits): Promise<number> =>
-  deleteInBatches(db, table, key, (size) => where(db(table).select(key)).limit(size), where, limits);
 
 /** Where a sweep stopped: the ordering columns' values of the last row it looked at. */
 export type SweepCursor = Array<string | number>;
@@ -58,7 +46,8 @@ export interface Sweep {
  * time from `cursor`: each statement reads `size` index entries and deletes by their keys,
  * however many rows must stay (those are passed once per walk, not read again by every batch);
  * at most `maxBatches` statements per call. Returns the cursor to go on from, null once the walk
- * reached the end (the next call starts again from the beginning).
+ * reached the end (the next call starts again from the beginning). The walk reads through `db`,
+ * the deletes run on the writer, one batch at a time.
  */
 export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, limits: BatchLimits = {}): Promise<{ deleted: number; cursor: SweepCursor | null }> {
   const size = limits.size ?? 500;
@@ -74,7 +63,7 @@ export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, limits
       .orderBy(s.order)
       .limit(size);
     if (rows.length === 0) return { deleted, cursor: null };
-    deleted += Number(await s.deletable(db(s.table).whereIn(s.key, rows.map((r) => r[s.key]))).delete());
+    deleted += Number(await s.deletable(writerOf(db)(s.table).whereIn(s.key, rows.map((r) => r[s.key]))).delete());
     const last = rows[rows.length - 1];
     at = s.order.map((c) => last[c]);
     if (rows.length < size) return { deleted, cursor: null };

@@ -3,7 +3,6 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Config } from '../config/schema.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
-import { writesTakeTurns } from './write-turns.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -16,7 +15,7 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
 
 /** The schema's defaults, for the few callers that open a database of their own (backup, restore). */
-export const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
+const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
 
 /**
  * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and
@@ -35,7 +34,14 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   if (database.client === 'pg') {
     return knexFactory({
       client: 'pg',
-      connection: pgConnection(database.url ?? '', d) as Knex.PgConnectionConfig,
+      connection: {
+        connectionString: database.url ?? '',
+        connectionTimeoutMillis: d.connectTimeout,
+        query_timeout: d.queryTimeout || undefined,
+        statement_timeout: d.queryTimeout || undefined,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: d.keepAlive,
+      } as Knex.PgConnectionConfig,
       pool: {
         min: 0,
         max: database.poolMax,
@@ -54,41 +60,49 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   // -wal and -shm files take the database file's mode.
   ensurePrivateDir(path.dirname(database.filename));
   ensurePrivateFile(database.filename);
-  const db = knexFactory({
-    client: 'sqlite3',
-    log: QUIET,
-    compileSqlOnError: false,
-    connection: { filename: database.filename },
-    useNullAsDefault: true,
-    acquireConnectionTimeout: d.acquireTimeout,
-    pool: {
-      min: 1,
-      max: database.poolMax,
-      afterCreate(conn: { run: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-        const pragmas = ['PRAGMA journal_mode = WAL', `PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}`, 'PRAGMA foreign_keys = ON', 'PRAGMA synchronous = NORMAL'];
-        const next = (i: number): void => {
-          if (i === pragmas.length) return done(null, conn);
-          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
-        };
-        next(0);
+  const sqlite = (max: number) =>
+    knexFactory({
+      client: 'sqlite3',
+      log: QUIET,
+      compileSqlOnError: false,
+      connection: { filename: database.filename },
+      useNullAsDefault: true,
+      acquireConnectionTimeout: d.acquireTimeout,
+      pool: {
+        min: 1,
+        max,
+        afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
+          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL`;
+          conn.exec(pragmas, (err) => done(err, conn));
+        },
       },
-    },
-  });
-  writesTakeTurns(db);
+    });
+  const db = sqlite(database.poolMax);
+  const writer = sqlite(1);
+  writers.set(db, writer);
   return db;
 }
 
-/** pg.Client settings for `url` with the deadlines: also what a connection of svc's own outside the pool uses. */
-export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.ClientConfig {
-  return {
-    connectionString: url,
-    connectionTimeoutMillis: d.connectTimeout,
-    query_timeout: d.queryTimeout || undefined,
-    statement_timeout: d.queryTimeout || undefined,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: d.keepAlive,
-  };
+/** Close the database: its writer (which opens its connection at the first write), then `db`. */
+export async function closeDb(db: Db): Promise<void> {
+  await writers.get(db)?.destroy();
+  await db.destroy();
 }
+
+const writers = new WeakMap<Db, Db>();
+
+/**
+ * The handle this process writes SQLite through: a pool of one connection beside the readers'.
+ * Writers of one process meeting at SQLite's lock nap in busy_timeout's back-off (up to 100 ms a
+ * nap) while others take it: under a burst of publishes the webhook worker's claims waited for
+ * the whole burst. This pool hands its connection out in arrival order, each wait bounded by
+ * database.acquireTimeout; only another process still meets the lock (database.busyTimeout).
+ * Transactions take it through withTransaction; a single write that must not nap behind the
+ * process's own writes (a claim, a credential's last use, a cleanup batch) is built on it. One
+ * made through `db` runs on a reader connection and meets the lock like another process's.
+ * PostgreSQL, or a handle not opened by openDb: `db` itself.
+ */
+export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /**
  * A connection that cannot serve any more is closed, so the pool opens another: one whose query

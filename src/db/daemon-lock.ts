@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { processAlive } from '../lib/process-alive.js';
 import { ensurePrivateDir } from './files.js';
 import { refuseMovedDatabase, withoutPassword } from './moved.js';
-import { type HeldLock, trySqliteLock } from './sqlite-lock.js';
+import { type HeldLock, sqliteLock } from './sqlite-lock.js';
 
 /** The sidecar file a daemon holds locked for as long as it serves a SQLite database. */
 export const sqliteDaemonLockFile = (filename: string) => `${filename}-daemon.lock`;
@@ -21,7 +21,7 @@ export async function claimDatabase(database: Config['database']): Promise<HeldL
   refuseMovedDatabase(database);
   ensurePrivateDir(path.dirname(database.filename));
   const file = sqliteDaemonLockFile(database.filename);
-  const lock = await trySqliteLock(file).catch((err: Error) => {
+  const lock = await sqliteLock(file).catch((err: Error) => {
     throw new AppError('database_unavailable', 503, `Cannot open ${file}: ${err.message}`, {
       hint: 'Check SVC_DATA_DIR / database.filename and the file permissions.',
       cause: err,
@@ -88,16 +88,10 @@ export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webh
   return () => rmSync(file, { force: true });
 }
 
-/** The live daemons of this data directory that serve another database than `config`'s. */
-export function daemonsElsewhere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord[] {
+/** The live daemons of this data directory that serve the same database as `config` (`here`), or another one. */
+export function daemonsOn(config: Pick<Config, 'dataDir' | 'database'>, here: boolean): DaemonRecord[] {
   const mine = databaseIdentity(config.database);
-  return liveDaemons(config.dataDir).filter((r) => r.database !== mine);
-}
-
-/** The live daemons of this data directory that serve the same database as `config`. */
-export function daemonsHere(config: Pick<Config, 'dataDir' | 'database'>): DaemonRecord[] {
-  const mine = databaseIdentity(config.database);
-  return liveDaemons(config.dataDir).filter((r) => r.database === mine);
+  return liveDaemons(config.dataDir).filter((r) => (r.database === mine) === here);
 }
 
 /** The records of the daemons serving from this data directory whose process lives, oldest pid first. */

@@ -58,11 +58,6 @@ export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<
   });
 }
 
-export async function migrateRollback(db: Db, all = false, opts: MigrateOptions = {}): Promise<string[]> {
-  const [, rolledBack] = (await reachable(db, () => locked(db, opts, () => db.migrate.rollback(options(), all)))) as [number, string[]];
-  return rolledBack;
-}
-
 /** The migration that creates the core tables: the batch holding it is the install itself. */
 export const INSTALL_MIGRATION = '2026-11-22-0300-create-core-tables';
 
@@ -105,15 +100,10 @@ const installBatch = (batch: string[]) =>
     { hint: 'To go back to an earlier state, stop the daemon and restore a backup: svc restore FILE (docs/operations.md, "Going back a release").', details: { batch } },
   );
 
-/** Undo only the most recent migration; returns its name (tests run each down() alone). */
-export async function migrateDown(db: Db): Promise<string[]> {
-  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.down(options())))) as [number, string[]];
-  return done;
-}
-
-/** Apply only the next pending migration. */
-export async function migrateUp(db: Db): Promise<string[]> {
-  const [, done] = (await reachable(db, () => locked(db, {}, () => db.migrate.up(options())))) as [number, string[]];
+/** Apply the next pending migration ('up'), undo the newest ('down') or every one ('all'): what the migration tests run. */
+export async function migrateStep(db: Db, step: 'up' | 'down' | 'all'): Promise<string[]> {
+  const run = () => (step === 'all' ? db.migrate.rollback(options(), true) : db.migrate[step](options()));
+  const [, done] = (await reachable(db, () => locked(db, {}, run))) as [number, string[]];
   return done;
 }
 

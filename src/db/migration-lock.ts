@@ -28,7 +28,7 @@ export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: 
   const config = db.client.config as { client: string; connection: string | pg.ClientConfig | { filename: string } };
   if (config.client !== 'pg') {
     const file = sqliteMigrationLockFile((config.connection as { filename: string }).filename);
-    const lock = await sqliteLock(file, () => waiting({ lockFile: file }));
+    const lock = (await sqliteLock(file, () => waiting({ lockFile: file })))!;
     try {
       return await fn();
     } finally {

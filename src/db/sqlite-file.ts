@@ -43,18 +43,11 @@ export interface SqliteFileCheck {
  * writes, a copy it restores from): SQLite's check of an FTS5 index (the search index) writes,
  * and fails on a connection opened read-only.
  */
-export async function checkSqliteFile(file: string): Promise<SqliteFileCheck> {
-  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
-  });
-  try {
-    const integrity = (await all<{ integrity_check: string }>(conn, 'PRAGMA integrity_check')).map((r) => r.integrity_check);
-    const tables = (await all<{ name: string }>(conn, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((r) => r.name);
-    return { integrity, tables };
-  } finally {
-    await new Promise<void>((resolve) => conn.close(() => resolve()));
-  }
-}
+export const checkSqliteFile = (file: string): Promise<SqliteFileCheck> =>
+  onFile(file, async (conn) => ({
+    integrity: (await all<{ integrity_check: string }>(conn, 'PRAGMA integrity_check')).map((r) => r.integrity_check),
+    tables: (await all<{ name: string }>(conn, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((r) => r.name),
+  }));
 
 /**
  * Move everything in the -wal file into the database and end the WAL, so the file alone holds
@@ -64,11 +57,8 @@ export async function checkSqliteFile(file: string): Promise<SqliteFileCheck> {
  * database for as long as it is open), so an idle svc command is found too, not only one with
  * unsaved changes: once the file is renamed away, its writes would go nowhere.
  */
-export async function checkpointSqliteFile(file: string): Promise<boolean> {
-  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
-  });
-  try {
+export const checkpointSqliteFile = (file: string): Promise<boolean> =>
+  onFile(file, async (conn) => {
     conn.configure('busyTimeout', 5000);
     const [row] = await all<{ busy: number; log: number; checkpointed: number }>(conn, 'PRAGMA wal_checkpoint(TRUNCATE)');
     if (row && row.busy !== 0) return false;
@@ -78,25 +68,28 @@ export async function checkpointSqliteFile(file: string): Promise<boolean> {
       throw err;
     });
     return mode?.journal_mode === 'delete';
-  } finally {
-    await new Promise<void>((resolve) => conn.close(() => resolve()));
-  }
-}
+  });
 
 /**
  * Drop every trigger and view of a SQLite file (a restore's working copy): svc's SQLite schema
  * has none, so whatever is there was added to the file, and must not run in svc (a trigger would fire on svc's own writes, a view mislead its reads).
  */
-export async function dropForeignSchema(file: string): Promise<string[]> {
-  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
-    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
-  });
-  try {
+export const dropForeignSchema = (file: string): Promise<string[]> =>
+  onFile(file, async (conn) => {
     const found = await all<{ type: string; name: string }>(conn, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')");
     for (const { type, name } of found) {
       await new Promise<void>((resolve, reject) => conn.exec(`DROP ${type === 'view' ? 'VIEW' : 'TRIGGER'} IF EXISTS "${name.replace(/"/g, '""')}"`, (err) => (err ? reject(err) : resolve())));
     }
     return found.map((f) => `${f.type} ${f.name}`);
+  });
+
+/** Run fn on a connection of svc's own to `file` (read-write, never created), closed after. */
+async function onFile<T>(file: string, fn: (conn: sqlite3.Database) => Promise<T>): Promise<T> {
+  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const c: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READWRITE, (err) => (err ? reject(err) : resolve(c)));
+  });
+  try {
+    return await fn(conn);
   } finally {
     await new Promise<void>((resolve) => conn.close(() => resolve()));
   }

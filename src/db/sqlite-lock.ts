@@ -12,37 +12,25 @@ export interface HeldLock {
  * are POSIX locks that the operating system drops when the process ends, kill -9 included, so a
  * crash leaves nothing that blocks the next start; and SQLite also keeps two connections of one
  * process apart (in-process tests). The sidecar is a separate, empty SQLite database: the real
- * database stays free for knex's own connections. Null when another holder has it.
+ * database stays free for knex's own connections. When another holder has it: null, or with
+ * `onWait` (called once) wait for it, polling so no libuv thread sleeps in SQLite's busy handler.
  */
-export async function trySqliteLock(file: string): Promise<HeldLock | null> {
-  ensurePrivateFile(file);
-  const conn = await open(file);
-  const got = await begin(conn).catch(async (err) => {
-    await close(conn);
-    throw err;
-  });
-  if (got) return held(conn);
-  await close(conn);
-  return null;
-}
-
-/**
- * Wait for the lock (polling, so no libuv thread sleeps in SQLite's busy handler); `onWait` is
- * called once when another process holds it.
- */
-export async function sqliteLock(file: string, onWait?: () => void, pollMs = 50): Promise<HeldLock> {
+export async function sqliteLock(file: string, onWait?: () => void, pollMs = 50): Promise<HeldLock | null> {
   ensurePrivateFile(file);
   const conn = await open(file);
   try {
     for (let waited = false; ; waited = true) {
       if (await begin(conn)) return held(conn);
-      if (!waited) onWait?.();
+      if (!onWait) break;
+      if (!waited) onWait();
       await new Promise((r) => setTimeout(r, pollMs));
     }
   } catch (err) {
     await close(conn);
     throw err;
   }
+  await close(conn);
+  return null;
 }
 
 function open(file: string): Promise<sqlite3.Database> {

@@ -73,33 +73,30 @@ async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>
 }
 
 /**
- * Copy one table from a SQLite source into the target (PostgreSQL, or a fresh SQLite database
- * for a restore) in batches, in rowid order. Only the columns the target's own schema has are
- * read; runtime state (a lease on a webhook event) is left behind. With `attachedAs`, the name
- * under which the source is attached to a SQLite target's connection, SQLite copies them itself.
- * SQLite keeps booleans as 0/1:
- * on PostgreSQL they become booleans; dates and JSON are text on both.
+ * Copy one table from a SQLite source into the target, only the columns the target's own schema
+ * has (runtime state, a lease on a webhook event, is left behind). A restore into a fresh SQLite
+ * database names `attachedAs`, under which the source is attached to the target's connection:
+ * SQLite copies the rows itself, in one statement, about ten times faster than through
+ * JavaScript. Into PostgreSQL rows go in batches in rowid order, SQLite's 0/1 booleans as
+ * booleans (dates and JSON are text on both).
  */
 export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void, attachedAs?: string): Promise<number> {
   const types = await columnTypes(trx, table);
   const sourceColumns = new Set(((await source.raw(`PRAGMA table_info("${table}")`)) as Array<{ name: string }>).map((c) => c.name));
   const runtime = RUNTIME_COLUMNS[table] ?? [];
   const columns = [...types.keys()].filter((c) => sourceColumns.has(c) && !runtime.includes(c));
-  if (attachedAs && !isPostgres(trx)) {
-    // The source attached to the target's connection (a restore): SQLite copies the same columns
-    // itself, in one statement, about ten times faster than rows through JavaScript.
+  if (attachedAs) {
     const list = columns.map((c) => `"${c}"`).join(', ');
     await trx.raw(`INSERT INTO main."${table}" (${list}) SELECT ${list} FROM "${attachedAs}"."${table}" ORDER BY rowid`);
     const copied = await countRows(trx, table);
     onBatch(copied);
     return copied;
   }
-  const booleans = isPostgres(trx) ? columns.filter((c) => types.get(c) === 'boolean') : [];
-  // PostgreSQL takes at most 65,535 parameters per statement, SQLite 32,766; knex inserts several
-  // rows into SQLite as one compound SELECT, which SQLite allows at most 500 terms.
-  // A table of blobs (the image store, up to images.maxBytes a row) goes a few rows at a time, so a batch stays tens of MB.
-  const binary = columns.some((c) => types.get(c) === 'bytea' || types.get(c) === 'blob');
-  const batch = binary ? 4 : Math.max(1, Math.min(isPostgres(trx) ? 1000 : 400, Math.floor(30_000 / Math.max(1, columns.length))));
+  const booleans = columns.filter((c) => types.get(c) === 'boolean');
+  // PostgreSQL takes at most 65,535 parameters per statement. A table of blobs (the image store,
+  // up to images.maxBytes a row) goes a few rows at a time, so a batch stays tens of MB.
+  const binary = columns.some((c) => types.get(c) === 'bytea');
+  const batch = binary ? 4 : Math.max(1, Math.min(1000, Math.floor(60_000 / Math.max(1, columns.length))));
   const select = columns.map((c) => `"${c}"`).join(', ');
   let after = -Infinity;
   let copied = 0;

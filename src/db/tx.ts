@@ -1,32 +1,39 @@
-import type { Db, Trx } from './connect.js';
-import { inWriteTurn } from './write-turns.js';
+import { type Db, type Trx, isPostgres, writerOf } from './connect.js';
 
-const isBusy = (err: unknown) => {
-  const code = (err as { code?: string } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === '40001' || code === '40P01';
-};
-
-/** How long a transaction refused as busy is tried again: a long write (a batch of 100 publishes on a loaded machine) may hold SQLite's write lock for seconds. */
+/** PostgreSQL's serialization failure and deadlock: safe to try again from the start, for up to RETRY_FOR_MS. */
+const isConflict = (err: unknown) => ['40001', '40P01'].includes((err as { code?: string } | null)?.code ?? '');
 const RETRY_FOR_MS = 10_000;
 
 /**
- * Run fn in one transaction. SQLite may refuse to upgrade a read transaction to a write one
- * when another process wrote meanwhile (SQLITE_BUSY, not covered by busy_timeout); PostgreSQL
- * may abort on serialization. Both are safe to retry from the start: with a growing, jittered
- * pause (up to half a second) for up to RETRY_FOR_MS, then the error stands. On SQLite the
- * transactions of this process take turns (write-turns.ts), so only another process can refuse one.
- * Given a transaction, fn runs in a savepoint of it, not retried: a busy or serialization error
- * belongs to the outermost transaction, which retries the whole (the savepoint is in its turn).
+ * Takes SQLite's write lock and changes nothing, as BEGIN IMMEDIATE would (knex begins with a
+ * plain BEGIN): a transaction that read first and then met another process's lock would fail at
+ * once, to be started again; taking the lock first waits within busy_timeout and sees every commit.
+ */
+const TAKE_WRITE_LOCK = 'UPDATE knex_migrations SET id = id WHERE 0';
+
+/**
+ * Run fn in one transaction. SQLite: on the process's writer (writerOf), behind the writes before
+ * it (at most database.acquireTimeout), its write lock taken first: another process holding it
+ * past database.busyTimeout fails the transaction with SQLITE_BUSY (503 busy), not retried.
+ * PostgreSQL: a conflict is tried again with a growing, jittered pause (up to half a second).
+ * Given a transaction, fn runs in a savepoint of it, not retried. Inside fn, write through the
+ * transaction, never through `db`: on SQLite that write would wait for its own transaction's lock
+ * for busyTimeout and fail.
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return keepingCause((f) => db.transaction(f), fn);
+  if (db.isTransaction) return keepingCause(db, fn);
+  if (!isPostgres(db)) {
+    return keepingCause(writerOf(db), async (trx) => {
+      await trx.raw(TAKE_WRITE_LOCK);
+      return fn(trx);
+    });
+  }
   const giveUpAt = Date.now() + RETRY_FOR_MS;
   for (let i = 1; ; i++) {
     try {
-      // Each try takes its own turn: the pause below holds none.
-      return await inWriteTurn(db, () => keepingCause((f) => db.transaction(f), fn));
+      return await keepingCause(db, fn);
     } catch (err) {
-      if (!isBusy(err) || Date.now() >= giveUpAt) throw err;
+      if (!isConflict(err) || Date.now() >= giveUpAt) throw err;
       await new Promise((r) => setTimeout(r, Math.min(500, 20 * 2 ** i) * (0.5 + Math.random())));
     }
   }
@@ -38,10 +45,10 @@ export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): 
  * knex rejects with that, which would hide the error that ended the transaction and its class.
  * The error fn failed with stands instead.
  */
-async function keepingCause<T>(transaction: (f: (trx: Trx) => Promise<T>) => Promise<T>, fn: (trx: Trx) => Promise<T>): Promise<T> {
+async function keepingCause<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   let failure: { err: unknown } | undefined;
   try {
-    return await transaction((trx) =>
+    return await db.transaction((trx) =>
       fn(trx).catch((err: unknown) => {
         failure = { err };
         throw err;

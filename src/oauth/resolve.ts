@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { writerOf } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import { nowIso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -27,7 +28,7 @@ export async function resolveOAuthAccessToken(ctx: Ctx, token: string): Promise<
   // tokens still say why until they expire.
   if (conn?.revoked_reason === MEMBERSHIP_REMOVED) throw new AppError('not_member', 403, NOT_A_MEMBER);
   if (!conn || conn.revoked_at || isIdle(ctx, conn.last_used_at)) return null;
-  await recordUse(ctx, conn.last_used_at, (at, staleBefore) => store.touchConnection(ctx.db, conn.id, at, staleBefore), { connectionId: conn.id });
+  await recordUse(ctx, conn.last_used_at, (at, staleBefore) => store.touchConnection(writerOf(ctx.db), conn.id, at, staleBefore), { connectionId: conn.id });
   const client = await store.findClient(ctx.db, conn.client_id);
   return {
     kind: 'oauth',

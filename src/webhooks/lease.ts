@@ -29,8 +29,8 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
   let lastBeat = 0;
   let beating: Promise<void> | null = null;
   const beat = async () => {
-    // The time is read once a connection is ours: a beat that waited for a busy pool (or its
-    // write turn behind a burst of publishes on SQLite) is not stale on arrival.
+    // The time is read once a connection is ours: a beat that waited for a busy pool (or for
+    // the SQLite writer behind a burst of publishes) is not stale on arrival.
     const at = await withTransaction(ctx.db, async (trx) => {
       const now = ctx.clock.now();
       await beatHeart(trx, { id, kind, pid: process.pid, host: hostname(), startedAt, now: now.toISOString() });

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
+import { writerOf } from '../db/connect.js';
 import type { Job } from '../jobs/job.js';
 import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
@@ -81,9 +82,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** Aborts every attempt in flight at once (a shutdown deadline): one controller for all, none per attempt. */
   const giveUp = new AbortController();
 
-  // On SQLite every write of the worker (claims, group commits, leases given back) takes its turn
-  // with the process's other writes (db/write-turns.ts), instead of napping in busy_timeout's
-  // back-off while a burst of publishes takes the lock.
+  // On SQLite the worker's writes (claims, group commits, leases given back) go through the
+  // process's writer in arrival order (db/connect.ts writerOf), instead of napping in
+  // busy_timeout's back-off while a burst of publishes takes the lock.
+  const writer = writerOf(ctx.db);
   // A batch waits (at most GATHER_MS) for the attempts in flight, up to one answer per slot.
   const record = groupCommit<SentAttempt>(
     async (list) => {
@@ -131,7 +133,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
         // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
-        await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
+        await releaseLeases(writer, lease.token, { ids: [event.id] });
       } else if (ANSWERED_AT_ONCE.has(event.event)) {
         // Only ever sent by the process waiting for it; here because that process is gone.
         await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
@@ -186,7 +188,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const h = holder;
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
-      await pruneHeartbeats(ctx.db, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
+      await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
     // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
     // receiver, twice its slots (each then waits at most one timeout, well within its lease), or
@@ -209,13 +211,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
       });
       if (pick.length === 0 || stopped) return;
       const lease = newLease(ctx, h, now);
-      const taken = await claimEvents(ctx.db, pick.map((e) => e.id), lease, at);
+      const taken = await claimEvents(writer, pick.map((e) => e.id), lease, at);
       if (taken.length === 0) return;
       const connectors = await connectorsOf([...taking.keys()]);
       for (const event of taken) {
         const known = connectors.get(event.connectorId);
         if (!known) {
-          await releaseLeases(ctx.db, lease.token, { ids: [event.id] });
+          await releaseLeases(writer, lease.token, { ids: [event.id] });
           continue;
         }
         const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
@@ -281,7 +283,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(poll, 0);
 
-  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(ctx.db, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
+  const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(writer, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
     /**

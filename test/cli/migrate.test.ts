@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import prompts from 'prompts';
-import { migrateDown, migrateLatest } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep } from '../../src/db/migrate.js';
 import { expectCleanError, sandbox } from './sandbox.js';
 
 const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations'))
@@ -34,7 +34,7 @@ describe('svc migrate', () => {
 
     // An upgrade's batch (the newest migration alone) can be undone, with --yes or a yes on a terminal.
     const db = (await box.app()).db;
-    await migrateDown(db);
+    await migrateStep(db, 'down');
     await migrateLatest(db);
     const last = NAMES[NAMES.length - 1];
     expectCleanError(await box.cli(['migrate', '--rollback']), 2, `Undo 1 migration (${last})? The tables and columns they added are dropped with their data. Refusing without --yes`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/connect.js';
+import { type Db, writerOf } from '../../src/db/connect.js';
 import { runCleanup } from '../../src/jobs/cleanup.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { purgeSettledWebhooks } from '../../src/webhooks/retention.js';
@@ -30,8 +30,10 @@ const statusOf = async (db: Db, articleId: string) => (await db('webhook_events'
 function recordStatements(db: Db): { sql: Array<{ sql: string; bindings: unknown[] }>; stop(): void } {
   const sql: Array<{ sql: string; bindings: unknown[] }> = [];
   const on = (q: { sql: string; bindings?: unknown[] }) => sql.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  db.on('query', on);
-  return { sql, stop: () => db.removeListener('query', on) };
+  // The deletes run on the writer, the walks on `db`.
+  const handles = [db, writerOf(db)];
+  for (const h of handles) h.on('query', on);
+  return { sql, stop: () => handles.forEach((h) => h.removeListener('query', on)) };
 }
 
 /** A statement's plan (PostgreSQL: sequential scans, sorts and bitmap scans off, so a usable index and the order it gives show even on a small table). */

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { openDb } from '../../src/db/connect.js';
-import { migrateDown, migrateLatest } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep } from '../../src/db/migrate.js';
 import { freshConfig } from '../helpers/env.js';
 
 // knex drops a SQLite column by copying the table; inside a transaction (the default for a
@@ -13,7 +13,7 @@ it('rolling back the keyword defaults of workspaces keeps the rows of every tabl
   await db('articles').insert({ id: 'art_1', workspace_id: 'ws_1', title: 't', slug: 's', content_type: 'BLOG_POST', body_markdown: '', created_at: 'x', updated_at: 'x' });
   // Down to (and including) this migration, whatever later ones exist.
   for (let undone: string[] = []; !undone.includes('2026-11-23-1601-add-workspace-keyword-defaults'); ) {
-    undone = await migrateDown(db);
+    undone = await migrateStep(db, 'down');
     expect(undone).toHaveLength(1);
   }
   expect(await db('articles').count({ n: '*' })).toEqual([{ n: 1 }]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { migrateDown, migrateLatest, migrationStatus } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { focusKeywordRivals } from '../../src/articles/service.js';
@@ -24,7 +24,7 @@ describe('the article column migrations of imports and publish failures', () => 
       expect(before).toEqual({ content_index: 1, content_articles: 1, publications: 1 });
       // Down to before the first of them (SQLite drops a column by rebuilding the table: inside a
       // transaction, dropping the old `articles` would cascade-delete everything that references it).
-      while ((await migrationStatus(app.db)).applied.includes(MINE)) await migrateDown(app.db);
+      while ((await migrationStatus(app.db)).applied.includes(MINE)) await migrateStep(app.db, 'down');
       expect(await app.db('articles').first('id', 'title')).toEqual({ id: a.id, title: 'Kept' });
       expect({ content_index: await count('content_index'), content_articles: await count('content_articles'), publications: await count('publications') }).toEqual(before);
       await migrateLatest(app.db);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/connect.js';
-import { migrateDown, migrateLatest, migrateRollback, migrateUp, migrationStatus } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshConfig, freshEnv } from '../helpers/env.js';
 
@@ -41,13 +41,13 @@ describe(`migrations (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
       expect(await migrationStatus(db)).toEqual({ applied: NAMES, pending: [], unknown: [] });
 
       // Each down() alone, newest first, then each up() alone: a broken one is named.
-      for (const name of [...NAMES].reverse()) expect(await migrateDown(db), `down ${name}`).toEqual([name]);
+      for (const name of [...NAMES].reverse()) expect(await migrateStep(db, 'down'), `down ${name}`).toEqual([name]);
       expect(await tables(db)).toEqual(['knex_migrations', 'knex_migrations_lock']);
-      for (const name of NAMES) expect(await migrateUp(db), `up ${name}`).toEqual([name]);
+      for (const name of NAMES) expect(await migrateStep(db, 'up'), `up ${name}`).toEqual([name]);
       expect(await tables(db)).toEqual(created);
 
       // And the whole way in one batch.
-      expect(await migrateRollback(db, true)).toEqual([...NAMES].reverse());
+      expect(await migrateStep(db, 'all')).toEqual([...NAMES].reverse());
       expect(await tables(db)).toEqual(['knex_migrations', 'knex_migrations_lock']);
       expect(await migrationStatus(db)).toEqual({ applied: [], pending: NAMES, unknown: [] });
 

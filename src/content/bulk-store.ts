@@ -62,7 +62,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
   await insertChunks(trx, 'content_index', indexRows, 100);
   await insertChunks(trx, 'content_articles', articleRows, 200);
   await insertChunks(trx, 'content_tags', tagRows, 200);
-  await indexForSearch(trx, snaps.map((x) => ({ articleId: x.index.id, workspaceId, article: x.article })));
+  await indexForSearch(trx, snaps.map((x) => ({ articleId: x.index.id, workspaceId, article: x.article, textTerms: x.searchTerms })));
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf));

@@ -295,17 +295,9 @@ export const htmlSearchTerms = (html: string): string => documentTerms(htmlText(
 
 const BLOCK_END = /<\/(p|h\d|li|td|th|blockquote)>/g;
 
-/** The excerpt needs 160 characters of text: the HTML up to the first block end past 4,000 characters is plenty. */
-function excerptSource(html: string): string {
-  const end = new RegExp(BLOCK_END.source, 'g');
-  end.lastIndex = 4_000;
-  const found = html.length > 4_000 ? end.exec(html) : null;
-  return found ? html.slice(0, found.index + found[0].length) : html;
-}
-
 /**
  * The body rendered in one pass: one lex, whose tokens give the HTML, the outline and the FAQ,
- * and whose unsanitised HTML gives the word count. Run in the render workers (articles/renderer.ts).
+ * and one pass over the HTML's text. Run in the render workers (articles/renderer.ts).
  */
 export function renderBody(bodyMarkdown: string): RenderedBody {
   return renderMarkdown(withoutLeadingH1(bodyMarkdown));
@@ -316,10 +308,11 @@ export function renderMarkdown(markdown: string): RenderedBody {
   const tokens = lexWithAnchors(markdown);
   const raw = marked.parser(tokens) as string;
   const html = sanitizeBody(raw);
-  const text = plain(excerptSource(html).replace(BLOCK_END, ' ')).replace(/\s+/g, ' ').trim();
-  // One pass over the sanitised HTML gives the words and the search terms: the text of the
-  // sanitised HTML is that of the unsanitised one (sanitize-html keeps the text of tags it drops).
-  const escaped = sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} });
+  // One pass over the sanitised HTML, a space at each block's end, gives the excerpt, the words
+  // and the search terms: its text is that of the unsanitised HTML (sanitize-html keeps the text
+  // of the tags it drops).
+  const escaped = sanitizeHtml(html.replace(BLOCK_END, ' '), { allowedTags: [], allowedAttributes: {} });
+  const text = unescaped(escaped).replace(/\s+/g, ' ');
   return {
     markdown,
     html,
@@ -327,7 +320,7 @@ export function renderMarkdown(markdown: string): RenderedBody {
     words: wordsOfText(escaped),
     excerpt: text.length > 160 ? `${text.slice(0, 157).replace(/\s+\S*$/, '')}...` : text,
     faq: faqOf(tokens),
-    searchTerms: documentTerms(unescaped(escaped)),
+    searchTerms: documentTerms(text),
   };
 }
 

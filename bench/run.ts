@@ -4,7 +4,7 @@ import os from 'node:os';
 import type { BenchOptions, BenchResult } from './types.js';
 
 // `npm run bench [-- --quick] [-- --out FILE] [-- --only content,cluster]`: the content API bench, the shared-limiter bench,
-// one vs two daemons on PostgreSQL, flat out and at one offered rate per daemon (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench, search and markdown rendering (bench/render.ts). Each module exports runBench(opts): Promise<BenchResult[]>.
+// one vs two daemons on PostgreSQL, flat out and at one offered rate per daemon (skipped without SVC_BENCH_DATABASE_URL or SVC_TEST_DATABASE_URL), then the webhooks bench, search, markdown rendering (bench/render.ts) and the large archive (bench/archive.ts: import + publish of 50,000 posts beside a bare insert loop, and the reads over them). Each module exports runBench(opts): Promise<BenchResult[]>.
 type BenchModule = { runBench(opts: BenchOptions): Promise<BenchResult[]> };
 
 function parseArgs(argv: string[]): { quick: boolean; out: string | null; only: string[] | null } {
@@ -16,7 +16,7 @@ function parseArgs(argv: string[]): { quick: boolean; out: string | null; only: 
     else if (argv[i] === '--only') only = (argv[++i] ?? '').split(',');
     else if (argv[i] === '--out') out = argv[++i] ?? null;
     else if (argv[i].startsWith('--out=')) out = argv[i].slice(6);
-    else throw new Error(`Unknown option ${argv[i]} (use --quick, --out FILE and --only content,limits,cluster,webhooks,search,render)`);
+    else throw new Error(`Unknown option ${argv[i]} (use --quick, --out FILE and --only content,limits,cluster,webhooks,search,render,archive)`);
   }
   if (argv.includes('--out') && !out) throw new Error('--out needs a file name');
   return { quick, out, only };
@@ -40,7 +40,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out, only } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js', './render.js']
+  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js', './render.js', './archive.js']
     .filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)))
     .filter((m) => !only || only.includes(m.slice(2, -3)));
   for (const m of modules) {

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { App } from '../src/app.js';
 import { CONTENT_TYPE_NAMES } from '../src/articles/categories.js';
 import { toRow } from '../src/articles/store.js';
@@ -73,4 +75,65 @@ export async function seedPublished(app: App, name: string, count: number, words
     });
   }
   return { ws: await getWorkspace(app, ws.id), key, slugs };
+}
+
+const ARCHIVE_WORDS = ('garden soil compost pruning tools water light seeds roots harvest season shade mulch bed spade rake hose plant grow leaf ' +
+  'tomato pepper bean squash onion garlic herb basil mint thyme frost spring summer autumn winter clay sand loam worm beetle aphid').split(' ');
+const TAGS = Array.from({ length: 300 }, (_, i) => `${ARCHIVE_WORDS[i % ARCHIVE_WORDS.length]} ${ARCHIVE_WORDS[(i * 7 + 3) % ARCHIVE_WORDS.length]} ${i}`);
+
+/** A deterministic pseudo-random sequence (the same archive on every run). */
+function numbers(seed: number): () => number {
+  let x = seed * 2654435761 + 1;
+  return () => {
+    x = (x * 1103515245 + 12345) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+/**
+ * Article `i` of the generated archive: ~400 words of markdown in 3-5 sections, each with a
+ * heading, two paragraphs with some emphasis and a link, 2-4 tags, a date in the past.
+ */
+export function archivePost(i: number): string {
+  const r = numbers(i + 1);
+  const word = () => ARCHIVE_WORDS[Math.floor(r() * ARCHIVE_WORDS.length)];
+  const sentence = (n: number) => {
+    const w = Array.from({ length: n }, word);
+    w[0] = w[0][0].toUpperCase() + w[0].slice(1);
+    if (r() < 0.3) w[2] = `**${w[2]}**`;
+    if (r() < 0.2) w[4] = `[${w[4]}](https://example.com/${w[4]})`;
+    return `${w.join(' ')}.`;
+  };
+  const sections = 3 + Math.floor(r() * 3);
+  const perSection = Math.round(400 / sections);
+  const parts: string[] = [];
+  for (let s = 0; s < sections; s++) {
+    parts.push(`## ${sentence(4).slice(0, -1)} ${s + 1}`);
+    let words = 0;
+    const para: string[] = [];
+    while (words < perSection) {
+      const n = 8 + Math.floor(r() * 10);
+      para.push(sentence(n));
+      words += n;
+      if (para.length === 4) {
+        parts.push(para.join(' '));
+        para.length = 0;
+      }
+    }
+    if (para.length) parts.push(para.join(' '));
+  }
+  const tags = Array.from({ length: 2 + Math.floor(r() * 3) }, () => TAGS[Math.floor(r() * TAGS.length)]);
+  const date = new Date(Date.UTC(2015, 0, 1) + i * 3_600_000).toISOString();
+  return `---\ntitle: "${sentence(6).slice(0, -1)} ${i}"\nslug: post-${i}\ndate: ${date}\ntags: [${[...new Set(tags)].map((t) => `"${t}"`).join(', ')}]\n---\n\n${parts.join('\n\n')}\n`;
+}
+
+/** Write `count` generated posts as markdown files under `dir` (in folders of 1,000); returns the folder. */
+export function writeArchive(dir: string, count: number): string {
+  const root = path.join(dir, 'archive');
+  for (let i = 0; i < count; i++) {
+    const folder = path.join(root, String(Math.floor(i / 1000)).padStart(3, '0'));
+    if (i % 1000 === 0) mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, `post-${i}.md`), archivePost(i));
+  }
+  return root;
 }

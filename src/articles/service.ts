@@ -28,12 +28,51 @@ export interface ImportedDates {
  * credits; imports pass the post's old dates (a past one is also its creation time).
  */
 export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}): Promise<Article> {
+  const { data, article, title } = newDraft(ws, input, imported, nowIso(ctx.clock));
+  if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
+  // A derived slug another writer took between our check and our insert (two articles with one
+  // title at the same moment) is made again, up to a few times; inside a caller's transaction the
+  // savepoint keeps it usable on PostgreSQL after the failed insert (and on SQLite, outside one,
+  // the insert waits for the writer).
+  for (let attempt = 1; ; attempt++) {
+    if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
+    try {
+      await withTransaction(ctx.db, (savepoint) => store.insertArticle(savepoint, article));
+      return article;
+    } catch (err) {
+      if (data.slug === undefined && isUniqueViolation(err) && attempt < 20) continue;
+      translateDbError(err, { unique: slugTaken(article.slug, ws) });
+    }
+  }
+}
+
+/**
+ * Insert many drafts, each checked as insertDraft checks it, inside the caller's transaction:
+ * those with a slug given in a few multi-row statements (an import's posts), the others one by
+ * one. A slug taken meanwhile fails the whole call; the caller retries one by one to name it.
+ */
+export async function insertDrafts(ctx: Ctx, ws: Workspace, items: Array<{ input: ArticleCreateInput; imported?: ImportedDates }>): Promise<Article[]> {
+  const now = nowIso(ctx.clock);
+  const made = items.map((item) => (item.input.slug === undefined ? undefined : newDraft(ws, item.input, item.imported, now).article));
+  const given = made.filter((a): a is Article => a !== undefined);
+  const taken = await store.takenSlugs(ctx.db, ws.id, given.map((a) => a.slug));
+  if (taken.size > 0) throw conflict(slugTaken([...taken][0], ws), { details: { field: 'slug' } });
+  try {
+    await store.insertArticles(ctx.db, given);
+  } catch (err) {
+    translateDbError(err, { unique: `A slug of this batch was taken meanwhile in workspace ${ws.name}` });
+  }
+  const out: Article[] = [];
+  for (const [i, item] of items.entries()) out.push(made[i] ?? (await insertDraft(ctx, ws, item.input, item.imported)));
+  return out;
+}
+
+/** A new draft from its input, checked (fields, title, renderable body); its slug is '' when none is given. */
+function newDraft(ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}, now: string) {
   const data = parseInput(articleCreateInput, input, 'article');
   const title = data.title || leadingH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
   assertRenderable(data.slug ?? title, data.bodyMarkdown);
-  if (data.slug !== undefined) await assertSlugFree(ctx, ws, data.slug);
-  const now = nowIso(ctx.clock);
   const created = imported.publishedAt && imported.publishedAt < now ? imported.publishedAt : now;
   const article: Article = {
     id: newId('art'),
@@ -63,20 +102,7 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
     auditedRevision: null,
     publishError: null,
   };
-  // A derived slug another writer took between our check and our insert (two articles with one
-  // title at the same moment) is made again, up to a few times; inside a caller's transaction the
-  // savepoint keeps it usable on PostgreSQL after the failed insert (and on SQLite, outside one,
-  // the insert waits for the writer).
-  for (let attempt = 1; ; attempt++) {
-    if (data.slug === undefined) article.slug = await uniqueSlug(ctx, ws.id, title);
-    try {
-      await withTransaction(ctx.db, (savepoint) => store.insertArticle(savepoint, article));
-      return article;
-    } catch (err) {
-      if (data.slug === undefined && isUniqueViolation(err) && attempt < 20) continue;
-      translateDbError(err, { unique: slugTaken(article.slug, ws) });
-    }
-  }
+  return { data, article, title };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/connect.js';
+import { insertRows } from '../db/insert-rows.js';
 import { slugForms } from '../lib/slug.js';
 import { type KeywordRival, keywordFamily } from './keyword-family.js';
 import type { ContentType } from './categories.js';
@@ -78,6 +79,11 @@ export function toRow(a: Partial<Article>): Row {
 
 export async function insertArticle(db: Queryable, article: Article): Promise<void> {
   await db('articles').insert(toRow(article));
+}
+
+/** Many new articles in a few multi-row statements. */
+export async function insertArticles(db: Queryable, list: Article[]): Promise<void> {
+  await insertRows(db, 'articles', list.map(toRow));
 }
 
 /** An edit: the fields in `patch`, and a new revision (the live copy now differs from it). */

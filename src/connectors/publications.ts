@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { Article } from '../articles/types.js';
 import type { Connector } from './store.js';
 
@@ -68,7 +69,7 @@ export async function findMany(db: Queryable, articleIds: string[], connectorIds
  */
 export async function saveMany(db: Queryable, firsts: Publication[], republished: Array<{ articleId: string; connectorId: string }>, now: string): Promise<void> {
   const rows = firsts.map((p) => ({ article_id: p.articleId, connector_id: p.connectorId, workspace_id: p.workspaceId, first_published_at: p.firstPublishedAt, updated_at: p.updatedAt }));
-  for (let i = 0; i < rows.length; i += 100) await db('publications').insert(rows.slice(i, i + 100));
+  await insertRows(db, 'publications', rows);
   const byConnector = new Map<string, string[]>();
   for (const r of republished) byConnector.set(r.connectorId, [...(byConnector.get(r.connectorId) ?? []), r.articleId]);
   for (const [connectorId, ids] of byConnector) {

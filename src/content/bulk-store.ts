@@ -1,4 +1,5 @@
 import type { Queryable, Trx } from '../db/connect.js';
+import { insertRows } from '../db/insert-rows.js';
 import { catGroup, groupSize, groupSizes, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { BLOCK_SIZE, lastBlock, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { indexForSearch } from './search-store.js';
@@ -59,10 +60,10 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
       tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`) });
     }
   }
-  await insertChunks(trx, 'content_index', indexRows, 100);
-  await insertChunks(trx, 'content_articles', articleRows, 200);
-  await insertChunks(trx, 'content_tags', tagRows, 200);
-  await indexForSearch(trx, snaps.map((x) => ({ articleId: x.index.id, workspaceId, article: x.article })));
+  await insertRows(trx, 'content_index', indexRows);
+  await insertRows(trx, 'content_articles', articleRows);
+  await insertRows(trx, 'content_tags', tagRows);
+  await indexForSearch(trx, snaps.map((x) => ({ articleId: x.index.id, workspaceId, article: x.article, textTerms: x.searchTerms })));
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf));
@@ -89,10 +90,6 @@ async function neighbourBlock(db: Queryable, workspaceId: string, rank: number, 
   const older = rank > 0 ? await db('content_index').where({ workspace_id: workspaceId, ws_rank: rank - 1 }).first('sitemap_block') : undefined;
   const row = older ?? (await db('content_index').where({ workspace_id: workspaceId, ws_rank: rank + length }).first('sitemap_block'));
   return Number(row?.sitemap_block ?? 0);
-}
-
-export async function insertChunks(db: Queryable, table: string, rows: Row[], size: number): Promise<void> {
-  for (let i = 0; i < rows.length; i += size) await db(table).insert(rows.slice(i, i + size));
 }
 
 export const indexRow = (workspaceId: string, snap: Snapshot): Row => ({

@@ -4,6 +4,7 @@ import { rowsByKeys } from '../db/by-keys.js';
 import type { SearchQuery } from './search-terms.js';
 import { searchDocument } from './search-terms.js';
 import type { StoredArticle } from './snapshot.js';
+import { htmlSearchTerms } from '../lib/markdown.js';
 
 type Row = Record<string, any>;
 
@@ -27,14 +28,16 @@ const TITLE_WEIGHT = 10;
 export interface SearchEntry {
   articleId: string;
   workspaceId: string;
-  article: Pick<StoredArticle, 'title' | 'outline' | 'html' | 'metaDescription'>;
+  article: Pick<StoredArticle, 'title' | 'outline' | 'metaDescription'>;
+  /** The search terms of the body's text (RenderedBody.searchTerms). */
+  textTerms: string;
 }
 
 /** Index (or re-index) these snapshots. */
 export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Promise<void> {
   for (let i = 0; i < entries.length; i += 200) {
     const chunk = entries.slice(i, i + 200);
-    const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article) }));
+    const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article, e.textTerms) }));
     if (isPostgres(db)) {
       await db('content_search')
         .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: pgDocument(db, d.doc.title, d.doc.body) })))
@@ -78,7 +81,10 @@ export async function rebuildSearchIndex(db: Queryable): Promise<number> {
     if (rows.length === 0) return done;
     await indexForSearch(
       db,
-      rows.map((r) => ({ articleId: r.article_id, workspaceId: r.workspace_id, article: JSON.parse(r.article_json) })),
+      rows.map((r) => {
+        const article = JSON.parse(r.article_json);
+        return { articleId: r.article_id, workspaceId: r.workspace_id, article, textTerms: htmlSearchTerms(article.html) };
+      }),
     );
     done += rows.length;
     after = rows[rows.length - 1].article_id;

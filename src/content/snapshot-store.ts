@@ -87,7 +87,7 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   }
   await trx('content_articles').insert({ article_id: index.id, article_json: JSON.stringify(snap.article) }).onConflict('article_id').merge();
-  await indexForSearch(trx, [{ articleId: index.id, workspaceId, article: snap.article }]);
+  await indexForSearch(trx, [{ articleId: index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms }]);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   const left: TermChange[] = [
     ...(old && old.category !== index.category.slug ? [{ kind: 'category' as const, slug: old.category as string, lastmod: now }] : []),

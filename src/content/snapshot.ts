@@ -17,6 +17,8 @@ export interface Snapshot {
   article: StoredArticle;
   /** `{"slug":..,"lastmod":..,"url":..}`: the article's sitemap entry, serialized once. */
   sitemapEntry: string;
+  /** The body text's search terms (RenderedBody.searchTerms). */
+  searchTerms: string;
 }
 
 /** The rendered parts of a body (lib/markdown.ts renderBody, run in the render workers). */
@@ -71,7 +73,7 @@ export function buildSnapshot(ws: Workspace, article: DomainArticle, publication
     deleted: false,
     published: true,
   };
-  return { index, article: stored, sitemapEntry: JSON.stringify({ slug: article.slug, lastmod: index.updatedAt, url }) };
+  return { index, article: stored, sitemapEntry: JSON.stringify({ slug: article.slug, lastmod: index.updatedAt, url }), searchTerms: rendered.searchTerms };
 }
 
 const utc = (value: string): string => new Date(value).toISOString();

@@ -1,5 +1,6 @@
 import { Marked, type Token, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { documentTerms } from './search-text.js';
 
 // The only importer of marked and sanitize-html.
 const marked = new Marked({ gfm: true, async: false });
@@ -165,10 +166,10 @@ export function wordCount(markdown: string): number {
   return wordsOfHtml(marked.parser(lexWithAnchors(markdown)) as string);
 }
 
-const wordsOfHtml = (html: string): number =>
-  sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
-    .split(/\s+/)
-    .filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+const wordsOfHtml = (html: string): number => wordsOfText(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }));
+
+/** Words of text as sanitize-html leaves it (entities escaped). */
+const wordsOfText = (escaped: string): number => escaped.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
 const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
 
@@ -267,10 +268,9 @@ function faqOf(tokens: Token[]): FaqPair[] {
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
 
 /** The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters. Linear; no marked. */
-export const htmlText = (html: string): string =>
-  sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
-    .replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m])
-    .trim();
+export const htmlText = (html: string): string => unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }));
+
+const unescaped = (escaped: string): string => escaped.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m]).trim();
 
 /** Inline markdown (a heading, a paragraph) as plain text. */
 const plain = (inline: string): string => htmlText(marked.parseInline(inline) as string);
@@ -286,21 +286,18 @@ export interface RenderedBody {
   words: number;
   excerpt: string;
   faq: FaqPair[];
+  /** The terms search finds the text by (lib/search-text.ts), made here so that a publish only stores them. */
+  searchTerms: string;
 }
+
+/** The search terms of HTML's text. */
+export const htmlSearchTerms = (html: string): string => documentTerms(htmlText(html));
 
 const BLOCK_END = /<\/(p|h\d|li|td|th|blockquote)>/g;
 
-/** The excerpt needs 160 characters of text: the HTML up to the first block end past 4,000 characters is plenty. */
-function excerptSource(html: string): string {
-  const end = new RegExp(BLOCK_END.source, 'g');
-  end.lastIndex = 4_000;
-  const found = html.length > 4_000 ? end.exec(html) : null;
-  return found ? html.slice(0, found.index + found[0].length) : html;
-}
-
 /**
  * The body rendered in one pass: one lex, whose tokens give the HTML, the outline and the FAQ,
- * and whose unsanitised HTML gives the word count. Run in the render workers (articles/renderer.ts).
+ * and one pass over the HTML's text. Run in the render workers (articles/renderer.ts).
  */
 export function renderBody(bodyMarkdown: string): RenderedBody {
   return renderMarkdown(withoutLeadingH1(bodyMarkdown));
@@ -311,19 +308,26 @@ export function renderMarkdown(markdown: string): RenderedBody {
   const tokens = lexWithAnchors(markdown);
   const raw = marked.parser(tokens) as string;
   const html = sanitizeBody(raw);
-  const text = plain(excerptSource(html).replace(BLOCK_END, ' ')).replace(/\s+/g, ' ').trim();
+  // One pass over the sanitised HTML, a space at each block's end, gives the excerpt, the words
+  // and the search terms: its text is that of the unsanitised HTML (sanitize-html keeps the text
+  // of the tags it drops).
+  const escaped = sanitizeHtml(html.replace(BLOCK_END, ' '), { allowedTags: [], allowedAttributes: {} });
+  const text = unescaped(escaped).replace(/\s+/g, ' ');
   return {
     markdown,
     html,
     outline: headingsOf(tokens).map((h) => h.text),
-    words: wordsOfHtml(raw),
+    words: wordsOfText(escaped),
     excerpt: text.length > 160 ? `${text.slice(0, 157).replace(/\s+\S*$/, '')}...` : text,
     faq: faqOf(tokens),
+    searchTerms: documentTerms(text),
   };
 }
 
 /** The text of every code span and code block of the markdown, nested ones included (what must stay as written). */
 export function codeTexts(markdown: string): string[] {
+  // Code needs a backtick, a ~~~ fence or an indent of a tab or four spaces: without any, the lex is skipped.
+  if (!/[`~\t]| {4}/.test(markdown)) return [];
   const out: string[] = [];
   marked.walkTokens(marked.lexer(markdown), (t) => {
     if (t.type === 'code' || t.type === 'codespan') out.push((t as Tokens.Code | Tokens.Codespan).text);

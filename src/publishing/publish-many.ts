@@ -9,8 +9,14 @@ import type { ConnectorKind } from '../connectors/store.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type PublishResult, type RenderedBodies, announce, destinations, firstPublishTimes, publishRows, renderBodies } from './publish-rows.js';
 
-/** Articles per publish transaction: short enough that other writers (the daemon) never wait long. */
-export const PUBLISH_BATCH = 100;
+/**
+ * Articles per publish transaction: a few multi-row statements, tens of milliseconds of writing,
+ * so other writers (the daemon) never wait long, and the workers render the next batches meanwhile.
+ */
+export const PUBLISH_BATCH = 250;
+
+/** Batches rendering ahead of the one being written: the workers never wait for a transaction. */
+const RENDER_AHEAD = 2;
 
 export interface PublishManyOptions {
   to?: ConnectorKind;
@@ -65,13 +71,13 @@ export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts
   };
   const batches: Article[][] = [];
   for (let i = 0; i < ordered.length; i += PUBLISH_BATCH) batches.push(ordered.slice(i, i + PUBLISH_BATCH));
-  // The next batch renders in the workers while this one is written.
+  // The next batches render in the workers while this one is written.
   const render = (batch: Article[]): Promise<RenderedBodies | Error> => renderBodies(ctx, batch).catch((err: Error) => err);
-  let next = batches.length > 0 ? render(batches[0]) : undefined;
+  const ahead = batches.slice(0, RENDER_AHEAD).map(render);
   for (let b = 0; b < batches.length; b++) {
     const batch = batches[b];
-    const rendered = await next!;
-    next = b + 1 < batches.length ? render(batches[b + 1]) : undefined;
+    const rendered = await ahead.shift()!;
+    if (b + RENDER_AHEAD < batches.length) ahead.push(render(batches[b + RENDER_AHEAD]));
     try {
       if (rendered instanceof Error) throw rendered;
       await run(batch, rendered);

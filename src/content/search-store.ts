@@ -3,7 +3,7 @@ import { isPostgres, type Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import type { SearchQuery } from './search-terms.js';
 import { searchDocument } from './search-terms.js';
-import type { StoredArticle } from './snapshot.js';
+import { type StoredArticle, articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;
 
@@ -62,8 +62,11 @@ export async function removeFromSearch(db: Queryable, articleId: string): Promis
   await db('content_search').where({ article_id: articleId }).delete();
 }
 
-/** Index every stored snapshot again from scratch (the backfill migration, `svc db copy`). */
-export async function rebuildSearchIndex(db: Queryable): Promise<number> {
+/** A snapshot's article from its content_articles row and its index entry, as stored now. */
+const storedArticle = (r: Row): SearchEntry['article'] => JSON.parse(articleJson(r.index_json, r.article));
+
+/** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored. */
+export async function rebuildSearchIndex(db: Queryable, articleOf = storedArticle): Promise<number> {
   if (!isPostgres(db)) await db('content_search_fts').delete();
   await db('content_search').delete();
   let done = 0;
@@ -74,11 +77,11 @@ export async function rebuildSearchIndex(db: Queryable): Promise<number> {
       .where('ca.article_id', '>', after)
       .orderBy('ca.article_id')
       .limit(500)
-      .select('ca.article_id', 'ci.workspace_id', 'ca.article_json');
+      .select('ca.*', 'ci.workspace_id', 'ci.index_json');
     if (rows.length === 0) return done;
     await indexForSearch(
       db,
-      rows.map((r) => ({ articleId: r.article_id, workspaceId: r.workspace_id, article: JSON.parse(r.article_json) })),
+      rows.map((r) => ({ articleId: r.article_id, workspaceId: r.workspace_id, article: articleOf(r) })),
     );
     done += rows.length;
     after = rows[rows.length - 1].article_id;

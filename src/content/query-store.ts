@@ -143,7 +143,6 @@ export async function termRows(db: Queryable, workspaceId: string, kind: 'catego
   return rows.map((r: Row) => ({ title: r.title, slug: r.slug, count: Number(r.count), lastmod: r.lastmod }));
 }
 
-/** When the workspace's served content last changed (null: never published). */
 /** When the workspace's content last changed; before its first publish, when it was created (every 200 carries Last-Modified). */
 export async function changedAt(db: Queryable, workspaceId: string): Promise<string | null> {
   const row = await db('workspaces as w')

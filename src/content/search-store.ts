@@ -12,8 +12,8 @@ type Row = Record<string, any>;
  * `content_search`, written and removed in the transaction that writes or removes the snapshot,
  * so drafts and unpublished edits are never found. The terms come from search-terms.ts (the same
  * code for both databases); the databases only match and rank them:
- * - SQLite: an FTS5 table `content_search_fts(title, body)` whose rowid is `content_search.id`,
- *   ranked by bm25 with the title column weighing 10 times the body.
+ * - SQLite: a contentless FTS5 table `content_search_fts(title, body)` (the index only, no copy of
+ *   the text) whose rowid is `content_search.id`, ranked by bm25, the title weighing 10 times the body.
  * - PostgreSQL: `content_search.document`, a tsvector of the 'simple' configuration (title terms
  *   weight A, body D) under a GIN index, ranked by ts_rank. No extension needed.
  */
@@ -46,8 +46,7 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Pro
     const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
     if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
     await db('content_search').whereIn('article_id', ids).delete();
-    await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId })));
-    const rows: Row[] = await db('content_search').whereIn('article_id', ids).select('id', 'article_id');
+    const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
     await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
   }
@@ -62,11 +61,8 @@ export async function removeFromSearch(db: Queryable, articleId: string): Promis
   await db('content_search').where({ article_id: articleId }).delete();
 }
 
-/** A snapshot's article from its content_articles row and its index entry, as stored now. */
-const storedArticle = (r: Row): SearchEntry['article'] => JSON.parse(articleJson(r.index_json, r.article));
-
-/** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored. */
-export async function rebuildSearchIndex(db: Queryable, articleOf = storedArticle): Promise<number> {
+/** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored then. */
+export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): SearchEntry['article'] => JSON.parse(articleJson(r.index_json, r.article))): Promise<number> {
   if (!isPostgres(db)) await db('content_search_fts').delete();
   await db('content_search').delete();
   let done = 0;

@@ -77,11 +77,7 @@ export function buildSnapshot(ws: Workspace, article: DomainArticle, publication
 
 const utc = (value: string): string => new Date(value).toISOString();
 
-/**
- * The stored form of a snapshot's article (content_articles.article): the fields its index entry
- * (content_index.index_json) does not hold, as deflated JSON. Html and markdown repeat each
- * other's text, which deflate stores once: 4.6 KB of JSON an article becomes 1.5 KB.
- */
+/** content_articles.article: the fields index_json lacks, deflated (html and markdown share their text: 4.6 KB -> 1.5 KB). */
 export const packArticle = (snap: Snapshot): Buffer =>
   deflateRawSync(JSON.stringify(Object.fromEntries(Object.entries(snap.article).filter(([key]) => !(key in snap.index)))), { level: 1 });
 

@@ -54,10 +54,7 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Pro
 
 /** Remove an article from the index (unpublish, delete); a no-op when it is not there. */
 export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
-  if (!isPostgres(db)) {
-    const row = await db('content_search').where({ article_id: articleId }).first('id');
-    if (row) await db('content_search_fts').where('rowid', row.id).delete();
-  }
+  if (!isPostgres(db)) await db('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
   await db('content_search').where({ article_id: articleId }).delete();
 }
 

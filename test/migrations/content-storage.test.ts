@@ -49,6 +49,7 @@ describe(`the content storage migrations (${PG_URL ? 'PostgreSQL' : 'SQLite'})`,
       // Removal by rowid alone works on the contentless table: an unpublished article is not found.
       await unpublishArticle(app, ws, a.id);
       expect(await found('compost')).toEqual([b.slug]);
+      if (!PG_URL) expect((await app.db.raw('select count(*) as n from content_search_fts where content_search_fts match ?', ['kitchen']))[0].n).toBe(0);
     } finally {
       await app.close();
     }

@@ -16,7 +16,7 @@ function parseArgs(argv: string[]): { quick: boolean; out: string | null; only: 
     else if (argv[i] === '--only') only = (argv[++i] ?? '').split(',');
     else if (argv[i] === '--out') out = argv[++i] ?? null;
     else if (argv[i].startsWith('--out=')) out = argv[i].slice(6);
-    else throw new Error(`Unknown option ${argv[i]} (use --quick, --out FILE and --only content,limits,cluster,webhooks,search,render,archive)`);
+    else throw new Error(`Unknown option ${argv[i]} (use --quick, --out FILE and --only content,limits,cluster,webhooks,search,render,archive,storage)`);
   }
   if (argv.includes('--out') && !out) throw new Error('--out needs a file name');
   return { quick, out, only };
@@ -40,7 +40,7 @@ function printTable(results: BenchResult[]): void {
 async function main(): Promise<void> {
   const { quick, out, only } = parseArgs(process.argv.slice(2));
   const results: BenchResult[] = [];
-  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js', './render.js', './archive.js']
+  const modules = ['./content.js', './limits.js', './cluster.js', './webhooks.js', './search.js', './render.js', './archive.js', './storage.js']
     .filter((m) => m === './content.js' || existsSync(new URL(m, import.meta.url)))
     .filter((m) => !only || only.includes(m.slice(2, -3)));
   for (const m of modules) {

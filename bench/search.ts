@@ -67,7 +67,7 @@ async function seed(app: Awaited<ReturnType<typeof createApp>>, name: string, co
   return seeded;
 }
 
-async function time(fn: () => Promise<unknown>, iterations: number): Promise<{ rps: number; p50: number; p99: number }> {
+export async function time(fn: () => Promise<unknown>, iterations: number): Promise<{ rps: number; p50: number; p99: number }> {
   for (let i = 0; i < Math.min(10, iterations); i++) await fn();
   const ms: number[] = [];
   for (let i = 0; i < iterations; i++) {

@@ -30,13 +30,16 @@ export interface Seeded {
   ws: Workspace;
   key: string;
   slugs: string[];
+  /** The bodies' markdown in bytes, all together. */
+  markdownBytes: number;
 }
 
 /**
  * `count` published articles in a new workspace, through the real snapshot code (buildSnapshot +
- * insertRun) in bulk transactions. Bodies cycle through a few variants, rendered once each.
+ * insertRun) in bulk transactions. Bodies cycle through a few variants, rendered once each, unless
+ * `bodyOf` gives each article its own (rendered each).
  */
-export async function seedPublished(app: App, name: string, count: number, words: number): Promise<Seeded> {
+export async function seedPublished(app: App, name: string, count: number, words: number, bodyOf?: (i: number) => string): Promise<Seeded> {
   const created = await createWorkspace(app, { name, websiteUrl: `https://${name}` });
   const { key, connectorId } = await generateBlogKey(app, created);
   const ws = await getWorkspace(app, created.id);
@@ -47,6 +50,7 @@ export async function seedPublished(app: App, name: string, count: number, words
   }
   const start = Date.now() - count * 1000;
   const slugs: string[] = [];
+  let markdownBytes = 0;
   for (let from = 0; from < count; from += 1000) {
     const articles: Article[] = [];
     const pubs: Publication[] = [];
@@ -63,7 +67,11 @@ export async function seedPublished(app: App, name: string, count: number, words
       });
       pubs.push({ articleId: articles[articles.length - 1].id, connectorId, workspaceId: ws.id, firstPublishedAt: at, updatedAt: at, publishedUrl: null, lastError: null, lastErrorAt: null });
     }
-    const snaps = articles.map((a, j) => buildSnapshot(ws, a, pubs[j], rendered.get((from + j) % 8)!.r));
+    articles.forEach((a, j) => {
+      if (bodyOf) a.bodyMarkdown = bodyOf(from + j);
+      markdownBytes += Buffer.byteLength(a.bodyMarkdown);
+    });
+    const snaps = articles.map((a, j) => buildSnapshot(ws, a, pubs[j], bodyOf ? renderBody(a.bodyMarkdown) : rendered.get((from + j) % 8)!.r));
     await withTransaction(app.db, async (trx) => {
       for (let i = 0; i < articles.length; i += 40) await trx('articles').insert(articles.slice(i, i + 40).map(toRow));
       for (let i = 0; i < pubs.length; i += 100) {
@@ -74,7 +82,7 @@ export async function seedPublished(app: App, name: string, count: number, words
       await bumpContentVersion(trx, ws.id);
     });
   }
-  return { ws: await getWorkspace(app, ws.id), key, slugs };
+  return { ws: await getWorkspace(app, ws.id), key, slugs, markdownBytes };
 }
 
 const ARCHIVE_WORDS = ('garden soil compost pruning tools water light seeds roots harvest season shade mulch bed spade rake hose plant grow leaf ' +

@@ -3,7 +3,7 @@ import { insertRows } from '../db/insert-rows.js';
 import { catGroup, groupSize, groupSizes, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { BLOCK_SIZE, lastBlock, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { indexForSearch } from './search-store.js';
-import type { Snapshot } from './snapshot.js';
+import { type Snapshot, packArticle } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
 type Row = Record<string, any>;
@@ -55,7 +55,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
     }
     size += 1;
     indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
-    articleRows.push({ article_id: index.id, article_json: JSON.stringify(snap.article) });
+    articleRows.push({ article_id: index.id, article: packArticle(snap) });
     for (const tag of index.tags) {
       tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`) });
     }

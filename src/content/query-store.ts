@@ -5,6 +5,7 @@ import type { RelatedPost } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
+import { articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;
 
@@ -65,8 +66,8 @@ export async function articleRow(db: Queryable, workspaceId: string, slug: strin
     .join('content_articles as ca', 'ca.article_id', 'ci.article_id')
     .where({ 'ci.workspace_id': workspaceId })
     .whereIn('ci.slug', slugForms(slug))
-    .first('ci.article_id', 'ci.slug', 'ci.category', 'ci.tags', 'ci.updated_at', 'ca.article_json');
-  return row ? { id: row.article_id, slug: row.slug, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: row.article_json } : undefined;
+    .first('ci.article_id', 'ci.slug', 'ci.category', 'ci.tags', 'ci.updated_at', 'ci.index_json', 'ca.article');
+  return row ? { id: row.article_id, slug: row.slug, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: articleJson(row.index_json, row.article) } : undefined;
 }
 
 /**
@@ -142,7 +143,6 @@ export async function termRows(db: Queryable, workspaceId: string, kind: 'catego
   return rows.map((r: Row) => ({ title: r.title, slug: r.slug, count: Number(r.count), lastmod: r.lastmod }));
 }
 
-/** When the workspace's served content last changed (null: never published). */
 /** When the workspace's content last changed; before its first publish, when it was created (every 200 carries Last-Modified). */
 export async function changedAt(db: Queryable, workspaceId: string): Promise<string | null> {
   const row = await db('workspaces as w')

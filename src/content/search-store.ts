@@ -3,7 +3,7 @@ import { isPostgres, type Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import type { SearchQuery } from './search-terms.js';
 import { searchDocument } from './search-terms.js';
-import type { StoredArticle } from './snapshot.js';
+import { type StoredArticle, articleJson } from './snapshot.js';
 import { htmlSearchTerms } from '../lib/markdown.js';
 
 type Row = Record<string, any>;
@@ -13,8 +13,8 @@ type Row = Record<string, any>;
  * `content_search`, written and removed in the transaction that writes or removes the snapshot,
  * so drafts and unpublished edits are never found. The terms come from search-terms.ts (the same
  * code for both databases); the databases only match and rank them:
- * - SQLite: an FTS5 table `content_search_fts(title, body)` whose rowid is `content_search.id`,
- *   ranked by bm25 with the title column weighing 10 times the body.
+ * - SQLite: a contentless FTS5 table `content_search_fts(title, body)` (the index only, no copy of
+ *   the text) whose rowid is `content_search.id`, ranked by bm25, the title weighing 10 times the body.
  * - PostgreSQL: `content_search.document`, a tsvector of the 'simple' configuration (title terms
  *   weight A, body D) under a GIN index, ranked by ts_rank. No extension needed.
  */
@@ -49,8 +49,7 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Pro
     const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
     if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
     await db('content_search').whereIn('article_id', ids).delete();
-    await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId })));
-    const rows: Row[] = await db('content_search').whereIn('article_id', ids).select('id', 'article_id');
+    const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
     await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
   }
@@ -58,15 +57,12 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Pro
 
 /** Remove an article from the index (unpublish, delete); a no-op when it is not there. */
 export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
-  if (!isPostgres(db)) {
-    const row = await db('content_search').where({ article_id: articleId }).first('id');
-    if (row) await db('content_search_fts').where('rowid', row.id).delete();
-  }
+  if (!isPostgres(db)) await db('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
   await db('content_search').where({ article_id: articleId }).delete();
 }
 
-/** Index every stored snapshot again from scratch (the backfill migration, `svc db copy`). */
-export async function rebuildSearchIndex(db: Queryable): Promise<number> {
+/** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored then. */
+export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): SearchEntry['article'] & Pick<StoredArticle, 'html'> => JSON.parse(articleJson(r.index_json, r.article))): Promise<number> {
   if (!isPostgres(db)) await db('content_search_fts').delete();
   await db('content_search').delete();
   let done = 0;
@@ -77,12 +73,12 @@ export async function rebuildSearchIndex(db: Queryable): Promise<number> {
       .where('ca.article_id', '>', after)
       .orderBy('ca.article_id')
       .limit(500)
-      .select('ca.article_id', 'ci.workspace_id', 'ca.article_json');
+      .select('ca.*', 'ci.workspace_id', 'ci.index_json');
     if (rows.length === 0) return done;
     await indexForSearch(
       db,
       rows.map((r) => {
-        const article = JSON.parse(r.article_json);
+        const article = articleOf(r);
         return { articleId: r.article_id, workspaceId: r.workspace_id, article, textTerms: htmlSearchTerms(article.html) };
       }),
     );

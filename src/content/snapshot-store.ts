@@ -9,7 +9,7 @@ import { indexRow, insertRun, termsOf, touchState } from './bulk-store.js';
 import { type RankGroup, catGroup, closeSlot, openSlot, rankFor, tagGroup, wsGroup } from './snapshot-ranks.js';
 import { blockFor, rebuildBlock, splitIfOversized } from './sitemap-blocks.js';
 import { indexForSearch, removeFromSearch } from './search-store.js';
-import { type RenderedBody, type Snapshot, buildSnapshot } from './snapshot.js';
+import { type RenderedBody, type Snapshot, buildSnapshot, packArticle } from './snapshot.js';
 import { type TermChange, refreshTerms } from './terms-store.js';
 
 type Row = Record<string, any>;
@@ -86,7 +86,7 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     await splitIfOversized(trx, workspaceId, block, blocks);
     for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
   }
-  await trx('content_articles').insert({ article_id: index.id, article_json: JSON.stringify(snap.article) }).onConflict('article_id').merge();
+  await trx('content_articles').insert({ article_id: index.id, article: packArticle(snap) }).onConflict('article_id').merge();
   await indexForSearch(trx, [{ articleId: index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms }]);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   const left: TermChange[] = [

@@ -6,7 +6,7 @@ import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
 import { seedArticle } from '../helpers/seed.js';
 import { contentFixture } from './fixture.js';
-import { MATCH_CAP, searchRows } from '../../src/content/search-store.js';
+import { MATCH_CAP, rebuildSearchIndex, searchRows } from '../../src/content/search-store.js';
 import { parseSearchQuery } from '../../src/content/search-terms.js';
 
 const titles = (body: any) => body.data.articles.map((a: any) => a.title);
@@ -129,11 +129,11 @@ describe(`GET /articles?q= (search, ${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () =>
     }
   });
 
-  it('the migration indexes snapshots published before search existed', async () => {
+  it('rebuilding the index (the migrations, db copy) indexes snapshots published before search existed', async () => {
     const db = f.d.app.db;
     await clearIndex(db);
     expect(titles(await f.json(`/articles?q=${encodeURIComponent('喫茶店')}&limit=2`))).toEqual([]);
-    await fill.up(db);
+    await rebuildSearchIndex(db);
     expect(titles(await f.json(`/articles?q=${encodeURIComponent('喫茶店')}&limit=1`))).toEqual(['京都の喫茶店めぐり']);
   });
 });

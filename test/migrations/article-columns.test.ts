@@ -43,7 +43,7 @@ describe('the article column migrations of imports and publish failures', () => 
       const b = await seedArticle(app, ws, { title: 'Two', focusKeyword: 'pour over coffee' });
       await seedArticle(app, ws, { title: 'Three', focusKeyword: null });
       const family = '2026-11-29-1741-fill-article-focus-family';
-      while ((await migrationStatus(app.db)).applied.includes(family)) await migrateDown(app.db);
+      while ((await migrationStatus(app.db)).applied.includes(family)) await migrateStep(app.db, 'down');
       await migrateLatest(app.db);
       const rows = await app.db('articles').orderBy('title').select('title', 'focus_family');
       expect(rows).toEqual([{ title: 'One', focus_family: 'pour over coffee' }, { title: 'Three', focus_family: null }, { title: 'Two', focus_family: 'pour over coffee' }]);

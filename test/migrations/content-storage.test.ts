@@ -4,7 +4,7 @@ import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishedArticle } from '../../src/content/published.js';
 import { searchRows } from '../../src/content/search-store.js';
 import { parseSearchQuery } from '../../src/content/search-terms.js';
-import { migrateDown, migrateLatest, migrateUp, migrationStatus } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
 import { publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
@@ -30,15 +30,15 @@ describe(`the content storage migrations (${PG_URL ? 'PostgreSQL' : 'SQLite'})`,
       expect(before[0]).toMatchObject({ title: 'Compost in winter', markdown: expect.stringContaining('*kitchen*'), html: expect.stringContaining('<em>kitchen</em>'), outline: ['Why', 'How'] });
       expect(await found('compost')).toEqual([a.slug, b.slug]); // the title weighs more
 
-      while ((await migrationStatus(app.db)).applied.includes(PACK)) await migrateDown(app.db);
+      while ((await migrationStatus(app.db)).applied.includes(PACK)) await migrateStep(app.db, 'down');
       const old = await app.db('content_articles').where({ article_id: a.id }).first('article_json');
       expect(JSON.parse(old.article_json)).toEqual(before[0]);
       if (!PG_URL) expect((await app.db.raw('select title from content_search_fts where body match ?', ['kitchen']))[0].title).toMatch(/compost/);
       expect(await found('kitchen')).toEqual([a.slug]);
 
-      while ((await migrationStatus(app.db)).applied.includes(FILL)) await migrateDown(app.db);
+      while ((await migrationStatus(app.db)).applied.includes(FILL)) await migrateStep(app.db, 'down');
       expect(Number((await app.db('content_search').count({ n: '*' }).first())!.n)).toBe(0);
-      expect(await migrateUp(app.db)).toEqual([FILL]);
+      expect(await migrateStep(app.db, 'up')).toEqual([FILL]);
       expect(await found('kitchen')).toEqual([a.slug]);
 
       expect(await migrateLatest(app.db)).toContain(PACK);

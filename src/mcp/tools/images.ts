@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../errors.js';
 import { imageErrors } from '../../images/errors.js';
 import { addImage } from '../../images/service.js';
+import { someText } from '../../lib/validate.js';
 import { type ToolEnv, gated, text } from '../result.js';
 import { describedToolInput } from '../tool-input.js';
 
@@ -17,7 +18,7 @@ const uploadInput = describedToolInput('image upload', {
     .max(BASE64_MAX)
     .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be the image bytes in standard base64 (A-Z a-z 0-9 + /, = padding, no line breaks)')
     .describe(`The image's bytes, base64 (at most ${BASE64_MAX} characters: ${UPLOAD_MAX_BYTES / (1024 * 1024)} MB of image). JPEG, PNG, GIF, WebP, AVIF or SVG, told from the bytes.`),
-  filename: z.string().max(200).optional().describe('A name for the image in messages (its type is never taken from it).'),
+  filename: someText(200).optional().describe('A name for the image in messages (its type is never taken from it).'),
 });
 
 const uploadOutput = z.object({

@@ -99,7 +99,7 @@ export function pgConnection(url: string, d: Deadlines = DEFAULT_DEADLINES): pg.
  * until TCP keepalive gives up (minutes). So a timed-out query ends its connection: the pool
  * (and anyone holding it) then sees it gone and opens another.
  */
-export function dropOnQueryTimeout(client: pg.Client): void {
+function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const check = (err: unknown) => {
     const e = err as { message?: string; code?: string } | null;
@@ -153,7 +153,7 @@ function endWithDeadline(client: pg.Client): void {
 }
 
 /** Drops a connection at once (pg reports it ended; a query in flight on it fails). */
-export function cutClient(client: pg.Client): void {
+function cutClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 

@@ -45,8 +45,9 @@ interface WorkspaceState {
  * Serving the content API from memory, correctly across processes. Per request: the presented
  * key is hashed and looked up in memory (a key unknown here is looked up in the database by its
  * hash); the workspace's content version is read (one read shared by the requests of one
- * event-loop turn, for every workspace they ask about: FreshRead); when the version moved, the workspace's key is reloaded and its cached responses no longer match. Publishing,
- * unpublishing, deleting and regenerating keys all bump that version in their transaction.
+ * event-loop turn, for every workspace they ask about: FreshRead); when the version moved, the
+ * workspace's key is reloaded and its cached responses no longer match. Publishing, unpublishing,
+ * deleting and regenerating keys all bump that version in their transaction.
  *
  * Every database wait here gives up after content.timeout with 503 `unavailable` (Retry-After):
  * a request never waits longer for a database that went silent, and never gets an answer older

@@ -48,7 +48,7 @@ export const configSchema = z
         acquireTimeout: duration().default('10s'),
         /** PostgreSQL: one query gives up after this, on the client (a silent link) and on the server (statement_timeout). */
         queryTimeout: duration().default('10s'),
-        /** PostgreSQL: TCP keepalive probes start after a connection was idle this long (every connection, the pool's and any held one). */
+        /** PostgreSQL: TCP keepalive probes start after a connection was idle this long (every connection of the pool and of svc's own). */
         keepAlive: duration().default('10s'),
         /** SQLite: a write waits this long for another writer (busy_timeout) before failing. */
         busyTimeout: duration().default('5s'),

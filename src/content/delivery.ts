@@ -2,8 +2,8 @@ import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
 import { unavailable } from '../errors.js';
 import { within } from '../lib/deadline.js';
-import { FreshBatch, FreshRead, SingleFlight } from './coalesce.js';
-import { VersionReader } from './query-store.js';
+import { FreshRead, SingleFlight, retriedAfter } from './coalesce.js';
+import { contentVersions } from './query-store.js';
 import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
 import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
@@ -43,11 +43,11 @@ interface WorkspaceState {
 
 /**
  * Serving the content API from memory, correctly across processes. Per request: the presented
- * key is hashed and looked up in memory; the workspace's content version is read once (a read
- * shared by every request that arrived before it started, for every workspace they ask about:
- * see FreshBatch); when the version
- * moved, the workspace's key is reloaded and its cached responses no longer match. Publishing,
- * unpublishing, deleting and regenerating keys all bump that version in their transaction.
+ * key is hashed and looked up in memory (a key unknown here is looked up in the database by its
+ * hash); the workspace's content version is read (one read shared by the requests of one
+ * event-loop turn, for every workspace they ask about: FreshRead); when the version moved, the
+ * workspace's key is reloaded and its cached responses no longer match. Publishing, unpublishing,
+ * deleting and regenerating keys all bump that version in their transaction.
  *
  * Every database wait here gives up after content.timeout with 503 `unavailable` (Retry-After):
  * a request never waits longer for a database that went silent, and never gets an answer older
@@ -55,28 +55,13 @@ interface WorkspaceState {
  */
 export class ContentDelivery {
   private readonly keys = new Map<string, string>(); // key hash -> workspace id
-  private readonly unknownKeys = new Map<string, string>(); // key hash -> change token when found unknown
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
   /** Searches running at once, per key (its workspace) and in all (search-slots.ts). */
   private readonly searches: SearchSlots;
-  private readonly versions: VersionReader;
-  /** Content versions by workspace, read once per burst for all the burst's workspaces. */
-  private readonly fresh: FreshBatch<string, number>;
-  /**
-   * Keys that were current when presented, to their hash: hashing the key of every cached request
-   * was a tenth of its answer. Bounded, emptied when any key changes; an entry whose key
-   * was replaced since names a hash no longer in `keys`, so it is checked like any unknown key.
-   * It holds raw keys, deliberately: only keys that were valid when presented (never a wrong or
-   * revoked one), at most one per workspace a client used and 1,000 in all, gone from memory once
-   * any key changes. Every request carries its key in plain text through this process's memory
-   * anyway (headers, URL), and the database keeps hashes only; memoising by anything but the key
-   * itself would mean hashing it again, which is what this saves (docs/performance.md).
-   */
-  private readonly hashes = new Map<string, string>();
-  /** The change token for unknown keys, shared by a burst like the version reads. */
-  private readonly tokens: FreshRead<string | null>;
+  /** Content versions by workspace, read once per event-loop turn for all of that turn's workspaces. */
+  private readonly fresh: FreshRead<string, number>;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
 
   constructor(
@@ -85,36 +70,26 @@ export class ContentDelivery {
   ) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
     this.searches = searches;
-    this.versions = new VersionReader(ctx.db);
-    // A read stuck a quarter of the deadline (a silent connection) lets the next burst read on another.
-    this.fresh = new FreshBatch((ids, waitedMs) => this.bounded(this.versions.read(ids), waitedMs), ctx.config.content.timeout / 4);
-    this.tokens = new FreshRead(() => this.bounded(this.versions.changeToken()));
+    // A read unanswered after a quarter of the deadline (a connection gone silent) is made again on another.
+    const patience = ctx.config.content.timeout / 4;
+    this.fresh = new FreshRead((ids) => this.bounded(retriedAfter(() => contentVersions(ctx.db, ids), patience)));
     ctx.events.on('content.changed', this.onChange);
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.ctx.events.off('content.changed', this.onChange);
-    await this.versions.close();
   }
 
   /** The reader behind a key, or null for a missing, wrong, regenerated or revoked key. */
   async authenticate(key: string): Promise<Reader | null> {
     if (!key) return null;
-    const remembered = this.hashes.get(key);
-    const keyHash = remembered ?? hashBlogKey(key);
+    const keyHash = hashBlogKey(key);
     let workspaceId = this.keys.get(keyHash);
     if (!workspaceId) {
-      // Unknown here: maybe generated by another process. The database is the truth, looked up
-      // by the key's hash (a unique index). On SQLite a key already found unknown is not looked
-      // up again while nothing was committed (its change signal); on PostgreSQL each is one
-      // indexed read, and wrong keys are limited per address (limits.blogKey).
-      const token = await this.tokens.get();
-      if (token !== null && this.unknownKeys.get(keyHash) === token) return null;
+      // Unknown here: maybe issued by another process. The database is the truth, looked up by
+      // the key's hash (a unique index); wrong keys are limited per address (limits.blogKey).
       const found = await this.bounded(lookupBlogKey(this.ctx, key));
-      if (!found) {
-        if (token !== null) this.rememberUnknown(keyHash, token);
-        return null;
-      }
+      if (!found) return null;
       workspaceId = found.workspaceId;
     }
     const version = (await this.fresh.get(workspaceId)).get(workspaceId);
@@ -125,17 +100,12 @@ export class ContentDelivery {
         const current = await this.bounded(currentKeyHash(this.ctx, workspaceId));
         if (version < state.keyVersion) return; // a reload for a newer version finished first
         if (state.keyHash) this.keys.delete(state.keyHash);
-        if (state.keyHash !== current) this.hashes.clear();
         if (current) this.keys.set(current, workspaceId);
         state.keyHash = current;
         state.keyVersion = version;
       });
     }
     if (state.keyHash !== keyHash) return null;
-    if (remembered === undefined) {
-      if (this.hashes.size >= 1000) this.hashes.clear();
-      this.hashes.set(key, keyHash);
-    }
     return { workspaceId, version, keyHash };
   }
 
@@ -210,18 +180,10 @@ export class ContentDelivery {
     }
   }
 
-  /**
-   * `work`, or 503 `unavailable` once content.timeout passed since its callers asked (`waitedMs`
-   * before it started; the query itself ends on the database's own deadline).
-   */
-  private bounded<T>(work: Promise<T>, waitedMs = 0): Promise<T> {
+  /** `work`, or 503 `unavailable` once content.timeout passed (the query itself ends on the database's own deadline). */
+  private bounded<T>(work: Promise<T>): Promise<T> {
     const ms = this.ctx.config.content.timeout;
-    return within(work, Math.max(0, ms - waitedMs), () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`, { failure: 'silent' }));
-  }
-
-  private rememberUnknown(keyHash: string, token: string): void {
-    if (this.unknownKeys.size >= 10_000) this.unknownKeys.clear(); // bounded: a flood of random keys
-    this.unknownKeys.set(keyHash, token);
+    return within(work, ms, () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`, { failure: 'silent' }));
   }
 
   private state(workspaceId: string): WorkspaceState {

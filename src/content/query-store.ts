@@ -1,6 +1,4 @@
-import { type Db, type Queryable, isPostgres } from '../db/connect.js';
-import { HeldReads } from '../db/held-reads.js';
-import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
+import { type Queryable, isPostgres } from '../db/connect.js';
 import type { RelatedPost } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
@@ -154,61 +152,14 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 
 /**
  * The freshness check: workspaces' content versions, never older than a change committed before
- * the call. One read for every workspace a burst asks about (callers of one burst share it:
- * FreshBatch in coalesce.ts): on PostgreSQL a prepared statement (the knex builder cost more
- * than the read: docs/performance.md) on the connection kept for these reads when it is free, else
- * on a pooled one (HeldReads: it never waits on a connection of its own, and the pool's deadlines
- * bound every read); on SQLite one indexed read, skipped for a workspace when nothing was
- * committed anywhere since its last read (SqliteChangeSignal, one pread of the -shm file).
+ * the call. One read by primary key for every workspace asked about (FreshRead in coalesce.ts
+ * shares it among the requests of one event-loop turn); a workspace that does not exist is absent.
  */
-export class VersionReader {
-  private readonly sqlite: SqliteChangeSignal | null;
-  private readonly pg: HeldReads | null;
-  private readonly known = new Map<string, { token: string; version: number | null }>();
-
-  constructor(private readonly db: Db) {
-    const { client, connection } = db.client.config as { client: string; connection?: Record<string, any> };
-    this.sqlite = client === 'sqlite3' && connection?.filename ? new SqliteChangeSignal(`${connection.filename}-shm`) : null;
-    this.pg = client === 'pg' ? new HeldReads(db) : null;
+export async function contentVersions(db: Queryable, workspaceIds: string[]): Promise<Map<string, number>> {
+  const versions = new Map<string, number>();
+  // In slices: a turn's workspaces are many only on a large installation, and SQLite bounds a statement's parameters.
+  for (let i = 0; i < workspaceIds.length; i += 500) {
+    for (const row of await db('workspaces').whereIn('id', workspaceIds.slice(i, i + 500)).select('id', 'content_version')) versions.set(row.id, Number(row.content_version));
   }
-
-  /**
-   * A token that differs after any commit that may have made an unknown blog key known, or null
-   * when there is none: SQLite's change signal (one pread). PostgreSQL has none to offer for
-   * free, so an unknown key is looked up by its hash (one unique-index read; wrong keys are
-   * limited per address, limits/index.ts blogKey).
-   */
-  async changeToken(): Promise<string | null> {
-    return this.sqlite?.token() ?? null;
-  }
-
-  /** The content versions of these workspaces; a workspace that does not exist is absent. */
-  async read(workspaceIds: string[]): Promise<Map<string, number>> {
-    const versions = new Map<string, number>();
-    if (this.pg) {
-      for (const [id, version] of await this.pg.rows('svc_content_versions', VERSIONS_SQL, [workspaceIds])) versions.set(id as string, Number(version));
-      return versions;
-    }
-    // The token is taken before the read it vouches for: a change during the read moves it.
-    const token = this.sqlite?.token() ?? null;
-    const unread: string[] = [];
-    for (const id of workspaceIds) {
-      const known = token === null ? undefined : this.known.get(id);
-      if (known?.token !== token) unread.push(id);
-      else if (known.version !== null) versions.set(id, known.version);
-    }
-    for (let i = 0; i < unread.length; i += 500) {
-      const ids = unread.slice(i, i + 500);
-      for (const row of await this.db('workspaces').whereIn('id', ids).select('id', 'content_version')) versions.set(row.id, Number(row.content_version));
-      if (token !== null) for (const id of ids) this.known.set(id, { token, version: versions.get(id) ?? null });
-    }
-    return versions;
-  }
-
-  async close(): Promise<void> {
-    this.sqlite?.close();
-    await this.pg?.close();
-  }
+  return versions;
 }
-
-const VERSIONS_SQL = 'SELECT id, content_version FROM workspaces WHERE id = ANY($1)';

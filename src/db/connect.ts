@@ -113,7 +113,7 @@ export const writerOf = (db: Db): Db => writers.get(db) ?? db;
  * until TCP keepalive gives up (minutes). So a timed-out query ends its connection: the pool
  * (and anyone holding it) then sees it gone and opens another.
  */
-export function dropOnQueryTimeout(client: pg.Client): void {
+function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const check = (err: unknown) => {
     const e = err as { message?: string; code?: string } | null;
@@ -167,7 +167,7 @@ function endWithDeadline(client: pg.Client): void {
 }
 
 /** Drops a connection at once (pg reports it ended; a query in flight on it fails). */
-export function cutClient(client: pg.Client): void {
+function cutClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 

@@ -93,7 +93,7 @@ describe('freshness across processes (CLI in another App, same database)', () =>
     }
   });
 
-  it('stays fresh with a database pool of one connection (no held connection for version reads)', async () => {
+  it('stays fresh with a database pool of one connection (the version read takes its turn on it)', async () => {
     const f = await contentFixture({ overrides: { 'database.poolMax': 1 } });
     expect((await f.json('/articles')).data.total).toBe(0);
     const r = await runCli(['articles', 'add', '--title', 'Pool one', '--workspace', f.ws.name], f.cli);

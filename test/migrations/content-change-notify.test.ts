@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/connect.js';
-import { migrateDown, migrateLatest, migrationStatus } from '../../src/db/migrate.js';
+import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
 
 const DROP = '2026-11-29-1500-drop-content-change-notify';
@@ -14,7 +14,7 @@ describe.skipIf(!PG_URL)('the content-change NOTIFY trigger (PostgreSQL)', () =>
     try {
       await migrateLatest(db);
       expect(await triggers()).toEqual([]);
-      while ((await migrationStatus(db)).applied.includes(DROP)) await migrateDown(db);
+      while ((await migrationStatus(db)).applied.includes(DROP)) await migrateStep(db, 'down');
       expect(await triggers()).toEqual(['workspaces_content_change', 'workspaces_content_truncate']);
       await migrateLatest(db);
       expect(await triggers()).toEqual([]);

@@ -127,7 +127,6 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       post.draft = true;
       notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
     } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
-    if (!post.publishedAt && !post.draft) notes.warn('Posts without a date (none in the front matter or the file name; the old site showed the file\'s time) are dated when svc publishes them: add a date: line to keep the old one', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     const tags = remainingTags(body);
     if (tags.length > 0) notes.warn(`Template tags of the old site with no meaning svc knows were kept as text (${tags.join(', ')})`, file);

@@ -59,8 +59,9 @@ const URL_FILTER = /\{\{-?\s*(?:"([^"\n]*)"|'([^'\n]*)')\s*\|\s*url\s*-?\}\}/g;
 // A Nunjucks, Jinja or Twig comment (`{# ... #}`, Eleventy): the old site showed nothing. A heading's
 // `{#id}` has no closing `#}` on its line and is left alone.
 const COMMENT = /\{#(?!\w[\w-]*\})[\s\S]*?#\}/g;
-// A variable of the post's own front matter (`{{ external_url }}`, Jekyll's `{{ page.title }}`).
-const VARIABLE = /\{\{-?\s*(?:page\.)?([A-Za-z_]\w*)\s*-?\}\}/g;
+// A variable of the post's own front matter (`{{ external_url }}`, Jekyll's `{{ page.title }}`), or
+// Nunjucks' `urlencode` of one.
+const VARIABLE = /\{\{-?\s*(?:page\.)?([A-Za-z_]\w*)\s*(\|\s*urlencode\s*)?-?\}\}/g;
 
 const TWEET_NOTE = 'Tweets embedded by their URL are shown as links (svc embeds no tweets)';
 
@@ -140,7 +141,12 @@ export function templateTags(body: string, notes: Set<string>, frontMatter: Reco
     const v = Object.hasOwn(frontMatter, name) ? frontMatter[name] : undefined;
     return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
   };
-  return outsideCode(out, VARIABLE, (m) => replaceOne(m, VARIABLE, (g) => value(g[1]) ?? m));
+  return outsideCode(out, VARIABLE, (m) =>
+    replaceOne(m, VARIABLE, (g) => {
+      const v = value(g[1]);
+      return v === undefined ? m : g[2] ? encodeURIComponent(v) : v;
+    }),
+  );
 }
 
 /** Where the block holding `index` ends (the next blank line), so code spans around it stay whole. */

@@ -1,4 +1,4 @@
-import { outsideCode, vimeoEmbed, youtubeEmbed } from './body-syntax.js';
+import { outsideCode, spansOutsideCode, vimeoEmbed, youtubeEmbed } from './body-syntax.js';
 
 // Template tags a static site expands when it builds a post (Hugo shortcodes `{{< name >}}`,
 // Jekyll's and Hexo's Liquid-like tags and Eleventy's Nunjucks `{% name %}`) whose meaning is the
@@ -48,12 +48,17 @@ function calloutTitle(args: Args): string {
   return kind ? capitalise(kind.toLowerCase() === 'warn' ? 'warning' : kind.toLowerCase()) : '';
 }
 
-// An opening tag alone on its line, what it holds up to its closing tag alone on its line. Only
-// text up to the last closing tag is searched, so an opening without one costs a single scan.
-const HUGO_PAIR = /^[ \t]*\{\{([<%])-?\s*(highlight|notice|admonition|alert|callout|hint)\b([^\n]*?)-?[>%]\}\}[ \t]*\n([\s\S]*?)\n[ \t]*\{\{[<%]-?\s*\/\2\s*-?[>%]\}\}[ \t]*$/gim;
-const LIQUID_PAIR = /^[ \t]*\{%-?\s*(highlight|codeblock|code|note|callout|notice|alert)\b([^\n]*?)-?%\}[ \t]*\n?([\s\S]*?)\n?[ \t]*\{%-?\s*end\1\s*-?%\}[ \t]*$/gim;
-const HUGO_SINGLE = /\{\{<\s*(figure|tweet|x|gist|instagram|vimeo_simple|youtube_simple)\b([^\n]*?)\/?>\}\}/gi;
-const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter)\b([^\n]*?)-?%\}/gi;
+// Opening and closing tags of the pairs, each alone on its line: Hugo's `{{< name args >}}` ...
+// `{{< /name >}}`, Liquid's and Nunjucks' `{% name args %}` ... `{% endname %}`. Found in one pass;
+// an opening pairs with the next tag when that closes it (pairs do not nest), so a body of
+// openings without closings costs no more than one with them.
+const PAIR_TAG = /^[ \t]*(?:\{\{[<%]-?\s*(\/?)(highlight|notice|admonition|alert|callout|hint)\b([^\n]*?)-?[>%]\}\}|\{%-?\s*(end)?(highlight|codeblock|code|note|callout|notice|alert)\b([^\n]*?)-?%\})[ \t]*$/gim;
+// A Liquid or Nunjucks callout held on one line (`{% callout %}text{% endcallout %}`); its text
+// holds no other `{%`, so each opening is read up to the next tag at most.
+const INLINE_PAIR = /^[ \t]*\{%-?\s*(note|callout|notice|alert)\b([^\n%]*)-?%\}((?:[^{\n]|\{(?!%))*)\{%-?\s*end\1\s*-?%\}[ \t]*$/gim;
+// Arguments hold no braces: each opening is read up to the next brace at most.
+const HUGO_SINGLE = /\{\{<\s*(figure|tweet|x|gist|instagram|vimeo_simple|youtube_simple)\b([^{}\n]*?)\/?>\}\}/gi;
+const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter)\b([^{}%\n]*?)-?%\}/gi;
 // Eleventy's `url` filter on a literal path: `{{ '/posts/firstpost/' | url }}` is that path.
 const URL_FILTER = /\{\{-?\s*(?:"([^"\n]*)"|'([^'\n]*)')\s*\|\s*url\s*-?\}\}/g;
 // A Nunjucks, Jinja or Twig comment (`{# ... #}`, Eleventy): the old site showed nothing. A heading's
@@ -130,10 +135,8 @@ export function templateTags(body: string, notes: Set<string>, frontMatter: Reco
   if (!body.includes('{{') && !body.includes('{%') && !body.includes('#}')) return body;
   const lastComment = body.lastIndexOf('#}');
   let out = lastComment === -1 ? body : within(body, blockEnd(body, lastComment), COMMENT, () => '');
-  const lastHugoClose = lastIndexOfRegex(out, /\{\{[<%]-?\s*\/[^\n]*$/gm);
-  if (lastHugoClose !== -1) out = within(out, blockEnd(out, lastHugoClose), HUGO_PAIR, (m) => replaceOne(m, HUGO_PAIR, (g) => pair(g[2], g[3], g[4])));
-  const lastLiquidClose = lastIndexOfRegex(out, /\{%-?\s*end\w+[^\n]*$/gm);
-  if (lastLiquidClose !== -1) out = within(out, blockEnd(out, lastLiquidClose), LIQUID_PAIR, (m) => replaceOne(m, LIQUID_PAIR, (g) => pair(g[1], g[2], g[3])));
+  out = pairs(out);
+  out = outsideCode(out, INLINE_PAIR, (m) => replaceOne(m, INLINE_PAIR, (g) => pair(g[1], g[2], g[3])));
   out = outsideCode(out, HUGO_SINGLE, (m) => replaceOne(m, HUGO_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, LIQUID_SINGLE, (m) => replaceOne(m, LIQUID_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, URL_FILTER, (m) => replaceOne(m, URL_FILTER, (g) => g[1] ?? g[2]));
@@ -149,6 +152,31 @@ export function templateTags(body: string, notes: Set<string>, frontMatter: Reco
   );
 }
 
+/** Every opening tag followed by its own closing tag, rewritten (code highlighting, callouts). */
+function pairs(text: string): string {
+  const tags = [...text.matchAll(PAIR_TAG)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+    closing: Boolean(m[1] || m[4]),
+    name: (m[2] ?? m[5]).toLowerCase(),
+    args: m[3] ?? m[6] ?? '',
+  }));
+  const spans: Array<readonly [number, number]> = [];
+  const found: Array<{ name: string; args: string; inner: string }> = [];
+  for (let i = 0; i + 1 < tags.length; i++) {
+    const [open, close] = [tags[i], tags[i + 1]];
+    if (open.closing || !close.closing || open.name !== close.name) continue;
+    spans.push([open.start, close.end]);
+    found.push({ name: open.name, args: open.args, inner: text.slice(open.end + 1, close.start).replace(/\n$/, '') });
+    i++;
+  }
+  const byStart = new Map(spans.map(([start], i) => [start, found[i]]));
+  return spansOutsideCode(text, spans, (start) => {
+    const f = byStart.get(start)!;
+    return pair(f.name, f.args, f.inner);
+  });
+}
+
 /** Where the block holding `index` ends (the next blank line), so code spans around it stay whole. */
 function blockEnd(text: string, index: number): number {
   const blank = text.indexOf('\n\n', index);
@@ -158,13 +186,6 @@ function blockEnd(text: string, index: number): number {
 /** outsideCode on the text up to `end` only: the rest holds no match, and is not searched again. */
 const within = (text: string, end: number, pattern: RegExp, by: (match: string) => string): string =>
   outsideCode(text.slice(0, end), pattern, by) + text.slice(end);
-
-/** Where the line holding the last match of `pattern` ends (the text after it needs no search). */
-function lastIndexOfRegex(text: string, pattern: RegExp): number {
-  let end = -1;
-  for (const m of text.matchAll(pattern)) end = m.index + m[0].length;
-  return end;
-}
 
 /** `pattern` applied to the one match outsideCode hands back. */
 function replaceOne(match: string, pattern: RegExp, by: (groups: RegExpExecArray) => string): string {

@@ -59,15 +59,26 @@ export function rootImages(body: string, baseUrl: string): string {
  * for a marker, the text lexed once, and markers that land in code put back as they were.
  */
 export function outsideCode(text: string, pattern: RegExp, by: (match: string) => string): string {
-  const found: string[] = [];
-  const marked = text.replace(pattern, (m) => {
-    found.push(m);
-    return `\uE000${found.length - 1}\uE001`;
+  const spans = [...text.matchAll(pattern)].map((m) => [m.index, m.index + m[0].length] as const);
+  return spansOutsideCode(text, spans, (start, end) => by(text.slice(start, end)));
+}
+
+/** outsideCode for spans found otherwise: in order, not overlapping. */
+export function spansOutsideCode(text: string, spans: ReadonlyArray<readonly [number, number]>, by: (start: number, end: number) => string): string {
+  if (spans.length === 0) return text;
+  let marked = '';
+  let at = 0;
+  spans.forEach(([start, end], i) => {
+    marked += `${text.slice(at, start)}\uE000${i}\uE001`;
+    at = end;
   });
-  if (found.length === 0) return text;
+  marked += text.slice(at);
   const kept = new Set<number>();
   for (const code of codeTexts(marked)) for (const m of code.matchAll(/\uE000(\d+)\uE001/g)) kept.add(Number(m[1]));
-  return marked.replace(/\uE000(\d+)\uE001/g, (_, i: string) => (kept.has(Number(i)) ? found[Number(i)] : by(found[Number(i)])));
+  return marked.replace(/\uE000(\d+)\uE001/g, (_, i: string) => {
+    const [start, end] = spans[Number(i)];
+    return kept.has(Number(i)) ? text.slice(start, end) : by(start, end);
+  });
 }
 
 /** Top-level blocks: admonitions become block quotes, fence titles captions, lone video URLs embeds. */

@@ -7,6 +7,7 @@ import { type RawPost, keptSlug, toItem } from './assemble.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
 import { platformSyntax, rootImages } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
+import { remainingTags, templateTags } from './shortcodes.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 /**
@@ -62,6 +63,9 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       if (mdx.changed) notes.warn('MDX import/export lines and components were left out (svc publishes markdown; what the components showed is not in the post)', file);
       body = mdx.body;
     }
+    const tagNotes = new Set<string>();
+    body = templateTags(body, tagNotes, data);
+    for (const text of tagNotes) notes.warn(text, file);
     body = platformSyntax(body, (text) => notes.warn(text, file));
     body = rootImages(body, opts.baseUrl);
     const fm = new Map<string, Entry>();
@@ -124,7 +128,8 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
       notes.warn('Posts past their expiryDate (no longer shown on the old site) were imported as drafts', file);
     } else if (expiry !== undefined && expiry > opts.now) notes.warn('An expiryDate still to come is not carried over (svc does not unpublish on a date): unpublish these then', file);
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
-    if (/\{\{[<%]|\{%/.test(body)) notes.warn('Hugo shortcodes or Liquid tags were kept as text', file);
+    const tags = remainingTags(body);
+    if (tags.length > 0) notes.warn(`Template tags of the old site with no meaning svc knows were kept as text (${tags.join(', ')})`, file);
     return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -1,5 +1,6 @@
 import { Marked, type Token, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { LinkedFragments, SAFE_ID, headingSlug, missingHeadingIds } from './heading-ids.js';
 import { documentTerms } from './search-text.js';
 
 // The only importer of marked and sanitize-html.
@@ -65,32 +66,22 @@ function headingId(text: string): { id: string; rest: string } | null {
   return { id, rest: t.slice(0, at).trimEnd() };
 }
 
-// What an id may hold: letters (any script), their marks, digits, `-` and `_`. Nothing that could
-// end the attribute, read as a URL scheme (`javascript:`) or a CSS selector, or hold a space.
-const SAFE_ID = /^[\p{L}\p{M}\p{N}_-]{1,256}$/u;
-
 /** A heading token with the id its HTML carries. */
 type AnchoredHeading = Tokens.Heading & { anchor?: string };
 
 /**
- * GitHub's heading slug: lower case, punctuation dropped (letters of every script, digits, `-`
- * and `_` kept), each space a dash. A heading with nothing left is named `section`.
- */
-function headingSlug(text: string): string {
-  const slug = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}_\- ]/gu, '').replace(/ /g, '-').slice(0, 200);
-  return slug || 'section';
-}
-
-/**
  * The body's tokens with an id on every heading: its own `{#id}` when it gives a safe one (taken
- * off the text either way), else the slug of its text; a repeated id gets `-1`, `-2`, ... as on
+ * off the text either way), else the fragment a link of the body uses for it (the old platform's
+ * form, e.g. Hexo's `#Getting-Started`), else the slug of its text; a repeated id gets `-1`, `-2`, ... as on
  * GitHub. Ids that headings give are reserved first, so a slug never takes one a link relies on.
  */
 function lexWithAnchors(markdown: string): Token[] {
   const tokens = marked.lexer(markdown);
   const hs: AnchoredHeading[] = [];
+  const fragments = new LinkedFragments();
   marked.walkTokens(tokens, (t) => {
     if (t.type === 'heading') hs.push(t as AnchoredHeading);
+    else if (t.type === 'link') fragments.add((t as Tokens.Link).href);
   });
   const given = hs.map((h) => {
     const found = headingId(h.text);
@@ -109,7 +100,9 @@ function lexWithAnchors(markdown: string): Token[] {
     if (given[i] && !used.has(given[i])) h.anchor = unique(given[i]);
   });
   hs.forEach((h, i) => {
-    h.anchor ??= unique(given[i] ?? headingSlug(plain(h.text)));
+    const text = plain(h.text);
+    const linked = fragments.for(text);
+    h.anchor ??= unique(given[i] ?? (linked && !used.has(linked) ? linked : headingSlug(text)));
   });
   return tokens;
 }
@@ -185,10 +178,13 @@ export function renderHtml(markdown: string): string {
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
-function sanitizeBody(raw: string): string {
-  return sanitizeHtml(raw, {
-    allowedTags: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
-      'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'],
+const BODY_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
+  'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'];
+
+/** The allow-list of a body, with `idFor` deciding a heading's id from the one it carries. */
+function bodyOptions(idFor: (id: string | undefined) => string | undefined): sanitizeHtml.IOptions {
+  return {
+    allowedTags: BODY_TAGS,
     allowedAttributes: {
       a: ['href', 'title', 'rel', 'target'],
       img: ['src', 'alt', 'title', 'width', 'height'],
@@ -198,18 +194,38 @@ function sanitizeBody(raw: string): string {
       code: ['class'],
       ...Object.fromEntries(HEADINGS.map((h) => [h, ['id']])),
     },
-    // A heading keeps an id only of SAFE_ID's characters (the renderer writes no other); a
-    // hostile one from raw HTML in the body is dropped, the heading kept.
     transformTags: Object.fromEntries(HEADINGS.map((h) => [h, (tagName: string, attribs: sanitizeHtml.Attributes) => {
-      const { id, ...rest } = attribs;
-      return { tagName, attribs: id !== undefined && SAFE_ID.test(id) ? attribs : rest };
+      const { id: _, ...rest } = attribs;
+      const id = idFor(attribs.id);
+      return { tagName, attribs: id === undefined ? rest : { ...rest, id } };
     }])),
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { img: ['http', 'https'] },
     allowedIframeHostnames: EMBED_HOSTS,
     allowIframeRelativeUrls: false,
     allowedClasses: { code: [/^language-[\w-]+$/] },
-  }).trim();
+  };
+}
+
+// A heading keeps an id only of SAFE_ID's characters (the renderer writes no other); a hostile
+// one from raw HTML in the body is dropped, the heading kept.
+const SANITIZE = bodyOptions((id) => (id !== undefined && SAFE_ID.test(id) ? id : undefined));
+
+// The sanitiser writes a heading without an id as a bare tag, and escapes `<` in text and
+// attribute values, so this finds exactly the headings left without one.
+const BARE_HEADING = /<h[1-6]>/;
+
+/**
+ * The sanitised body. Headings written as raw HTML get an id like markdown's (missingHeadingIds),
+ * so `#anchor` links to them work: a second pass over the sanitiser's own output, only when such
+ * a heading is there.
+ */
+function sanitizeBody(raw: string): string {
+  const html = sanitizeHtml(raw, SANITIZE).trim();
+  if (!BARE_HEADING.test(html)) return html;
+  const ids = missingHeadingIds(html);
+  let next = 0;
+  return sanitizeHtml(html, bodyOptions((id) => id ?? ids[next++])).trim();
 }
 
 /** A question of a FAQ section and its answer as plain text. */

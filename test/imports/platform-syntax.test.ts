@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { platformSyntax } from '../../src/imports/body-syntax.js';
+import { remainingTags, templateTags } from '../../src/imports/shortcodes.js';
 import { withMediaShortcodes } from '../../src/imports/wordpress-media.js';
 import { wxr, write } from './samples.js';
 import { importWorld } from './world.js';
@@ -156,5 +157,10 @@ image: /assets/cover.jpg
     }
     const shortcodes = '[audio src="x'.repeat(n);
     expect(withMediaShortcodes(shortcodes, { attachments: new Map(), note: () => {} })).toBe(shortcodes);
+    // Template tags: openings of one pair kind closed by another, and single tags never closed.
+    for (const body of ['{{< highlight go >}}\nx\n'.repeat(n / 10) + '{{< /notice >}}\n', '{% highlight go %}\nx\n'.repeat(n / 10) + '{% endnote %}\n', '{{< figure '.repeat(n / 10), '{% gist '.repeat(n / 10), '{% callout x'.repeat(n / 10)]) {
+      expect(templateTags(body, new Set())).toBe(body);
+      expect(remainingTags(body).length).toBeGreaterThan(0);
+    }
   });
 });

@@ -11,7 +11,6 @@ describe('import Jekyll, Astro and Next.js posts', () => {
     expect(r.json().notes).toEqual([
       'Front matter keys not carried over (svc has no field for them): layout (1 file)',
       '3 dates without a time zone read as UTC: jekyll/_posts/2019-05-06-welcome-to-jekyll.md: file name date 2019-05-06, astro/src/content/blog/using-mdx.md: pubDate Jun 01 2024, astro/src/content/blog/using-mdx.md: updatedDate Jul 02 2024',
-      'Hugo shortcodes or Liquid tags were kept as text: jekyll/_posts/2019-05-06-welcome-to-jekyll.md',
     ]);
     expect(slugDates((await w.api('/articles')).body.data.articles)).toEqual([
       ['using-mdx', '2024-06-01T00:00:00.000Z', '2024-07-02T00:00:00.000Z'],
@@ -19,7 +18,10 @@ describe('import Jekyll, Astro and Next.js posts', () => {
       ['welcome-to-jekyll', '2019-05-06T00:00:00.000Z', '2019-05-06T00:00:00.000Z'],
     ]);
     // Jekyll: the slug without the date; space-separated categories, the first naming a content type.
-    expect((await w.api('/articles/welcome-to-jekyll')).body.data).toMatchObject({ category: { slug: 'how-to' }, tags: [{ slug: 'ruby' }, { slug: 'jekyll' }] });
+    const jekyll = (await w.api('/articles/welcome-to-jekyll')).body.data;
+    expect(jekyll).toMatchObject({ category: { slug: 'how-to' }, tags: [{ slug: 'ruby' }, { slug: 'jekyll' }] });
+    // Jekyll's {% highlight %} pair is its code block.
+    expect(jekyll.html).toContain("<pre><code class=\"language-ruby\">puts 'hi'\n</code></pre>");
     expect((await w.api('/articles/using-mdx')).body.data).toMatchObject({ metaDescription: 'Lorem ipsum dolor sit amet', image: 'https://example.com/blog-placeholder-5.jpg' });
     expect((await w.api('/articles/hello-world')).body.data).toMatchObject({
       title: 'Learn How to Pre-render Pages Using Static Generation with Next.js',

@@ -69,7 +69,7 @@ describe('heading anchors', () => {
     expect(renderBody(body).words).toBe(3);
   });
 
-  it('the sanitiser keeps a safe id on h1-h6 only and drops hostile ones, keeping the heading', () => {
+  it('the sanitiser keeps a safe id on h1-h6 only and replaces hostile ones with the slug of the text, keeping the heading', () => {
     const html = renderHtml([
       '<h2 id="javascript:alert(1)">a</h2>',
       '<h3 id=\'x" onclick="alert(1)\'>b</h3>',
@@ -79,12 +79,40 @@ describe('heading anchors', () => {
       '<p id="para">f</p>',
       '<a id="link" href="#fine_id-2">g</a>',
     ].join('\n'));
-    expect(html).toContain('<h2>a</h2>');
-    expect(html).toContain('<h3>b</h3>');
-    expect(html).toContain('<h4>c</h4>');
-    expect(html).toContain('<h5>d</h5>');
+    expect(html).toContain('<h2 id="a">a</h2>');
+    expect(html).toContain('<h3 id="b">b</h3>');
+    expect(html).toContain('<h4 id="c">c</h4>');
+    expect(html).toContain('<h5 id="d">d</h5>');
     expect(html).toContain('<h6 id="fine_id-2">e</h6>');
     expect(html).not.toMatch(/id="(para|link)"|onclick|javascript/);
+  });
+
+  it('headings written as raw HTML get ids too, unique with the markdown ones, in the form the links of the body use', () => {
+    const html = renderHtml([
+      'Contents: [setup](#Getting_Started), [again](#intro-1), [faq](#faq).',
+      '',
+      '## Intro',
+      '',
+      '<h2>Intro</h2>',
+      '',
+      '<h3>Getting <em>Started</em></h3>',
+      '',
+      '<div class="toc"><h2>F.A.Q.</h2></div>',
+      '',
+      '<h2>Intro</h2>',
+      '',
+      '<h2>日本語 見出し</h2>',
+      '',
+      '<h2><script>x</script></h2>',
+    ].join('\n'));
+    expect(ids(html)).toEqual(['intro', 'intro-1', 'Getting_Started', 'faq', 'intro-2', '日本語-見出し', 'section']);
+    for (const href of hrefs(html)) expect(ids(html)).toContain(href);
+    expect(html).toContain('<h3 id="Getting_Started">Getting <em>Started</em></h3>');
+  });
+
+  it("a markdown heading takes the form the body's links use for it (Hexo's case-kept ids), else GitHub's slug", () => {
+    const html = renderHtml('See [start](#Getting-Started) and [end](#the-end).\n\n## Getting Started\n\n## Getting Started\n\n## The End\n');
+    expect(ids(html)).toEqual(['Getting-Started', 'getting-started', 'the-end']);
   });
 
   it('an imported Hugo or kramdown post keeps its {#id} anchors, and its links to them work', async () => {

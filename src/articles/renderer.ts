@@ -23,7 +23,7 @@ export interface Renderer {
   /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links; `site` tells its own links apart. */
   audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<ReturnType<typeof auditArticle>>;
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
-  stats(): { running: number; started: number };
+  stats(): { running: number; started: number; peak: number };
   close(): Promise<void>;
 }
 
@@ -61,7 +61,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
       assertRenderable(article.slug, article.bodyMarkdown);
       return run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug);
     },
-    stats: () => ({ running: pool.running, started: pool.started }),
+    stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak }),
     close: () => pool.close(),
   };
 }

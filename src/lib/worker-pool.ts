@@ -48,6 +48,8 @@ export class WorkerPool {
   private closed = false;
   /** Tasks handed to a worker so far. */
   started = 0;
+  /** The most tasks that ran at once so far (the proof that the workers ran side by side). */
+  peak = 0;
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
@@ -108,6 +110,7 @@ export class WorkerPool {
   private start(slot: Slot, job: Job): void {
     slot.job = job;
     this.started++;
+    this.peak = Math.max(this.peak, this.running);
     slot.worker.ref();
     slot.timer = setTimeout(() => void this.discard(slot, new TaskFailure('timeout', `the task ran longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
     slot.worker.postMessage({ task: job.task, input: job.input });

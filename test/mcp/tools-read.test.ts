@@ -9,7 +9,7 @@ describe('MCP read tools over the SDK client', () => {
     const agent = await connect(d, await key(['read']));
     const { tools } = await agent.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['audit_article', 'create_article', 'delete_article', 'find_link_targets', 'get_article', 'get_site_profile', 'list_articles', 'list_keywords', 'preview_article', 'publish_article', 'research_keywords', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article'],
+      ['audit_article', 'create_article', 'delete_article', 'find_link_targets', 'get_article', 'get_site_profile', 'list_articles', 'list_keywords', 'preview_article', 'publish_article', 'research_keywords', 'schedule_article', 'unpublish_article', 'unschedule_article', 'update_article', 'upload_image'],
     );
     const create = tools.find((t) => t.name === 'create_article')!;
     expect(create.description).toMatch(/articles` credit/);

@@ -30,7 +30,7 @@ export function registerServe(program: Command, io: Io): void {
       const { startJobs } = await import('../jobs/index.js');
 
       // 1. One daemon per SQLite file (PostgreSQL takes several): refused before the port is touched.
-      const claim = await claimDatabase(config.database);
+      const claim = await claimDatabase(config);
       // Which database this data directory's daemon serves: a CLI command on another one warns.
       const unrecord = recordDaemon(config, new Date());
       try {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from '../app.js';
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
@@ -25,17 +24,13 @@ export function registerMigrate(program: Command, io: Io): void {
       const log = commandLogger(io, config);
       const guard = opts.status || opts.rollback ? undefined : newDatabaseGuard(config, global.newDatabase);
       refuseNewSqliteFile(config, guard);
-      // --status opens nothing that is not there: a SQLite file would be created by opening it.
+      // Before the database is opened: opening a SQLite file that is not there creates it.
       const report = settingsReport(config);
-      if (opts.status && config.database.client === 'sqlite3' && !existsSync(config.database.filename)) {
-        out.result({ ...report, applied: [], pending: null, unknown: [] }, () => [...settingsReportLines(report), 'No database yet: svc migrate (or any command) creates it.'].join('\n'));
-        return;
-      }
       const app = await createApp({ config, migrate: false, log }).catch(namingDatabase(config));
       try {
         if (opts.status) {
           const status = await migrationStatus(app.db);
-          out.result({ ...report, ...status }, () => [...settingsReportLines(report), statusText(status)].join('\n'));
+          out.result({ ...status, settings: report }, () => [...settingsReportLines(report), statusText(status)].join('\n'));
         } else if (opts.rollback) {
           const rolledBack = await rollbackLastBatch(app.db, {
             log,

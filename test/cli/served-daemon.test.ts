@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { liveDaemons } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
 import { PG_ADMIN, pgAvailable } from '../backup/pg.js';
 import { runCli } from '../helpers/cli.js';
 import { createPgDatabase, tempDir } from '../helpers/env.js';
@@ -38,7 +40,7 @@ describe('the CLI knows the daemon it administers', () => {
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
     expect(recordsIn(box.env.SVC_STATE_DIR)).toEqual([]);
-  });
+  }, 90_000);
 
   it('svc init from another directory, without the daemon\'s config, refuses to create a second database, naming the one served and the daemon\'s config file; --new-database goes ahead', async () => {
     const box = await initialised();
@@ -64,7 +66,7 @@ describe('the CLI knows the daemon it administers', () => {
     // Once it exists it is not new: commands on it run (warning-free: another data directory).
     const second = await runCli(['workspaces', 'list'], { env, cwd: elsewhere });
     expect(second.code, second.stderr).toBe(0);
-  });
+  }, 90_000);
 
   it('a command that would create a new database while the daemon serves another refuses, naming the one served; svc migrate too', async () => {
     const box = await initialised();
@@ -80,7 +82,7 @@ describe('the CLI knows the daemon it administers', () => {
     expect(existsSync(path.join(box.dir, 'stray.sqlite'))).toBe(false);
     // The database the daemon serves is still reached as before.
     expect((await box.json(['workspaces', 'list'])).map((w: { name: string }) => w.name)).toEqual(['example.com']);
-  });
+  }, 90_000);
 
   it.runIf(withPg)('migrations on an empty PostgreSQL database while a daemon serves another are refused too', async () => {
     const box = await initialised();
@@ -93,7 +95,7 @@ describe('the CLI knows the daemon it administers', () => {
     expectCleanError(migrate, 1, 'but this command would migrate the empty PostgreSQL database');
     const status = await box.cli(['migrate', '--status', '--json'], { env: { SVC_DATABASE_URL: empty } });
     expect(status.json().applied).toEqual([]);
-  });
+  }, 90_000);
 
   it('migrate --status and doctor show the database and config file used, the daemon\'s record, and warn when they differ', async () => {
     const box = await initialised();
@@ -116,9 +118,8 @@ describe('the CLI knows the daemon it administers', () => {
     // Another database than the daemon's: said in so many words.
     const other = await box.cli(['migrate', '--status'], { env: { SVC_DATABASE_URL: '', SVC_DATABASE_FILENAME: 'other.sqlite' } });
     expect(other.stdout).toContain(`warning: no running daemon serves ${path.join(box.dir, 'other.sqlite')}`);
-    expect(other.stdout).toContain('No database yet');
-    expect(existsSync(path.join(box.dir, 'other.sqlite'))).toBe(false);
-  });
+    expect(other.stdout).toContain(`warning: ${path.join(box.dir, 'other.sqlite')} does not exist yet`);
+  }, 90_000);
 
   it('a daemon record outside the state directory is never read; the default state directories are the machine\'s and the user\'s', async () => {
     const box = await initialised();
@@ -131,12 +132,10 @@ describe('the CLI knows the daemon it administers', () => {
     const isolated = await box.cli(['workspaces', 'list'], { env });
     expect(isolated.code, isolated.stderr).toBe(0);
     expect(isolated.stderr).not.toContain('production');
-    const { loadConfig } = await import('../../src/config/load.js');
-    const { liveDaemons } = await import('../../src/app.js');
     const system = tempDir();
     const defaults = loadConfig({ env: { XDG_STATE_HOME: xdg, SVC_CONFIG: 'none' }, cwd: box.dir, systemStateDir: system });
     expect(defaults.stateDirs).toEqual([system, path.join(xdg, 'svc')]);
     expect(liveDaemons(defaults).map((d) => d.database)).toEqual(['sqlite:/srv/production/svc.sqlite']);
     expect(loadConfig({ env: { HOME: '/home/op', SVC_CONFIG: 'none' }, cwd: box.dir, systemStateDir: system }).stateDirs).toEqual([system, '/home/op/.local/state/svc']);
-  });
+  }, 90_000);
 });

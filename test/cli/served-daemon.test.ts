@@ -44,18 +44,21 @@ describe('the CLI knows the daemon it administers', () => {
 
   it('svc init from another directory, without the daemon\'s config, refuses to create a second database, naming the one served and the daemon\'s config file; --new-database goes ahead', async () => {
     const box = await initialised();
+    // The daemon's settings in a config file of its own, as under systemd.
     const configFile = path.join(box.dir, 'svc.yaml');
-    writeFileSync(configFile, `dataDir: ${box.dir}\n`);
-    const daemon = await serve({ ...box.env, SVC_CONFIG: configFile, SVC_DATA_DIR: '' }, box.dir);
+    const pgUrl = box.env.SVC_DATABASE_URL;
+    writeFileSync(configFile, `dataDir: ${box.dir}\n${pgUrl ? `database:\n  url: ${pgUrl}\n` : ''}`);
+    const served = pgUrl ?? path.join(box.dir, 'svc.sqlite');
+    const daemon = await serve({ ...box.env, SVC_CONFIG: configFile, SVC_DATA_DIR: '', SVC_DATABASE_URL: '' }, box.dir);
     const elsewhere = tempDir();
     const env = { SVC_CONFIG: 'none', SVC_LOG_LEVEL: 'silent', SVC_STATE_DIR: box.env.SVC_STATE_DIR };
     const init = ['init', '--email', 'second@example.com', '--password', 'second-password', '--website', 'https://second.example'];
     const refused = await runCli(init, { env, cwd: elsewhere });
-    expectCleanError(refused, 1, `error: A running svc daemon (pid ${daemon.child.pid}) serves ${path.join(box.dir, 'svc.sqlite')}, but this command would create a new SQLite database ${path.join(elsewhere, 'data', 'svc.sqlite')} (database.url is not set (no config file was found, nor SVC_DATABASE_URL)).`);
+    expectCleanError(refused, 1, `error: A running svc daemon (pid ${daemon.child.pid}) serves ${served}, but this command would create a new SQLite database ${path.join(elsewhere, 'data', 'svc.sqlite')} (database.url is not set (no config file was found, nor SVC_DATABASE_URL)).`);
     expect(refused.stderr).toContain(`hint: Run svc with the daemon's config file: --config ${configFile} (or SVC_CONFIG=${configFile}). To create this new database anyway, add --new-database.`);
     expect(existsSync(path.join(elsewhere, 'data'))).toBe(false);
     const asJson = await runCli([...init, '--json'], { env, cwd: elsewhere });
-    expect(asJson.json().error).toMatchObject({ code: 'database_elsewhere', served: path.join(box.dir, 'svc.sqlite'), daemonConfigFile: configFile });
+    expect(asJson.json().error).toMatchObject({ code: 'database_elsewhere', served, daemonConfigFile: configFile });
 
     // Pointed at the daemon's config, the same command reaches the database served.
     const listed = await runCli(['workspaces', 'list', '--json', '--config', configFile], { env, cwd: elsewhere });

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// `npm start`, `npm pack` (after emptying dist/) and `prepare` (a git URL install, `npm ci`) run
-// this: build only when a source changed since the last build, so a start
+// `npm start` runs this first: build only when a source changed since the last build, so a start
 // with a current build takes no compile (issue 13: it rebuilt every time, about 10 s). A fresh
 // clone has no dist/ and builds. tsc itself is incremental (tsconfig.json), so a rebuild after a
 // small change is short too.

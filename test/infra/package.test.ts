@@ -40,15 +40,4 @@ describe('the npm package ships exactly what runs', () => {
     expect(r.stdout).toBe(`svc ${pkg.version} (${head})\n`);
   });
 
-  it('prepare builds in a clone (a git URL install runs prepare, not prepack) and is a no-op in the installed package, which has no scripts/', () => {
-    const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    expect(scripts.prepare).toContain('scripts/build-if-stale.mjs');
-    expect(scripts.prepack).toContain('scripts/build-if-stale.mjs');
-    // As installed: package.json without scripts/ (npm pack leaves it out, test above).
-    const installed = tempDir();
-    execFileSync('cp', [path.join(root, 'package.json'), installed]);
-    const out = execFileSync('npm', ['run', 'prepare', '--silent'], { cwd: installed, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    expect(out).toBe('');
-    expect(readdirSync(installed)).toEqual(['package.json']);
-  });
 });

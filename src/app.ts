@@ -5,12 +5,12 @@ import { databaseSettingsHint } from './config/load.js';
 import { AppError } from './errors.js';
 import type { Ctx } from './context.js';
 import { type Db, closeDb, openDb, writerOf } from './db/connect.js';
-import { migrateLatest } from './db/migrate.js';
+import { isNewDatabase, migrateLatest } from './db/migrate.js';
 import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
-export { migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
+export { isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { claimDatabase, daemonsOn, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
+export { type DaemonRecord, claimDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
 export { cannotReach } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
@@ -43,17 +43,22 @@ export interface CreateAppOptions {
   db?: Db;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /** Called before migrating a database that has no migrations yet (a new one); what it throws refuses it. */
+  beforeNewDatabase?: () => void;
 }
 
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logging.level);
-  if (!options.db) refuseMovedDatabase(config.database);
+  if (!options.db) refuseMovedDatabase(config);
   const db = options.db ?? openDb(config.database);
   const closers: Array<() => Promise<void> | void> = [];
   if (options.migrate !== false) {
     // A failed migration must not leave the pool open: the process would never exit.
-    const applied = await migrateLatest(db, { log }).catch(async (err) => {
+    const guard = options.beforeNewDatabase;
+    const applied = await (guard ? isNewDatabase(db).then((isNew) => isNew && guard()) : Promise.resolve())
+      .then(() => migrateLatest(db, { log }))
+      .catch(async (err) => {
       if (!options.db) await closeDb(db);
       // The database layer knows the connection, not where its settings came from: the hint names them.
       if (err instanceof AppError && err.code === 'database_unavailable') {

@@ -75,8 +75,8 @@ export const backupErrors = {
     new AppError('database_in_use', 409, `Cannot restore over ${file}: another process has it open (an svc command or a script still running?)`, {
       hint: 'Stop the daemon and any running svc command on this data directory, then restore again.',
     }),
-  restoreIntoPostgres: () =>
-    new AppError('usage', 400, 'svc restore restores SQLite installations; this one uses PostgreSQL (SVC_DATABASE_URL)', {
+  restoreIntoPostgres: (chosenBy: string) =>
+    new AppError('usage', 400, `svc restore restores SQLite installations; this one uses PostgreSQL (${chosenBy})`, {
       hint: 'Restore a PostgreSQL backup into a new database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored FILE) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE (docs/operations.md)',
     }),
 };

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Db, openDb } from '../db/connect.js';
 import { claimDatabase } from '../db/daemon-lock.js';
@@ -39,12 +40,13 @@ export interface RestoreResult {
  * fresh database is swapped in with one rename: the database file is always either the old one
  * or the new one. The old one stays as `<file>.before-restore-<time>`.
  */
-export async function restoreDatabase(database: Config['database'], backup: string, options: { now?: Date; log?: Logger; confirm?: (database: string, rolledBack: RestoreDiff | null) => Promise<void> } = {}): Promise<RestoreResult> {
-  if (database.client === 'pg') throw backupErrors.restoreIntoPostgres();
+export async function restoreDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>, backup: string, options: { now?: Date; log?: Logger; confirm?: (database: string, rolledBack: RestoreDiff | null) => Promise<void> } = {}): Promise<RestoreResult> {
+  const { database } = config;
+  if (database.client === 'pg') throw backupErrors.restoreIntoPostgres(settingSource(config, 'database.url'));
   const target = database.filename!;
   if (!existsSync(backup) || !statSync(backup).isFile()) throw backupErrors.notFound(backup);
   ensurePrivateDir(path.dirname(target));
-  const lock = await claimDatabase(database).catch((err: { code?: string }) => {
+  const lock = await claimDatabase(config).catch((err: { code?: string }) => {
     throw err.code === 'database_in_use' ? backupErrors.daemonRunning(target) : err;
   });
   const source = sideName(target, 'restore-source');

@@ -32,7 +32,7 @@ export function registerBackup(program: Command, io: Io): void {
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
       const from = path.resolve(io.cwd, file);
-      const result = await restoreDatabase(config.database, from, {
+      const result = await restoreDatabase(config, from, {
         log: commandLogger(io, config),
         // Asked once the backup is checked and staged, before anything is replaced.
         confirm: (target, diff) =>

@@ -29,7 +29,7 @@ export function registerDb(program: Command, io: Io): void {
       }
       if (opts.force && config.database.client === 'sqlite3') await confirm(io, opts.yes, `Empty every svc table in ${redact(opts.to)} and replace it with the data of ${config.database.filename ?? 'this installation'}? The svc data the target holds now is lost.`);
       let bar: ReturnType<typeof progressBar> | null = null;
-      const result = await copyToPostgres(config.database, opts.to, {
+      const result = await copyToPostgres(config, opts.to, {
         force: opts.force,
         log: commandLogger(io, config),
         onProgress: ({ done, total }) => {

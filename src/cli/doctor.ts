@@ -6,7 +6,8 @@ import { scheduleHealth } from '../publishing/failures.js';
 import { webhookHealth } from '../webhooks/health.js';
 import { listWorkspaces } from '../workspaces/service.js';
 import { formatBytes } from './backup.js';
-import { act } from './harness.js';
+import { act, CONFIG_SEARCH } from './harness.js';
+import { type SettingsReport, settingsReport } from './settings-report.js';
 import type { Io } from './io.js';
 import { escapeLine } from './terminal-text.js';
 
@@ -24,6 +25,7 @@ export function registerDoctor(program: Command, io: Io): void {
       act(io, async ({ app, out }) => {
         const workspaces = await listWorkspaces(app);
         const findings = [
+          ...settingFindings(settingsReport(app.config)),
           ...(await dependencyHealth(app, app.limits.storeKind)),
           ...(await webhookHealth(app, workspaces)),
           ...(await scheduleHealth(app, new Map(workspaces.map((w) => [w.id, w.name])))),
@@ -38,6 +40,18 @@ export function registerDoctor(program: Command, io: Io): void {
         out.result({ findings }, () => findings.map(line).join('\n'));
       }),
     );
+}
+
+/** Which database and config file this command used, what the daemons serve, and where they differ. */
+function settingFindings(report: SettingsReport) {
+  return [
+    { level: 'ok' as const, check: 'database', detail: `${report.database} (${report.databaseChosenBy})` },
+    { level: 'ok' as const, check: 'config file', detail: report.configFile ?? `none (looked for ${CONFIG_SEARCH})` },
+    ...(report.daemons.length === 0
+      ? [{ level: 'ok' as const, check: 'daemon', detail: 'none running on this machine' }]
+      : report.daemons.map((d) => ({ level: 'ok' as const, check: `daemon pid ${d.pid}`, detail: `serves ${d.database}${d.baseUrl ? ` at ${d.baseUrl}` : ''} (config file ${d.configFile ?? 'none'})` }))),
+    ...report.warnings.map((w) => ({ level: 'warn' as const, check: 'settings', detail: w })),
+  ];
 }
 
 /** The tables that grow with use, for the operator to see that the cleanup keeps up. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, cannotReach, createApp, daemonsOn, databaseIdentity, liveDaemons } from '../app.js';
-import { databaseSettingsHint, loadConfig, settingSource } from '../config/load.js';
+import { type App, type DaemonRecord, cannotReach, createApp, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
+import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { Ctx } from '../context.js';
 import { type Logger, createLogger } from '../lib/log.js';
@@ -13,6 +13,8 @@ import { type Io, type Output, output } from './io.js';
 export interface GlobalOptions {
   config?: string;
   json?: boolean;
+  /** Create a new database even though a running daemon serves another. */
+  newDatabase?: boolean;
 }
 
 export interface ActionContext<O> {
@@ -51,9 +53,10 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const args = params.slice(0, -2).flat().filter((a): a is string => typeof a === 'string');
     const config = configFor(io, opts);
     const out = output(io, Boolean(opts.json));
-    refuseNewDatabaseBesideDaemon(config);
+    const guard = newDatabaseGuard(config, opts.newDatabase);
+    refuseNewSqliteFile(config, guard);
     warnIfDaemonElsewhere(config, out);
-    const app = await createApp({ config, log: commandLogger(io, config) }).catch(namingDatabase(config));
+    const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase: guard }).catch(namingDatabase(config));
     try {
       await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });
     } catch (err) {
@@ -74,43 +77,53 @@ export function namingDatabase(config: Config): (err: unknown) => never {
 /**
  * Split brain guard: the daemon of this data directory serves another database than
  * the one this command is about to use (e.g. it runs on PostgreSQL, the command has no
- * SVC_DATABASE_URL and would write into the old SQLite file).
+ * database.url and would write into the old SQLite file).
  */
 function warnIfDaemonElsewhere(config: Config, out: Output): void {
-  const daemons = daemonsOn(config, false);
+  const daemons = daemonsElsewhere(config);
   if (daemons.length === 0) return;
-  const mine = config.database.client === 'pg' ? 'another PostgreSQL database' : config.database.filename;
+  const mine = config.database.client === 'pg' ? `another PostgreSQL database (${settingSource(config, 'database.url')})` : `${config.database.filename} (${sqliteChosenBy(config)})`;
   for (const daemon of daemons) {
-    out.note(`warning: the svc daemon of this data directory (pid ${daemon.pid}) serves ${daemon.database.replace(/^sqlite:/, '')}, but this command uses ${mine}: what it changes, that daemon does not serve.`);
+    out.note(`warning: the svc daemon of this data directory (pid ${daemon.pid}) serves ${servedName(daemon)}, but this command uses ${mine}: what it changes, that daemon does not serve.`);
   }
-  out.note('hint: set database.url (or database.filename) in the config file both read, or SVC_DATABASE_URL for this command.');
+  out.note(`hint: ${readTheDaemonsConfig(daemons[0])}`);
 }
 
 /** Where svc looks for its config file, for hints. */
 export const CONFIG_SEARCH = '--config, SVC_CONFIG, /etc/svc/config.yaml, ./config.yaml';
 
+const servedName = (daemon: DaemonRecord) => daemon.database.replace(/^sqlite:/, '');
+
+const readTheDaemonsConfig = (daemon: DaemonRecord) =>
+  daemon.configFile
+    ? `Run svc with the daemon's config file: --config ${daemon.configFile} (or SVC_CONFIG=${daemon.configFile}).`
+    : `The daemon read no config file: give svc its database in a config file both read (${CONFIG_SEARCH}), or the same SVC_* variables.`;
+
 /**
- * The daemon of this data directory serves another database and this command's SQLite file does
- * not exist: going on would create a second, empty database that no daemon serves (a command
- * run without the daemon's SVC_DATABASE_URL, or from a directory whose config.yaml is not the
- * daemon's). Refused, naming the database served and the config file the daemon read.
+ * A guard for a command about to create a new database (a SQLite file that does not exist yet,
+ * or migrations on an empty database) while a running daemon of this machine serves another:
+ * going on would make a second, empty database that no daemon serves (a command run from a
+ * directory whose config.yaml is not the daemon's, or without its database.url). Refused, naming
+ * the database served and the config file the daemon read; `--new-database` goes ahead.
  */
-function refuseNewDatabaseBesideDaemon(config: Config): void {
-  if (config.database.client !== 'sqlite3' || existsSync(config.database.filename)) return;
-  const [daemon] = daemonsOn(config, false);
-  if (!daemon) return;
-  const served = daemon.database.replace(/^sqlite:/, '');
-  throw new AppError(
-    'database_elsewhere',
-    409,
-    `The svc daemon of ${config.dataDir} (pid ${daemon.pid}) serves ${served}, but this command would create a new SQLite database ${config.database.filename} (${config.sources['database.filename'] ? settingSource(config, 'database.filename') : 'database.url is not set'}).`,
-    {
-      hint: daemon.configFile
-        ? `Run the command with the daemon's config: --config ${daemon.configFile} (or SVC_CONFIG=${daemon.configFile}).`
-        : `Give this command the daemon's database: database.url in a config file both read (${CONFIG_SEARCH}), or SVC_DATABASE_URL.`,
-      details: { served },
-    },
-  );
+export function newDatabaseGuard(config: Config, allowed: boolean | undefined): (() => void) | undefined {
+  const [daemon] = allowed ? [] : daemonsOfOtherDatabases(config);
+  if (!daemon) return undefined;
+  return () => {
+    const mine =
+      config.database.client === 'pg'
+        ? `migrate the empty PostgreSQL database ${databaseIdentity(config.database)} (${settingSource(config, 'database.url')})`
+        : `create a new SQLite database ${config.database.filename} (${sqliteChosenBy(config)})`;
+    throw new AppError('database_elsewhere', 409, `A running svc daemon (pid ${daemon.pid}) serves ${servedName(daemon)}, but this command would ${mine}.`, {
+      hint: `${readTheDaemonsConfig(daemon)} To create this new database anyway, add --new-database.`,
+      details: { served: servedName(daemon), daemonConfigFile: daemon.configFile ?? null },
+    });
+  };
+}
+
+/** The guard, before a command opens its database: a SQLite file that is not there yet would be created. */
+export function refuseNewSqliteFile(config: Config, guard: (() => void) | undefined): void {
+  if (guard && config.database.client === 'sqlite3' && !existsSync(config.database.filename)) guard();
 }
 
 /**
@@ -129,11 +142,8 @@ export function servedBaseUrl(config: Config, out: Output): string {
   return served.baseUrl;
 }
 
-/** The daemons of this data directory serving the database `config` names. */
-export const daemonsServing = (config: Config) => daemonsOn(config, true);
-
-/** The daemons serving from this data directory right now (pid, database and webhook target settings of each). */
-export const runningDaemons = (config: Config) => liveDaemons(config.dataDir);
+/** The running daemons of this machine serving the database `config` names (pid, address and webhook target settings of each). */
+export const daemonsServing = (config: Config) => daemonsHere(config);
 
 /** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */
 export function choiceOption<T extends string>(value: string, flag: string, choices: readonly T[]): T {

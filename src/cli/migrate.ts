@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { createApp, migrateLatest, migrationStatus, rollbackLastBatch } from '../app.js';
+import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from '../app.js';
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { commandLogger, configFor, namingDatabase } from './harness.js';
+import { commandLogger, configFor, namingDatabase, newDatabaseGuard, refuseNewSqliteFile } from './harness.js';
+import { settingsReport, settingsReportLines } from './settings-report.js';
 import { type Io, output } from './io.js';
 
 export function registerMigrate(program: Command, io: Io): void {
@@ -21,11 +22,15 @@ export function registerMigrate(program: Command, io: Io): void {
       // migrate: false, so --status and --rollback see the database as it is. Waiting for another
       // migrator and repairs of knex's lock table are warnings on stderr.
       const log = commandLogger(io, config);
+      const guard = opts.status || opts.rollback ? undefined : newDatabaseGuard(config, global.newDatabase);
+      refuseNewSqliteFile(config, guard);
+      // Before the database is opened: opening a SQLite file that is not there creates it.
+      const report = settingsReport(config);
       const app = await createApp({ config, migrate: false, log }).catch(namingDatabase(config));
       try {
         if (opts.status) {
           const status = await migrationStatus(app.db);
-          out.result(status, () => statusText(status));
+          out.result({ ...status, settings: report }, () => [...settingsReportLines(report), statusText(status)].join('\n'));
         } else if (opts.rollback) {
           const rolledBack = await rollbackLastBatch(app.db, {
             log,
@@ -33,6 +38,7 @@ export function registerMigrate(program: Command, io: Io): void {
           });
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
+          if (guard && (await isNewDatabase(app.db))) guard();
           const applied = await migrateLatest(app.db, { log });
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }

@@ -32,8 +32,9 @@ export function buildProgram(io: Io): Command {
       io.stdout.write(`${versionLine()}\n`);
       throw new CommanderError(0, 'commander.version', VERSION);
     })
-    .addOption(new Option('-c, --config <path>', 'config file (default: $SVC_CONFIG, else ./config.yaml if present)'))
+    .addOption(new Option('-c, --config <path>', 'config file (default: $SVC_CONFIG, else /etc/svc/config.yaml, else ./config.yaml; none for no file)'))
     .option('--json', 'print results (and errors) as JSON on stdout')
+    .option('--new-database', 'create a new database even though a running svc daemon serves another (refused otherwise)')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -30,8 +30,8 @@ export function registerServe(program: Command, io: Io): void {
       const { startJobs } = await import('../jobs/index.js');
 
       // 1. One daemon per SQLite file (PostgreSQL takes several): refused before the port is touched.
-      const claim = await claimDatabase(config.database);
-      // Which database this data directory's daemon serves: a CLI command on another one warns.
+      const claim = await claimDatabase(config);
+      // What this daemon serves, in the state directory: the CLI finds it from any directory.
       const unrecord = recordDaemon(config, new Date());
       try {
         // 2. Bind. From here every request gets an answer: 503 `starting` until step 4.

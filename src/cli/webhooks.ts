@@ -7,7 +7,7 @@ import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, 
 import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { act, intOption, runningDaemons } from './harness.js';
+import { act, daemonsServing, intOption } from './harness.js';
 import { type Io, fit, header, table } from './io.js';
 import { escapeLine } from './terminal-text.js';
 import { registerWebhookListen } from './webhook-listen.js';
@@ -214,7 +214,7 @@ export async function webhookQueueNote(app: App): Promise<string> {
  * A receiver on a loopback or private address is accepted here because this command runs with
  * webhooks.allowPrivateNetworks (or allowedHosts); the daemon delivers to it only if it runs with
  * the setting too, and reads its settings when it starts. Say so, naming the running
- * daemon when it is known (its record in the data directory) to refuse the receiver.
+ * daemon when it is known (its record in the state directory) to refuse the receiver.
  */
 async function daemonMayRefuse(app: App, url: URL): Promise<string | null> {
   const strict = { ...app.config.webhooks, allowPrivateNetworks: false, allowedHosts: [] };
@@ -225,7 +225,7 @@ async function daemonMayRefuse(app: App, url: URL): Promise<string | null> {
       (err) => isAppError(err) && err.code === 'webhook_target_refused',
     );
   if (!needsSetting) return null;
-  const daemons = runningDaemons(app.config);
+  const daemons = daemonsServing(app.config);
   const how = 'webhooks.allowPrivateNetworks: true (or the host in webhooks.allowedHosts) in the config file it reads, or SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true in its environment';
   if (daemons.length === 0) return `note: ${url.hostname} is a loopback or private-network address: the daemon delivers there only if it runs with ${how}. It reads its settings when it starts: restart it after changing them.`;
   const refusing = daemons.filter((daemon) => !privateAllowed({ ...app.config.webhooks, ...daemon.webhooks }, url.hostname));

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
@@ -24,6 +25,9 @@ export const SYSTEM_CONFIG = '/etc/svc/config.yaml';
 /** The data directory of an installation configured by SYSTEM_CONFIG that names none. */
 export const SYSTEM_DATA_DIR = '/var/lib/svc';
 
+/** Where daemons record what they serve when no setting names a state directory: systemd's RuntimeDirectory=svc. */
+export const SYSTEM_STATE_DIR = '/run/svc';
+
 export interface LoadOptions {
   env: Record<string, string | undefined>;
   cwd: string;
@@ -31,6 +35,8 @@ export interface LoadOptions {
   configPath?: string;
   /** Where the system-wide file is looked for (tests point it into a temp dir). */
   systemConfig?: string;
+  /** The machine-wide state directory (tests point it into a temp dir). */
+  systemStateDir?: string;
   /** Flag overrides by key path, e.g. { 'server.port': 0 }. */
   overrides?: Record<string, unknown>;
 }
@@ -153,6 +159,7 @@ export function loadConfig(options: LoadOptions): Config {
       : file === (options.systemConfig ?? SYSTEM_CONFIG)
         ? SYSTEM_DATA_DIR
         : path.resolve(path.dirname(file), cfg.dataDir);
+  const stateDir = cfg.stateDir === undefined ? undefined : sources.get('stateDir')?.startsWith(`${file}:`) ? path.resolve(path.dirname(file!), cfg.stateDir) : path.resolve(cwd, cfg.stateDir);
   if (cfg.database.client === 'pg' && !cfg.database.url) {
     throw new AppError('config_invalid', 400, 'Invalid configuration:\n  - database.url: required when database.client is pg', {
       hint: 'Set SVC_DATABASE_URL=postgres://user@host:5432/db',
@@ -167,9 +174,23 @@ export function loadConfig(options: LoadOptions): Config {
     database: { ...cfg.database, filename: path.resolve(dataDir, cfg.database.filename ?? 'svc.sqlite') },
     source: file,
     sources: Object.fromEntries(sources),
+    stateDirs: stateDirs(stateDir, env, options.systemStateDir ?? SYSTEM_STATE_DIR),
     unknownEnv: unknownVariables(env, new Set(envEntries.map(([name]) => name))),
   };
   return deepFreeze(config);
+}
+
+/**
+ * Where daemon records live, the first writable one being where a daemon writes: the state
+ * directory a setting names (only that one), else the machine's (/run/svc, where a root daemon
+ * or one under systemd's RuntimeDirectory=svc writes) and then this user's
+ * ($XDG_STATE_HOME/svc, ~/.local/state/svc): a CLI run by root or by the daemon's user finds it.
+ */
+function stateDirs(named: string | undefined, env: Record<string, string | undefined>, system: string): string[] {
+  if (named) return [named];
+  const home = env.HOME || os.homedir();
+  const user = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? path.join(env.XDG_STATE_HOME, 'svc') : path.join(home, '.local', 'state', 'svc');
+  return user === system ? [system] : [system, user];
 }
 
 // Read by the loader itself or by the test suite, not settings.
@@ -254,4 +275,11 @@ export function databaseSettingsHint(config: Pick<Config, 'sources' | 'database'
   return config.database.client === 'pg'
     ? `Check ${settingSource(config, 'database.url')} and that the server is running.`
     : `Check ${settingSource(config, 'dataDir')} and ${settingSource(config, 'database.filename')}, and the file permissions.`;
+}
+
+/** Why svc uses a SQLite file: the setting that named it, else that no database.url is set (and where it was looked for). */
+export function sqliteChosenBy(config: Pick<Config, 'sources' | 'source'>): string {
+  if (config.sources['database.filename']) return `${settingSource(config, 'database.filename')} names it`;
+  if (config.sources.dataDir) return `database.url is not set and ${settingSource(config, 'dataDir')} names its directory`;
+  return `database.url is not set (${config.source ? `not in ${config.source}` : 'no config file was found'}, nor SVC_DATABASE_URL)`;
 }

@@ -9,6 +9,11 @@ export const configSchema = z
   .object({
     /** Where the SQLite file and other local state live. */
     dataDir: z.string().min(1).default('./data'),
+    /**
+     * Where a running daemon leaves its record (what it serves) for the CLI, whatever the data
+     * directory; default: /run/svc when root or writable, else $XDG_STATE_HOME/svc or ~/.local/state/svc.
+     */
+    stateDir: z.string().min(1).optional(),
     server: z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
@@ -281,6 +286,8 @@ export type Config = z.output<typeof configSchema> & {
   source: string | null;
   /** Where each setting that is not a default came from: `<file>: <key>`, an SVC_* variable or a flag. */
   sources: Record<string, string>;
+  /** Where daemon records are read, the first writable one is where a daemon writes its own (config/load.ts stateDirs). */
+  stateDirs: string[];
   /** SVC_* variables that name no setting (likely typos); the daemon logs them at start. */
   unknownEnv: string[];
 };

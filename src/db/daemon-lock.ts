@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { databaseSettingsHint } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { processAlive } from '../lib/process-alive.js';
@@ -16,35 +17,36 @@ export const sqliteDaemonLockFile = (filename: string) => `${filename}-daemon.lo
  * beside the daemon. The lock dies with the process (sqlite-lock.ts), so a crashed daemon never
  * blocks the next start. PostgreSQL takes any number of daemons: nothing to claim.
  */
-export async function claimDatabase(database: Config['database']): Promise<HeldLock> {
+export async function claimDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): Promise<HeldLock> {
+  const { database } = config;
   if (database.client === 'pg') return { release: async () => {} };
-  refuseMovedDatabase(database);
+  refuseMovedDatabase(config);
   ensurePrivateDir(path.dirname(database.filename));
   const file = sqliteDaemonLockFile(database.filename);
   const lock = await sqliteLock(file).catch((err: Error) => {
     throw new AppError('database_unavailable', 503, `Cannot open ${file}: ${err.message}`, {
-      hint: 'Check SVC_DATA_DIR / database.filename and the file permissions.',
+      hint: databaseSettingsHint(config),
       cause: err,
     });
   });
   if (lock) return lock;
   throw new AppError('database_in_use', 409, `Another svc daemon is already serving the SQLite database ${database.filename}`, {
-    hint: 'One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (SVC_DATABASE_URL); see "Several daemons" in the README.',
+    hint: 'One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (database.url in the config file every daemon reads); see "Several daemons" in the README.',
   });
 }
 
 /**
- * Which database the daemons serving from this data directory use (a command on another one would write unseen): `svc serve` writes
- * `<dataDir>/daemon-<pid>.json` when it starts and removes it when it stops, and a CLI command
- * reading a different database warns. One file per daemon, because daemons on PostgreSQL may
- * share a data directory: with one file between them, the last to start overwrote the others'
- * record and its stop left none. Cheap (small files) and honest about crashes: a record whose
- * process is gone is ignored, and removed by the next daemon that starts.
+ * What each running daemon serves, where the CLI finds it from any directory: `svc serve` writes
+ * `daemon-<pid>.json` into the first writable state directory (config.stateDirs: a setting's,
+ * else /run/svc, else the user's) when it starts and removes it when it stops. One file per
+ * daemon, because several may run on one machine (daemons on PostgreSQL may even share a data
+ * directory). Honest about crashes: a record whose process is gone is ignored, and removed by the
+ * next daemon that starts.
  */
-export const daemonRecordFile = (dataDir: string, pid = process.pid) => path.join(dataDir, `daemon-${pid}.json`);
+export const daemonRecordFile = (stateDir: string, pid = process.pid) => path.join(stateDir, `daemon-${pid}.json`);
 
-// `daemon.json`: the one record of svc before per-daemon files, still read so a daemon of that
-// version (a rolling upgrade) is seen.
+// `daemon.json` and `daemon-<pid>.json` in the data directory: where svc 0.2.0 and before kept the
+// record, still read so a daemon of those versions (a rolling upgrade) is seen.
 const RECORD_NAME = /^daemon(?:-\d+)?\.json$/;
 
 export interface DaemonRecord {
@@ -52,6 +54,8 @@ export interface DaemonRecord {
   /** sqlite:<file> or the PostgreSQL URL without its password. */
   database: string;
   since: string;
+  /** The daemon's data directory (absent in the records of svc 0.2.0, which lay in it). */
+  dataDir?: string;
   /** The daemon's webhook target settings, read once at its start (`svc webhook set` says when they refuse a receiver). */
   webhooks: { allowPrivateNetworks: boolean; allowedHosts: string[] };
   /** Where it listens and the public address it serves, once bound (the CLI prints that address). */
@@ -60,57 +64,78 @@ export interface DaemonRecord {
   configFile?: string | null;
 }
 
+type RecordedConfig = Pick<Config, 'dataDir' | 'database' | 'stateDirs'>;
+
 export const databaseIdentity = (database: Config['database']) =>
   database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
 
 /**
- * Write this daemon's record (clearing those of daemons that are gone); the returned function
- * removes it. Written again with `served` once the port is bound.
+ * Write this daemon's record into the first state directory it can write (clearing the records
+ * of daemons that are gone); the returned function removes it. Written again with `served` once
+ * the port is bound.
  */
-export function recordDaemon(config: Pick<Config, 'dataDir' | 'database' | 'webhooks' | 'source'>, now: Date, served?: DaemonRecord['served']): () => void {
-  const file = daemonRecordFile(config.dataDir);
+export function recordDaemon(config: RecordedConfig & Pick<Config, 'webhooks' | 'source'>, now: Date, served?: DaemonRecord['served']): () => void {
   const { allowPrivateNetworks, allowedHosts } = config.webhooks;
   const record: DaemonRecord = {
     pid: process.pid,
     database: databaseIdentity(config.database),
     since: now.toISOString(),
+    dataDir: path.resolve(config.dataDir),
     webhooks: { allowPrivateNetworks, allowedHosts },
     ...(served ? { served } : {}),
     configFile: config.source,
   };
-  try {
-    ensurePrivateDir(config.dataDir);
-    for (const { file: stale } of daemonRecords(config.dataDir).filter((r) => !processAlive(r.record.pid))) rmSync(stale, { force: true });
-    writeFileSync(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
-  } catch {
-    return () => {}; // a read-only data directory: no record, no warning; serving matters more
+  for (const dir of config.stateDirs) {
+    const file = daemonRecordFile(dir);
+    try {
+      ensurePrivateDir(dir);
+      for (const { file: stale } of daemonRecords(dir).filter((r) => !processAlive(r.record.pid))) rmSync(stale, { force: true });
+      writeFileSync(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o600 });
+    } catch {
+      continue; // not ours to write (the machine's directory, for a user): the next one
+    }
+    return () => rmSync(file, { force: true });
   }
-  return () => rmSync(file, { force: true });
+  return () => {}; // nowhere writable: no record, no warning; serving matters more
 }
 
-/** The live daemons of this data directory that serve the same database as `config` (`here`), or another one. */
-export function daemonsOn(config: Pick<Config, 'dataDir' | 'database'>, here: boolean): DaemonRecord[] {
+/** The live daemons of this data directory that serve another database than `config`'s (a command here would write unseen). */
+export function daemonsElsewhere(config: RecordedConfig): DaemonRecord[] {
   const mine = databaseIdentity(config.database);
-  return liveDaemons(config.dataDir).filter((r) => (r.database === mine) === here);
+  const dataDir = path.resolve(config.dataDir);
+  return liveDaemons(config).filter((r) => r.database !== mine && (r.dataDir ?? dataDir) === dataDir);
 }
 
-/** The records of the daemons serving from this data directory whose process lives, oldest pid first. */
-export function liveDaemons(dataDir: string): DaemonRecord[] {
-  return daemonRecords(dataDir)
-    .map((r) => r.record)
-    .filter((r) => processAlive(r.pid))
-    .sort((a, b) => a.pid - b.pid);
+/** The live daemons of this machine that serve another database than `config`'s, wherever their data directory. */
+export function daemonsOfOtherDatabases(config: RecordedConfig): DaemonRecord[] {
+  const mine = databaseIdentity(config.database);
+  return liveDaemons(config).filter((r) => r.database !== mine);
 }
 
-function daemonRecords(dataDir: string): Array<{ file: string; record: DaemonRecord }> {
+/** The live daemons of this machine that serve the same database as `config`. */
+export function daemonsHere(config: RecordedConfig): DaemonRecord[] {
+  const mine = databaseIdentity(config.database);
+  return liveDaemons(config).filter((r) => r.database === mine);
+}
+
+/** The records of the running daemons found in the state directories (and, from older versions, the data directory), oldest pid first. */
+export function liveDaemons(config: Pick<Config, 'dataDir' | 'stateDirs'>): DaemonRecord[] {
+  const byPid = new Map<number, DaemonRecord>();
+  for (const dir of [...config.stateDirs, config.dataDir]) {
+    for (const { record } of daemonRecords(dir)) if (!byPid.has(record.pid) && processAlive(record.pid)) byPid.set(record.pid, record);
+  }
+  return [...byPid.values()].sort((a, b) => a.pid - b.pid);
+}
+
+function daemonRecords(dir: string): Array<{ file: string; record: DaemonRecord }> {
   let names: string[];
   try {
-    names = readdirSync(dataDir).filter((n) => RECORD_NAME.test(n));
+    names = readdirSync(dir).filter((n) => RECORD_NAME.test(n));
   } catch {
     return [];
   }
   return names.flatMap((n) => {
-    const file = path.join(dataDir, n);
+    const file = path.join(dir, n);
     const record = readDaemonRecord(file);
     return record ? [{ file, record }] : [];
   });

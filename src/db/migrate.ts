@@ -81,6 +81,11 @@ export async function rollbackLastBatch(db: Db, opts: MigrateOptions & { confirm
   });
 }
 
+/** Whether no migration was ever applied to this database (it is new, or holds nothing of svc's). */
+export async function isNewDatabase(db: Db): Promise<boolean> {
+  return !(await db.schema.hasTable('knex_migrations'));
+}
+
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
 async function lastBatch(db: Db): Promise<string[]> {
   if (!(await db.schema.hasTable('knex_migrations'))) return [];

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 
@@ -46,12 +47,13 @@ export function readMoved(filename: string): MovedMarker | null {
 export const unmarkMoved = (filename: string) => rmSync(movedMarkerFile(filename), { force: true });
 
 /** Refuse a SQLite database marked as moved, unless database.ignoreMoved (SVC_DATABASE_IGNORE_MOVED) says otherwise. */
-export function refuseMovedDatabase(database: Config['database']): void {
+export function refuseMovedDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): void {
+  const { database } = config;
   if (database.client !== 'sqlite3' || database.ignoreMoved) return;
   const moved = readMoved(database.filename);
   if (!moved) return;
   throw new AppError('database_moved', 409, `The SQLite database ${database.filename} was moved to ${moved.to} (svc db copy, ${moved.at}): svc no longer uses it`, {
-    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (or SVC_DATABASE_URL). To use this file anyway: SVC_DATABASE_IGNORE_MOVED=true, or delete ${movedMarkerFile(database.filename)} to move back for good.`,
+    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (this command uses the file because ${sqliteChosenBy(config)}). To use this file anyway: database.ignoreMoved: true (SVC_DATABASE_IGNORE_MOVED=true), or delete ${movedMarkerFile(database.filename)} to move back for good.`,
     details: { movedTo: moved.to, movedAt: moved.at },
   });
 }

@@ -6,7 +6,7 @@ import { createPgDatabase, tempDir } from '../helpers/env.js';
 import { serve, spawnServe } from '../helpers/serve.js';
 import { PG_ADMIN, pgAvailable } from './pg.js';
 
-const sqliteEnv = (dir: string) => ({ SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent' });
+const sqliteEnv = (dir: string) => ({ SVC_DATA_DIR: dir, SVC_STATE_DIR: path.join(dir, 'state'), SVC_LOG_LEVEL: 'silent' });
 const withPassword = (url: string) => {
   const u = new URL(url);
   u.password = 'hunter2-secret';
@@ -61,7 +61,7 @@ describe.runIf(await pgAvailable())('after svc db copy the SQLite file is marked
     // The SQLite file of before the move exists (without it the command is refused: served-daemon.test.ts).
     expect((await runCli(['workspaces', 'list'], { env, cwd: dir })).code).toBe(0);
     const daemon = await serve({ ...env, SVC_DATABASE_URL: to }, dir);
-    expect(existsSync(path.join(dir, `daemon-${daemon.child.pid}.json`))).toBe(true);
+    expect(existsSync(path.join(dir, 'state', `daemon-${daemon.child.pid}.json`))).toBe(true);
 
     const onSqlite = await runCli(['workspaces', 'list'], { env, cwd: dir });
     expect(onSqlite.code, onSqlite.stderr).toBe(0);
@@ -71,7 +71,7 @@ describe.runIf(await pgAvailable())('after svc db copy the SQLite file is marked
 
     daemon.child.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
-    expect(existsSync(path.join(dir, `daemon-${daemon.child.pid}.json`))).toBe(false);
+    expect(existsSync(path.join(dir, 'state', `daemon-${daemon.child.pid}.json`))).toBe(false);
     expect((await runCli(['workspaces', 'list'], { env, cwd: dir })).stderr).toBe('');
   }, 60_000);
 });

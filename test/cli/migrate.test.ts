@@ -14,14 +14,19 @@ const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.ur
 describe('svc migrate', () => {
   it('--status lists pending, migrate applies them once, then is a no-op', async () => {
     const box = await sandbox();
-    expect(await box.json(['migrate', '--status'])).toEqual({ applied: [], pending: NAMES, unknown: [] });
+    expect(await box.json(['migrate', '--status'])).toMatchObject({ applied: [], pending: NAMES, unknown: [] });
     const human = await box.cli(['migrate', '--status']);
-    expect(human.stdout).toBe(`${NAMES.map((n) => `pending  ${n}`).join('\n')}\n0 applied, ${NAMES.length} pending\n`);
+    // Which database and config file this command uses, and the daemons of the machine (none here), then the migrations.
+    const database = box.env.SVC_DATABASE_URL ? `${box.env.SVC_DATABASE_URL} (SVC_DATABASE_URL)` : `${box.dir}/svc.sqlite (database.url is not set and SVC_DATA_DIR names its directory)`;
+    expect(human.stdout).toBe(
+      `database: ${database}\nconfig file: none (looked for --config, SVC_CONFIG, /etc/svc/config.yaml, ./config.yaml)\ndaemon: none running on this machine\n` +
+        `${NAMES.map((n) => `pending  ${n}`).join('\n')}\n0 applied, ${NAMES.length} pending\n`,
+    );
 
     expect(await box.json(['migrate'])).toEqual({ applied: NAMES });
     expect(await box.json(['migrate'])).toEqual({ applied: [] });
     expect((await box.cli(['migrate'])).stdout).toBe('Already up to date\n');
-    expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [], unknown: [] });
+    expect(await box.json(['migrate', '--status'])).toMatchObject({ applied: NAMES, pending: [], unknown: [] });
   });
 
   it('--rollback undoes the last batch after confirmation, and never the install batch', async () => {
@@ -30,7 +35,7 @@ describe('svc migrate', () => {
     await box.json(['migrate']);
     // The install is the last batch: refused, even with --yes, and every table stays.
     expectCleanError(await box.cli(['migrate', '--rollback', '--yes']), 1, /Refusing to roll back: the last batch of migrations is the install itself .* Nothing was changed\.\n.*svc restore FILE/s);
-    expect(await box.json(['migrate', '--status'])).toEqual({ applied: NAMES, pending: [], unknown: [] });
+    expect(await box.json(['migrate', '--status'])).toMatchObject({ applied: NAMES, pending: [], unknown: [] });
 
     // An upgrade's batch (the newest migration alone) can be undone, with --yes or a yes on a terminal.
     const db = (await box.app()).db;

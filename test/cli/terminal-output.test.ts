@@ -98,7 +98,7 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
     const r = spawnSync('script', ['-qec', `timeout -s INT 15 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
       // In a directory of its own with no config file: never the repository's (or /etc/svc's) config.yaml.
       cwd: tempDir('svc-tty-'),
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG: 'none', SVC_DATA_DIR: 'data', NO_COLOR: '1', TERM: 'xterm' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG: 'none', SVC_DATA_DIR: 'data', SVC_STATE_DIR: 'state', NO_COLOR: '1', TERM: 'xterm' },
       encoding: 'utf8',
       timeout: 30_000,
     });

@@ -113,6 +113,7 @@ describe('config: SVC_* overrides', () => {
   // A value different from the default for every leaf, as an operator would type it.
   const SAMPLES: Record<string, [string, unknown]> = {
     dataDir: ['/srv/svc-state', '/srv/svc-state'],
+    stateDir: ['/run/svc-elsewhere', '/run/svc-elsewhere'],
     'server.host': ['0.0.0.0', '0.0.0.0'],
     'server.baseUrl': ['https://svc.example.com', 'https://svc.example.com'],
     'server.allowedOrigins': ['https://a.example, https://b.example', ['https://a.example', 'https://b.example']],
@@ -159,6 +160,16 @@ describe('config: SVC_* overrides', () => {
       const c = loadConfig({ env, cwd: dir });
       expect(get(c, leaf.path), `${leaf.env} -> ${leaf.path}`).toEqual(expected);
     }
+  });
+
+  it('finds the state directory: a setting names the only one (relative to its file, or to the working directory); else the machine\'s, then the user\'s', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'svc.yaml'), 'stateDir: run\n');
+    expect(loadConfig({ env: { SVC_CONFIG: path.join(dir, 'svc.yaml') }, cwd: '/', systemStateDir: '/m' }).stateDirs).toEqual([path.join(dir, 'run')]);
+    expect(loadConfig({ env: { SVC_CONFIG: path.join(dir, 'svc.yaml'), SVC_STATE_DIR: 'here' }, cwd: dir, systemStateDir: '/m' }).stateDirs).toEqual([path.join(dir, 'here')]);
+    expect(loadConfig({ env: { SVC_CONFIG: 'none', XDG_STATE_HOME: '/x' }, cwd: dir, systemStateDir: '/m' }).stateDirs).toEqual(['/m', '/x/svc']);
+    // A relative XDG_STATE_HOME is invalid (XDG base directory spec): the default under HOME.
+    expect(loadConfig({ env: { SVC_CONFIG: 'none', XDG_STATE_HOME: 'x', HOME: '/home/op' }, cwd: dir, systemStateDir: '/m' }).stateDirs).toEqual(['/m', '/home/op/.local/state/svc']);
   });
 
   it('derives the variable name from the key path', () => {

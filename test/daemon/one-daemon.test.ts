@@ -15,7 +15,7 @@ describe.skipIf(Boolean(PG_URL))('one daemon per SQLite file', () => {
       stdout: '',
       stderr:
         `error: Another svc daemon is already serving the SQLite database ${path.join(dir, 'svc.sqlite')}\n` +
-        'hint: One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (SVC_DATABASE_URL); see "Several daemons" in the README.\n',
+        'hint: One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (database.url in the config file every daemon reads); see "Several daemons" in the README.\n',
     });
     // Refused before it bound a port or touched the database: the same port gets the same answer.
     const samePort = await spawnCli(['serve'], { env: { ...env, SVC_PORT: String(first.port) }, cwd: dir });

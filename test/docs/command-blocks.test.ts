@@ -104,7 +104,7 @@ describe('command blocks in README.md and docs/*.md', () => {
       const bin = path.join(dir, 'bin');
       mkdirSync(bin);
       symlinkSync(BIN, path.join(bin, 'svc'));
-      const env = { PATH: `${bin}:${process.env.PATH}`, HOME: dir, CI: 'true', SVC_DATA_DIR: path.join(dir, 'data'), SVC_LOG_LEVEL: 'warn' };
+      const env = { PATH: `${bin}:${process.env.PATH}`, HOME: dir, CI: 'true', SVC_DATA_DIR: path.join(dir, 'data'), SVC_STATE_DIR: path.join(dir, 'state'), SVC_LOG_LEVEL: 'warn' };
       // What every block may assume: `svc init` done for example.com, as the README's Quick start.
       const setup = await sh('svc init --email you@example.com --password "correct horse battery" --website https://example.com --workspace example.com', dir, env);
       expect(setup.code, setup.stderr).toBe(0);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { run } from '../../src/main.js';
+import { withStateDir } from './env.js';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/svc.js');
 
@@ -43,7 +44,7 @@ export async function runCli(args: string[], opts: { env: Record<string, string>
     stderr,
     stdin: Readable.from([opts.stdin ?? '']),
     interactive: opts.interactive ?? false,
-    env: { ...opts.env },
+    env: withStateDir({ ...opts.env }),
     cwd: opts.cwd,
   });
   return result(code, out, err);
@@ -54,7 +55,7 @@ export function spawnCli(args: string[], opts: { env: Record<string, string>; cw
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...opts.env },
+      env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', CI: 'true', ...opts.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -18,17 +18,34 @@ export function tempDir(prefix = 'svc-test-'): string {
   return dir;
 }
 
+let fileStateDir: string | undefined;
+
+/**
+ * `env` with a state directory of this test file's own unless it names one: a daemon a test
+ * starts never writes its record where the machine's daemons do (/run/svc, ~/.local/state/svc),
+ * and a command a test runs never reads theirs.
+ */
+export function withStateDir(env: Record<string, string>): Record<string, string> {
+  if (env.SVC_STATE_DIR) return env;
+  if (!fileStateDir) {
+    fileStateDir = tempDir('svc-state-');
+    afterFile(() => (fileStateDir = undefined));
+  }
+  return { SVC_STATE_DIR: fileStateDir, ...env };
+}
+
 /**
  * Environment for a fresh database: a temp SQLite file, or (with SVC_TEST_DATABASE_URL) a new
  * PostgreSQL database dropped after the test file; empty, or with `migrated` a copy of the run's
  * migrated database (helpers/migrated-template.ts), for tests that are not about migrating.
- * Webhooks may target loopback receivers. No config file is read (SVC_CONFIG=none).
+ * Webhooks may target loopback receivers. No config file is read (SVC_CONFIG=none), and daemon
+ * records live in a state directory of its own (SVC_STATE_DIR, inside the data directory).
  */
 export async function freshEnv(extra: Record<string, string> = {}, options: { migrated?: boolean } = {}): Promise<{ dir: string; env: Record<string, string> }> {
   const dir = tempDir();
   // SVC_CONFIG=none: no config file is read, not /etc/svc/config.yaml nor one in the working
   // directory; a test that writes its own names it (SVC_CONFIG or --config).
-  const env: Record<string, string> = { SVC_CONFIG: 'none', SVC_DATA_DIR: dir, SVC_LOG_LEVEL: 'silent', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', ...extra };
+  const env: Record<string, string> = { SVC_CONFIG: 'none', SVC_DATA_DIR: dir, SVC_STATE_DIR: path.join(dir, 'state'), SVC_LOG_LEVEL: 'silent', SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true', ...extra };
   // Without the template (a vitest config without its globalSetup) the daemon migrates an empty one.
   if (PG_URL) env.SVC_DATABASE_URL = await createPgDatabase(PG_URL, (options.migrated && inject('pgTemplate')) || undefined);
   else if (options.migrated && inject('sqliteTemplate')) copySqliteTemplate(inject('sqliteTemplate'), dir);

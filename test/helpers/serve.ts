@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import net from 'node:net';
 import { onTestFinished } from 'vitest';
 import { BIN } from './cli.js';
+import { withStateDir } from './env.js';
 
 export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
@@ -25,7 +26,7 @@ export interface Served extends ServeProcess {
  * umask (through sh). Killed when the test ends.
  */
 export function spawnServe(env: Record<string, string>, cwd: string, options: { umask?: string } = {}): ServeProcess {
-  const fullEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_PORT: '0', ...env, SVC_LOG_LEVEL: 'info' };
+  const fullEnv = withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_PORT: '0', ...env, SVC_LOG_LEVEL: 'info' });
   const child = options.umask
     ? spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'serve'], { cwd, env: fullEnv })
     : spawn(process.execPath, [BIN, 'serve'], { cwd, env: fullEnv });

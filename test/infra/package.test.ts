@@ -39,4 +39,5 @@ describe('the npm package ships exactly what runs', () => {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
     expect(r.stdout).toBe(`svc ${pkg.version} (${head})\n`);
   });
+
 });

@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { afterFile } from '../helpers/cleanup.js';
+import { withStateDir } from '../helpers/env.js';
 
 export { startDaemonOn } from '../helpers/daemon.js';
 
 /** The compiled daemon as a child process (so it can be killed with SIGKILL); resolves once it listens. */
 export async function spawnDaemon(env: Record<string, string>, dir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: dir, env: withStateDir({ PATH: process.env.PATH ?? '', CI: 'true', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   const kill = () => {
     if (child.exitCode === null) child.kill('SIGKILL');
   };

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { type App, type DaemonRecord, cannotReach, createApp, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+// The settings report (settings-report.ts) reads the daemon records through the composition root too.
+export { databaseIdentity, liveDaemons } from '../app.js';
 import type { Ctx } from '../context.js';
 import { type Logger, createLogger } from '../lib/log.js';
 import { AppError, usageError } from '../errors.js';

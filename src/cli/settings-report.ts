@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { type DaemonRecord, databaseIdentity, liveDaemons } from '../app.js';
+import type { DaemonRecord } from '../app.js';
 import { settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { CONFIG_SEARCH } from './harness.js';
+import { CONFIG_SEARCH, databaseIdentity, liveDaemons } from './harness.js';
 
 export interface SettingsReport {
   /** The database this command uses: the PostgreSQL URL without its password, or the SQLite file. */

@@ -54,10 +54,10 @@ describe('a database migrated by a newer svc (rolling upgrade)', () => {
     expect(json.json()).toEqual({ error: { code: 'database_newer', message: expect.stringContaining(FUTURE), unknown: [FUTURE] } });
 
     const status = await runCli(['migrate', '--status', '--json'], { env: d.env, cwd: d.dir });
-    expect(status.json()).toEqual({ applied: NAMES, pending: [], unknown: [FUTURE], settings: expect.objectContaining({ database: expect.stringContaining('svc.sqlite') }) });
+    expect(status.json()).toEqual({ applied: NAMES, pending: [], unknown: [FUTURE], settings: expect.objectContaining({ database: expect.any(String) }) });
     const human = await runCli(['migrate', '--status'], { env: d.env, cwd: d.dir });
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^database: .*svc\.sqlite/); // which database, then the migrations
+    expect(human.stdout).toMatch(/^database: \S+/); // which database, then the migrations
     expect(human.stdout.slice(human.stdout.indexOf('applied  '))).toBe(
       [
         ...NAMES.map((n) => `applied  ${n}`),

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.ur
 describe('svc migrate', () => {
   it('--status lists pending, migrate applies them once, then is a no-op', async () => {
     const box = await sandbox();
+    // An empty SQLite file: a missing one --status refuses to create (read-only-commands.test.ts).
+    if (!box.env.SVC_DATABASE_URL) writeFileSync(path.join(box.dir, 'svc.sqlite'), '');
     expect(await box.json(['migrate', '--status'])).toMatchObject({ applied: [], pending: NAMES, unknown: [] });
     const human = await box.cli(['migrate', '--status']);
     // Which database and config file this command uses, and the daemons of the machine (none here), then the migrations.

@@ -1,5 +1,6 @@
 import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { settingToChange, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openDb } from '../db/connect.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../db/files.js';
@@ -30,14 +31,15 @@ export interface BackupOptions {
  * is written under a temporary name beside `out`, checked, then linked to `out`, which never
  * exists half-written and is never overwritten (two backups to one name: the second is refused).
  */
-export async function backupDatabase(database: Config['database'], out: string, options: BackupOptions): Promise<BackupResult> {
+export async function backupDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>, out: string, options: BackupOptions): Promise<BackupResult> {
   const started = Date.now();
+  const { database } = config;
   if (existsSync(out)) throw backupErrors.outExists(out);
   if (database.client === 'sqlite3' && isSqliteFileOf(database.filename!, out)) throw backupErrors.outIsDatabaseFile(out, database.filename!);
   writable(out, () => ensurePrivateDir(dirOf(out)));
   const partial = sideName(out, 'partial');
   try {
-    const taken = database.client === 'pg' ? await dumpPostgres(database, partial, out, options) : await snapshotSqlite(database.filename!, partial, out);
+    const taken = database.client === 'pg' ? await dumpPostgres(config, partial, out, options) : await snapshotSqlite(config, partial, out);
     try {
       linkSync(partial, out);
     } catch (err) {
@@ -62,8 +64,9 @@ function writable(file: string, create: () => void): void {
 
 type Taken = Pick<BackupResult, 'database' | 'method' | 'check'>;
 
-async function snapshotSqlite(filename: string, partial: string, out: string): Promise<Taken> {
-  if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
+async function snapshotSqlite(config: Pick<Config, 'database' | 'sources' | 'source'>, partial: string, out: string): Promise<Taken> {
+  const filename = config.database.filename!;
+  if (!existsSync(filename)) throw backupErrors.noDatabase(filename, sqliteChosenBy(config), 'back up');
   writable(out, () => ensurePrivateFile(partial)); // empty and 0600: VACUUM INTO fills an empty file and keeps its mode
   const db = openDb({ client: 'sqlite3', filename, poolMax: 1 });
   try {
@@ -75,9 +78,10 @@ async function snapshotSqlite(filename: string, partial: string, out: string): P
   return { database: 'sqlite', method: 'vacuum-into', check: 'integrity_check ok' };
 }
 
-async function dumpPostgres(database: Config['database'], partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
+async function dumpPostgres(config: Pick<Config, 'database' | 'sources'>, partial: string, out: string, { env }: BackupOptions): Promise<Taken> {
+  const { database } = config;
   const url = database.url!;
-  const deadlines = { connectTimeoutMs: database.connectTimeout, timeoutMs: database.backupTimeout, timeoutKey: 'database.backupTimeout (SVC_DATABASE_BACKUP_TIMEOUT)' };
+  const deadlines = { connectTimeoutMs: database.connectTimeout, timeoutMs: database.backupTimeout, timeoutKey: settingToChange(config, 'database.backupTimeout') };
   const pgDump = findProgram('pg_dump', env.PATH);
   if (!pgDump) throw pgDumpMissing(url, out);
   writable(out, () => ensurePrivateFile(partial));

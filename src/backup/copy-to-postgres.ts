@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { settingSource } from '../config/load.js';
+import { settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Db, openDb } from '../db/connect.js';
 import { ensurePrivateFile } from '../db/files.js';
@@ -43,13 +43,13 @@ export interface CopyOptions {
  * are compared before it commits, so the target ends either a whole copy or as it was. Once
  * committed, the SQLite file is marked as moved.
  */
-export async function copyToPostgres(config: Pick<Config, 'database' | 'sources'>, to: string, options: CopyOptions = {}): Promise<CopyResult> {
+export async function copyToPostgres(config: Pick<Config, 'database' | 'sources' | 'source'>, to: string, options: CopyOptions = {}): Promise<CopyResult> {
   const started = Date.now();
   const { database } = config;
   if (database.client !== 'sqlite3') throw usageError(`svc db copy copies a SQLite installation; this one already uses PostgreSQL (${settingSource(config, 'database.url')})`, 'To copy one PostgreSQL database to another, use pg_dump and pg_restore.');
   if (!/^postgres(ql)?:\/\//.test(to)) throw usageError(`--to takes a postgres:// URL, not "${to}"`);
   const filename = database.filename!;
-  if (!existsSync(filename)) throw backupErrors.noDatabase(filename);
+  if (!existsSync(filename)) throw backupErrors.noDatabase(filename, sqliteChosenBy(config), 'copy');
 
   const snapshotFile = sideName(filename, 'copy');
   let source: Db | null = null;

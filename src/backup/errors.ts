@@ -1,12 +1,10 @@
 import path from 'node:path';
 import { AppError } from '../errors.js';
+import { noSqliteDatabase } from '../db/errors.js';
 
 /** The refusals of backup, restore and db copy, worded once. */
 export const backupErrors = {
-  noDatabase: (file: string) =>
-    new AppError('database_not_found', 404, `There is no SQLite database at ${file}: nothing to back up`, {
-      hint: 'Check SVC_DATA_DIR / database.filename (the same settings the daemon runs with).',
-    }),
+  noDatabase: (file: string, chosenBy: string, nothingTo: string) => noSqliteDatabase(file, chosenBy, nothingTo),
   outExists: (file: string) =>
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
       // Not the date alone: a second backup the same day collides with that name too.
@@ -28,7 +26,7 @@ export const backupErrors = {
     }),
   pgDumpFile: (file: string) =>
     new AppError('backup_invalid', 400, `${file} is a PostgreSQL dump: svc restore reads SQLite backups`, {
-      hint: `Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${file}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${file} (docs/operations.md)`,
+      hint: `Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${file}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname postgres://.../svc ${file} (docs/operations.md)`,
     }),
   notSvc: (file: string, why: string) =>
     new AppError('backup_invalid', 400, `${file} is not an svc database: ${why}`, {
@@ -77,7 +75,7 @@ export const backupErrors = {
     }),
   restoreIntoPostgres: (chosenBy: string) =>
     new AppError('usage', 400, `svc restore restores SQLite installations; this one uses PostgreSQL (${chosenBy})`, {
-      hint: 'Restore a PostgreSQL backup into a new database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored FILE) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" FILE (docs/operations.md)',
+      hint: 'Restore a PostgreSQL backup into a new database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored FILE) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname postgres://.../svc FILE (docs/operations.md)',
     }),
 };
 

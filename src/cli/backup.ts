@@ -18,7 +18,7 @@ export function registerBackup(program: Command, io: Io): void {
       const global = command.optsWithGlobals();
       const config = configFor(io, global);
       const out = output(io, Boolean(global.json));
-      const result = await backupDatabase(config.database, path.resolve(io.cwd, opts.out), { env: io.env });
+      const result = await backupDatabase(config, path.resolve(io.cwd, opts.out), { env: io.env });
       out.result(result, () => `Backed up to ${result.file}: ${formatBytes(result.bytes)} in ${formatMs(result.durationMs)} (${result.method}; ${result.check})`);
     });
 

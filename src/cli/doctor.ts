@@ -6,7 +6,7 @@ import { scheduleHealth } from '../publishing/failures.js';
 import { webhookHealth } from '../webhooks/health.js';
 import { listWorkspaces } from '../workspaces/service.js';
 import { formatBytes } from './backup.js';
-import { act, CONFIG_SEARCH } from './harness.js';
+import { act, CONFIG_SEARCH, configFor, refuseMissingDatabase } from './harness.js';
 import { type SettingsReport, settingsReport } from './settings-report.js';
 import type { Io } from './io.js';
 import { escapeLine } from './terminal-text.js';
@@ -18,28 +18,42 @@ const line = (f: { level: keyof typeof MARK; check: string; detail: string }) =>
 
 /** `svc doctor`: checks what needs an operator's attention; exits 1 when something has failed. */
 export function registerDoctor(program: Command, io: Io): void {
+  const doctor = doctorAction(io);
   program
     .command('doctor')
     .description('check the database and Redis (each within its deadline), the daemons (which are running, which are gone), the webhooks and who holds their events; exits 1 when something needs fixing')
-    .action(
-      act(io, async ({ app, out }) => {
-        const workspaces = await listWorkspaces(app);
-        const findings = [
-          ...settingFindings(settingsReport(app.config)),
-          ...(await dependencyHealth(app, app.limits.storeKind)),
-          ...(await webhookHealth(app, workspaces)),
-          ...(await scheduleHealth(app, new Map(workspaces.map((w) => [w.id, w.name])))),
-          ...sizeFindings(await growingTableSizes(app.db)),
-        ];
-        const failed = findings.filter((f) => f.level === 'fail');
-        if (failed.length > 0) {
-          throw new AppError('doctor_failed', 400, [...findings.map(line), `${failed.length} problem${failed.length === 1 ? '' : 's'} need fixing`].join('\n'), {
-            details: { findings },
-          });
-        }
-        out.result({ findings }, () => findings.map(line).join('\n'));
-      }),
-    );
+    .action(async (...params: unknown[]) => {
+      // No database where the settings point: the settings and that, as findings; nothing created.
+      const config = configFor(io, (params[params.length - 1] as Command).optsWithGlobals());
+      try {
+        refuseMissingDatabase(config);
+      } catch (err) {
+        const missing = err as AppError;
+        const findings = [...settingFindings(settingsReport(config)), { level: 'fail' as const, check: 'database', detail: `${missing.message}. ${missing.hint}` }];
+        throw new AppError('doctor_failed', 400, [...findings.map(line), '1 problem needs fixing'].join('\n'), { details: { findings } });
+      }
+      return doctor(...params);
+    });
+}
+
+function doctorAction(io: Io) {
+  return act(io, async ({ app, out }) => {
+    const workspaces = await listWorkspaces(app);
+    const findings = [
+      ...settingFindings(settingsReport(app.config)),
+      ...(await dependencyHealth(app, app.limits.storeKind)),
+      ...(await webhookHealth(app, workspaces)),
+      ...(await scheduleHealth(app, new Map(workspaces.map((w) => [w.id, w.name])))),
+      ...sizeFindings(await growingTableSizes(app.db)),
+    ];
+    const failed = findings.filter((f) => f.level === 'fail');
+    if (failed.length > 0) {
+      throw new AppError('doctor_failed', 400, [...findings.map(line), `${failed.length} problem${failed.length === 1 ? '' : 's'} need fixing`].join('\n'), {
+        details: { findings },
+      });
+    }
+    out.result({ findings }, () => findings.map(line).join('\n'));
+    });
 }
 
 /** Which database and config file this command used, what the daemons serve, and where they differ. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, type DaemonRecord, cannotReach, createApp, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
+import { type App, type DaemonRecord, cannotReach, createApp, noSqliteDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 // The settings report (settings-report.ts) reads the daemon records through the composition root too.
@@ -56,7 +56,9 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const config = configFor(io, opts);
     const out = output(io, Boolean(opts.json));
     const guard = newDatabaseGuard(config, opts.newDatabase);
+    // First the refusal that names the database a daemon serves (more help than "not there").
     refuseNewSqliteFile(config, guard);
+    if (READS_ONLY.has(commandPath(command))) refuseMissingDatabase(config);
     warnIfDaemonElsewhere(config, out);
     const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase: guard }).catch(namingDatabase(config));
     try {
@@ -69,9 +71,54 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
   };
 }
 
-/** A database that cannot serve, named for the operator (db/errors.ts cannotReach); anything else rethrown as it is. */
+/**
+ * The commands that only read: on a SQLite file that is not there they say so and create none
+ * (act would migrate, creating an empty database). `svc migrate --status`, `svc doctor`,
+ * `svc backup` and `svc db copy` check the same way themselves.
+ */
+export const READS_ONLY: ReadonlySet<string> = new Set([
+  'users list',
+  'workspaces list',
+  'workspaces show',
+  'members list',
+  'articles list',
+  'articles show',
+  'keywords list',
+  'images list',
+  'blog-key show',
+  'webhook show',
+  'webhook deliveries',
+  'api-keys list',
+  'connections list',
+]);
+
+/** `articles list` for the command of an action (its group and name, without aliases). */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** Refuse a SQLite database that is not there yet, naming the file and why this command looks there. */
+export function refuseMissingDatabase(config: Config, nothingTo?: string): void {
+  if (config.database.client === 'sqlite3' && !existsSync(config.database.filename)) throw noSqliteDatabase(config.database.filename, sqliteChosenBy(config), nothingTo);
+}
+
+/**
+ * A database that cannot serve, named for the operator (db/errors.ts cannotReach), and a data
+ * directory that cannot be created, with the settings that chose them where they came from;
+ * anything else rethrown as it is.
+ */
 export function namingDatabase(config: Config): (err: unknown) => never {
   return (err) => {
+    if (err instanceof AppError && err.code === 'database_unavailable' && typeof err.details?.dataDir === 'string') {
+      throw new AppError(err.code, err.status, err.message, {
+        cause: err.cause,
+        expose: err.expose,
+        details: err.details,
+        hint: `${err.hint} The data directory is set by ${settingSource(config, 'dataDir')}${config.sources['database.filename'] ? ` and the file by ${settingSource(config, 'database.filename')}` : ''}.`,
+      });
+    }
     throw cannotReach(databaseIdentity(config.database), err, databaseSettingsHint(config)) ?? err;
   };
 }

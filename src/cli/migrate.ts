@@ -3,7 +3,7 @@ import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastB
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { commandLogger, configFor, namingDatabase, newDatabaseGuard, refuseNewSqliteFile } from './harness.js';
+import { commandLogger, configFor, namingDatabase, newDatabaseGuard, refuseMissingDatabase, refuseNewSqliteFile } from './harness.js';
 import { settingsReport, settingsReportLines } from './settings-report.js';
 import { type Io, output } from './io.js';
 
@@ -22,6 +22,9 @@ export function registerMigrate(program: Command, io: Io): void {
       // migrate: false, so --status and --rollback see the database as it is. Waiting for another
       // migrator and repairs of knex's lock table are warnings on stderr.
       const log = commandLogger(io, config);
+      // --status and --rollback only look at (or undo) what is there: they create no database.
+      if (opts.status) refuseMissingDatabase(config, 'report');
+      if (opts.rollback) refuseMissingDatabase(config, 'roll back');
       const guard = opts.status || opts.rollback ? undefined : newDatabaseGuard(config, global.newDatabase);
       refuseNewSqliteFile(config, guard);
       // Before the database is opened: opening a SQLite file that is not there creates it.

@@ -270,6 +270,15 @@ export function settingSource(config: Pick<Config, 'sources'>, key: string): str
   return inFile ? `${inFile[2]} in ${inFile[1]}` : source;
 }
 
+/**
+ * A setting to change, for hints: where it is set now (`database.backupTimeout in
+ * /etc/svc/config.yaml`, `SVC_DATABASE_BACKUP_TIMEOUT`), or, at its default, the two places that set it.
+ */
+export function settingToChange(config: Pick<Config, 'sources'>, key: string): string {
+  if (config.sources[key]) return settingSource(config, key);
+  return `${key} (in the config file, or ${envName(key.split('.'))}; now the default)`;
+}
+
 /** How to fix a database svc cannot open, naming the settings that chose it where they came from. */
 export function databaseSettingsHint(config: Pick<Config, 'sources' | 'database'>): string {
   return config.database.client === 'pg'

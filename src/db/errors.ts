@@ -47,11 +47,24 @@ export function cannotReach(database: string, err: unknown, check?: string): App
   if (named && (!check || failure === 'corrupt')) return e;
   const reason = named ? String(e.details.reason ?? '') : e.hint ?? '';
   const verb = e.code === 'database_corrupt' ? 'Cannot use' : 'Cannot reach';
-  check ??= database.startsWith('sqlite:') ? 'check SVC_DATA_DIR / database.filename, the file and its directory' : 'check SVC_DATABASE_URL (database.url) and that the server accepts svc';
+  // Without the caller's settings their source is unknown: the settings are named, not a variable that may not be where they came from.
+  check ??= database.startsWith('sqlite:') ? 'check the settings that name it (dataDir, database.filename), the file and its directory' : 'check the setting that names it (database.url) and that the server accepts svc';
   return new AppError(e.code, e.status, named ? e.message : `${verb} the database ${database}: it ${FAILURE_WORDS[failure]} (${failure})`, {
     expose: true,
     cause: named ? e.cause : err,
     hint: failure === 'corrupt' ? e.hint : [reason, check].filter(Boolean).join('; '),
     details: { ...e.details, database, reason },
+  });
+}
+
+/**
+ * A command that only reads found no SQLite file where its settings point (`chosenBy`: why that
+ * file, config/load.ts sqliteChosenBy): it says so and creates none, since opening the file would
+ * leave an empty database behind that the operator never asked for.
+ */
+export function noSqliteDatabase(filename: string, chosenBy: string, nothingTo?: string): AppError {
+  return new AppError('database_not_found', 404, `There is no svc database at ${filename} (${chosenBy})${nothingTo ? `: nothing to ${nothingTo}` : ''}`, {
+    hint: 'To create it: svc init (the database, a workspace and its first user) or svc migrate (the tables only); svc serve creates it too. If the data is elsewhere, point svc at it: dataDir or database.url in the config file the daemon reads (svc doctor names the one this command read).',
+    details: { database: filename },
   });
 }

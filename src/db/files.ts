@@ -16,7 +16,7 @@ const FILE_MODE = 0o600;
  * shown a stack. An existing directory keeps its mode (the operator chose it).
  */
 export function ensurePrivateDir(dir: string): void {
-  const stat = statSync(dir, { throwIfNoEntry: false });
+  const stat = statOrNothing(dir);
   if (stat?.isDirectory()) return;
   if (stat) throw dataDirError(dir, 'it exists and is not a directory');
   const parent = path.dirname(dir);
@@ -29,6 +29,16 @@ export function ensurePrivateDir(dir: string): void {
   }
 }
 
+/** A path under a file (ENOTDIR) is not there either: the walk up then finds the file and says so. */
+function statOrNothing(p: string) {
+  try {
+    return statSync(p, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
 /** Create `file` empty and 0600 unless it exists (an existing file keeps its mode). */
 export function ensurePrivateFile(file: string): void {
   let fd: number;
@@ -37,7 +47,8 @@ export function ensurePrivateFile(file: string): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw new AppError('database_unavailable', 503, `Cannot create ${file}: ${(err as Error).message}`, {
-      hint: 'Check that the data directory (SVC_DATA_DIR) is writable by the user svc runs as.',
+      hint: 'Check that the data directory (dataDir) is writable by the user svc runs as.',
+      details: { dataDir: path.dirname(file) },
     });
   }
   try {
@@ -49,5 +60,6 @@ export function ensurePrivateFile(file: string): void {
 
 const dataDirError = (dir: string, why: string) =>
   new AppError('database_unavailable', 503, `Cannot create the data directory ${dir}: ${why}`, {
-    hint: 'Set SVC_DATA_DIR (or dataDir in config.yaml) to a writable directory.',
+    hint: 'Point dataDir at a writable directory.',
+    details: { dataDir: dir },
   });

@@ -199,7 +199,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
       expect(files_()).toEqual(listing);
     }
     const human = await runCli(['restore', dump, '--yes'], { env, cwd: dir });
-    expect(human.stderr).toBe(`error: ${dump} is a PostgreSQL dump: svc restore reads SQLite backups\nhint: Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${dump}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname "$SVC_DATABASE_URL" ${dump} (docs/operations.md)\n`);
+    expect(human.stderr).toBe(`error: ${dump} is a PostgreSQL dump: svc restore reads SQLite backups\nhint: Restore it into a new PostgreSQL database (createdb svc_restored; pg_restore --no-owner --dbname postgres://.../svc_restored ${dump}) and point the daemons at it; or stop every daemon first, then pg_restore --clean --if-exists --no-owner --dbname postgres://.../svc ${dump} (docs/operations.md)\n`);
   }, 60_000);
 
   it('two backups to one name: one writes it, the other is refused; two restores at once: one restores, the other is refused', async () => {
@@ -249,7 +249,7 @@ describe.skipIf(Boolean(PG_URL))('svc backup and svc restore (SQLite)', () => {
     const none = await runCli(['backup', '--out', path.join(dir, 'x.sqlite')], { env, cwd: dir });
     expect({ code: none.code, stderr: none.stderr }).toEqual({
       code: 1,
-      stderr: `error: There is no SQLite database at ${path.join(dir, 'svc.sqlite')}: nothing to back up\nhint: Check SVC_DATA_DIR / database.filename (the same settings the daemon runs with).\n`,
+      stderr: expect.stringContaining(`error: There is no svc database at ${path.join(dir, 'svc.sqlite')} (database.url is not set and SVC_DATA_DIR names its directory): nothing to back up\nhint: To create it: svc init`),
     });
     expect(readdirSync(dir)).toEqual([]);
     // --out under a file, or in a directory svc cannot write: the error names --out, not the data directory.

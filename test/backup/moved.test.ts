@@ -59,7 +59,7 @@ describe.runIf(await pgAvailable())('after svc db copy the SQLite file is marked
     const env = sqliteEnv(dir);
     const to = await createPgDatabase(PG_ADMIN);
     // The SQLite file of before the move exists (without it the command is refused: served-daemon.test.ts).
-    expect((await runCli(['workspaces', 'list'], { env, cwd: dir })).code).toBe(0);
+    expect((await runCli(['migrate'], { env, cwd: dir })).code).toBe(0);
     const daemon = await serve({ ...env, SVC_DATABASE_URL: to }, dir);
     expect(existsSync(path.join(dir, 'state', `daemon-${daemon.child.pid}.json`))).toBe(true);
 

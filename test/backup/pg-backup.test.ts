@@ -78,8 +78,8 @@ describe.runIf(await pgAvailable())('svc backup on PostgreSQL', () => {
     expect(ms).toBeLessThan(5_000);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toBe(
-      'error: pg_dump did not finish within 1 s (database.backupTimeout (SVC_DATABASE_BACKUP_TIMEOUT)) and was stopped; nothing was written\n' +
-        'hint: If the database answers (svc doctor), the dump needs longer: raise database.backupTimeout (SVC_DATABASE_BACKUP_TIMEOUT).\n',
+      'error: pg_dump did not finish within 1 s (SVC_DATABASE_BACKUP_TIMEOUT) and was stopped; nothing was written\n' +
+        'hint: If the database answers (svc doctor), the dump needs longer: raise SVC_DATABASE_BACKUP_TIMEOUT.\n',
     );
     expect(readdirSync(out)).toEqual([]);
   }, 30_000);

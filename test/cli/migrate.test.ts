@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,8 @@ const NAMES = readdirSync(path.resolve(path.dirname(fileURLToPath(import.meta.ur
 describe('svc migrate', () => {
   it('--status lists pending, migrate applies them once, then is a no-op', async () => {
     const box = await sandbox();
+    // An empty SQLite file: a missing one --status refuses to create (read-only-commands.test.ts).
+    if (!box.env.SVC_DATABASE_URL) writeFileSync(path.join(box.dir, 'svc.sqlite'), '');
     expect(await box.json(['migrate', '--status'])).toMatchObject({ applied: [], pending: NAMES, unknown: [] });
     const human = await box.cli(['migrate', '--status']);
     // Which database and config file this command uses, and the daemons of the machine (none here), then the migrations.
@@ -31,7 +33,10 @@ describe('svc migrate', () => {
 
   it('--rollback undoes the last batch after confirmation, and never the install batch', async () => {
     const box = await sandbox();
-    expect((await box.cli(['migrate', '--rollback'])).stdout).toBe('Nothing to roll back\n');
+    const none = await box.cli(['migrate', '--rollback']);
+    // No SQLite file yet: said, and none created (an empty PostgreSQL database has nothing to undo).
+    if (box.env.SVC_DATABASE_URL) expect(none.stdout).toBe('Nothing to roll back\n');
+    else expectCleanError(none, 1, `There is no svc database at ${path.join(box.dir, 'svc.sqlite')} (database.url is not set and SVC_DATA_DIR names its directory): nothing to roll back`);
     await box.json(['migrate']);
     // The install is the last batch: refused, even with --yes, and every table stays.
     expectCleanError(await box.cli(['migrate', '--rollback', '--yes']), 1, /Refusing to roll back: the last batch of migrations is the install itself .* Nothing was changed\.\n.*svc restore FILE/s);

@@ -119,9 +119,14 @@ describe('the CLI knows the daemon it administers', () => {
       ]),
     );
     // Another database than the daemon's: said in so many words.
-    const other = await box.cli(['migrate', '--status'], { env: { SVC_DATABASE_URL: '', SVC_DATABASE_FILENAME: 'other.sqlite' } });
+    const otherEnv = { SVC_DATABASE_URL: '', SVC_DATABASE_FILENAME: 'other.sqlite' };
+    const missing = await box.cli(['migrate', '--status'], { env: otherEnv });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`There is no svc database at ${path.join(box.dir, 'other.sqlite')} (SVC_DATABASE_FILENAME names it): nothing to report`);
+    expect(existsSync(path.join(box.dir, 'other.sqlite'))).toBe(false);
+    expect((await box.cli(['migrate', '--new-database'], { env: otherEnv })).code).toBe(0);
+    const other = await box.cli(['migrate', '--status'], { env: otherEnv });
     expect(other.stdout).toContain(`warning: no running daemon serves ${path.join(box.dir, 'other.sqlite')}`);
-    expect(other.stdout).toContain(`warning: ${path.join(box.dir, 'other.sqlite')} does not exist yet`);
   }, 90_000);
 
   it('a daemon record outside the state directory is never read; the default state directories are the machine\'s and the user\'s', async () => {
@@ -132,7 +137,7 @@ describe('the CLI knows the daemon it administers', () => {
     mkdirSync(path.join(xdg, 'svc'));
     writeFileSync(path.join(xdg, 'svc', `daemon-${process.pid}.json`), JSON.stringify({ pid: process.pid, database: 'sqlite:/srv/production/svc.sqlite', since: new Date().toISOString(), webhooks: { allowPrivateNetworks: false, allowedHosts: [] }, configFile: '/etc/svc/config.yaml' }));
     const env = { XDG_STATE_HOME: xdg, SVC_DATABASE_URL: '', SVC_DATABASE_FILENAME: 'new.sqlite' };
-    const isolated = await box.cli(['workspaces', 'list'], { env });
+    const isolated = await box.cli(['migrate'], { env });
     expect(isolated.code, isolated.stderr).toBe(0);
     expect(isolated.stderr).not.toContain('production');
     const system = tempDir();

@@ -25,6 +25,7 @@ describe('terminal output (issue 24)', () => {
     expect(subJson).toMatchObject({ code: 2, stderr: '' });
     expect(subJson.json().error.code).toBe('usage');
     // A runtime failure: exit 1, the same `error:` prefix; with --json stderr stays empty.
+    expect((await box.spawn(['migrate'])).code).toBe(0);
     expectCleanError(await box.spawn(['articles', 'list', '-w', 'nope.example']), 1, /^error: Workspace "nope.example" not found/);
     expect(await box.spawn(['articles', 'list', '-w', 'nope.example', '--json'])).toMatchObject({ code: 1, stderr: '' });
   }, 120_000);

@@ -102,6 +102,7 @@ describe('svc workspaces', () => {
 
   it('with no workspace at all, says how to create one', async () => {
     const box = await sandbox();
+    expect((await box.cli(['migrate'])).code).toBe(0);
     expectCleanError(await box.cli(['workspaces', 'show']), 1, 'error: Workspace not found\nhint: Create one first: svc init');
   });
 

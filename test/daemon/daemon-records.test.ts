@@ -20,7 +20,7 @@ describe.runIf(await pgAvailable())('two daemons sharing one data directory on P
     const onPg = { ...sqlite, SVC_DATABASE_URL: await createPgDatabase(PG_ADMIN) };
     expect((await runCli(['workspaces', 'add', '--name', 'a.example', '--website', 'https://a.example'], { env: onPg, cwd: dir })).code).toBe(0);
     // A SQLite file of before exists: commands on it warn (without it they are refused, test/cli/served-daemon.test.ts).
-    expect((await runCli(['workspaces', 'list'], { env: sqlite, cwd: dir })).code).toBe(0);
+    expect((await runCli(['migrate'], { env: sqlite, cwd: dir })).code).toBe(0);
     const strict = await serve({ ...onPg, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'false' }, dir);
     const allowing = await serve({ ...onPg, SVC_WEBHOOKS_ALLOW_PRIVATE_NETWORKS: 'true' }, dir);
 

@@ -29,13 +29,14 @@ describe(`processes starting together on an empty database (${PG_URL ? 'PostgreS
       const commands = [
         spawnCli(['migrate', '--json'], { env, cwd: dir }),
         spawnCli(['migrate', '--json'], { env, cwd: dir }),
-        spawnCli(['workspaces', 'list', '--json'], { env, cwd: dir }),
+        // A command that writes: one that only reads may start before the file exists, and is refused then.
+        spawnCli(['users', 'add', '--email', 'a@example.com', '--password', 'long-enough', '--json'], { env, cwd: dir }),
       ];
       const results = await Promise.all(commands);
       for (const r of results) expect(r.code, `round ${round}: ${r.stderr}`).toBe(0);
       await Promise.all(daemons.map((d) => d.ready));
 
-      expect(results[2].json()).toEqual([]);
+      expect(results[2].json()).toMatchObject({ email: 'a@example.com' });
       for (const d of daemons) d.child.kill('SIGTERM');
       for (const d of daemons) expect(await d.exited, d.stdout() + d.stderr()).toEqual({ code: 0, signal: null });
 

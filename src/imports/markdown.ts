@@ -92,7 +92,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     const date = (field: 'date' | 'updated' | 'expiry') => {
       const e = pick(field);
       if (!e) return undefined;
-      const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? e.value : undefined;
+      const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? padded(e.value) : undefined;
       if (raw === undefined) throw invalidInput(`${e.key} must be a date such as 2024-05-01 or 2024-05-01T10:00:00Z`);
       let parsed;
       try {
@@ -203,6 +203,12 @@ function explicitSlug(value: string | undefined, file: string, notes: ImportNote
   if (segments.length > 1) notes.moved(file, value, last);
   return last;
 }
+
+// A date written with one-digit parts (`2015-11-18 0:27:00`, `2015-1-5`), which Jekyll's and
+// Hugo's date readers take: the parts padded to two digits, the rest as written.
+const SHORT_PARTS = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:([ T])(\d{1,2}):(\d{2}))?(?=$|[:.\sZ+-])/;
+const padded = (value: string) =>
+  value.trim().replace(SHORT_PARTS, (_, y, mo, d, sep, h, mi) => `${y}-${mo.padStart(2, '0')}-${d.padStart(2, '0')}${sep ? `${sep}${h.padStart(2, '0')}:${mi}` : ''}`);
 
 /** Jekyll's title for a post without one: the slug's words, each capitalised. */
 const titleOfSlug = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ').trim();

@@ -113,3 +113,48 @@ describe("Hugo's figure shortcode and srcset images beside a post", () => {
     for (const b of [fig, small, large, webp]) expect((await fetch(url(b))).status).toBe(200);
   });
 });
+
+describe("Hexo's built-in tag plugins", () => {
+  it('blockquote with its source, pullquote, raw, link, img and iframe become what Hexo showed; what svc cannot embed is a link, named', async () => {
+    const w = await importWorld();
+    mkdirSync(path.join(w.d.dir, 'source', '_posts'), { recursive: true });
+    writeFileSync(
+      path.join(w.d.dir, 'source', '_posts', 'tags.md'),
+      [
+        'title: Tags',
+        'date: 2024-03-01 10:00:00',
+        '---',
+        '{% blockquote David Levithan, Wide Awake http://example.org/wide-awake Wide Awake %}',
+        'Do not just ask.',
+        '{% endblockquote %}',
+        '',
+        '{% pullquote %}',
+        'A quote pulled out.',
+        '{% endpullquote %}',
+        '',
+        '{% raw %}',
+        'Shown {{ as is }}.',
+        '{% endraw %}',
+        '',
+        'See {% link The Hexo docs https://hexo.io/docs/ true Hexo %} and {% img left /images/a.png 200 100 \'"A title" "An alt"\' %}.',
+        '',
+        '{% iframe https://www.youtube.com/embed/ZJthWmvUzzc 560 315 %}',
+        '',
+        '{% iframe https://example.org/widget 400 300 %}',
+        '',
+      ].join('\n'),
+    );
+    const r = await w.cli(['articles', 'import', '--publish', 'source', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const a = (await w.api('/articles/tags')).body.data;
+    expect(a.html).toContain('<blockquote>\n<p>Do not just ask.</p>\n<p>— <strong>David Levithan</strong>, <a href="http://example.org/wide-awake">Wide Awake</a></p>\n</blockquote>');
+    expect(a.html).toContain('<blockquote>\n<p>A quote pulled out.</p>\n</blockquote>');
+    expect(a.html).toContain('<a href="https://hexo.io/docs/" title="Hexo">The Hexo docs</a>');
+    expect(a.html).toContain('<img src="https://example.com/images/a.png" alt="An alt" title="A title" />');
+    expect(a.html).toContain('<iframe src="https://www.youtube-nocookie.com/embed/ZJthWmvUzzc"');
+    expect(a.html).toContain('<a href="https://example.org/widget">https://example.org/widget</a>');
+    expect(a.markdown).toContain('Shown {{ as is }}.');
+    expect(r.json().notes).toContain(`Pages embedded in an iframe are shown as links (svc embeds only YouTube and Vimeo players): ${path.join('source', '_posts', 'tags.md')}`);
+    expect(a.html).not.toMatch(/\{%/);
+  });
+});

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { png } from '../images/png.js';
+import { wxr } from './samples.js';
 import { importWorld } from './world.js';
 
 const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
@@ -97,6 +98,8 @@ describe("Hugo's figure shortcode and srcset images beside a post", () => {
         '',
         '`<img srcset="code.png 2x">` stays code.',
         '',
+        '<img src="https://x.example/a.png" srcset="javascript:alert(1) 2x, https://x.example/b.png 3x" onerror="alert(2)">',
+        '',
       ].join('\n'),
     );
     const env = { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url };
@@ -110,6 +113,9 @@ describe("Hugo's figure shortcode and srcset images beside a post", () => {
     expect(a.html).toContain(`<img src="${url(small)}" srcset="${url(small)} 1x, ${url(large)} 2x" alt="Two sizes" />`);
     expect(a.html).toContain(`<picture><source srcset="${url(webp)} 800w, gone.png 1600w" media="(min-width: 600px)" /><img src="${url(small)}" alt="Art directed" /></picture>`);
     expect(a.markdown).toContain('`<img srcset="code.png 2x">` stays code.');
+    // The renderer keeps srcset with its http(s) candidates only, and no handlers.
+    expect(a.html).toContain('<img src="https://x.example/a.png" srcset="https://x.example/b.png 3x" />');
+    expect(a.html).not.toMatch(/javascript:|onerror/);
     for (const b of [fig, small, large, webp]) expect((await fetch(url(b))).status).toBe(200);
   });
 });
@@ -156,5 +162,19 @@ describe("Hexo's built-in tag plugins", () => {
     expect(a.markdown).toContain('Shown {{ as is }}.');
     expect(r.json().notes).toContain(`Pages embedded in an iframe are shown as links (svc embeds only YouTube and Vimeo players): ${path.join('source', '_posts', 'tags.md')}`);
     expect(a.html).not.toMatch(/\{%/);
+  });
+});
+
+describe("WordPress.com's [audio URL]", () => {
+  it('the file given as the first word (as in the theme unit test data) becomes a link to it, named; no stray bracket', async () => {
+    const w = await importWorld();
+    const url = 'https://wpthemetestdata.files.wordpress.com/2008/06/originaldixielandjazzbandwithalbernard-stlouisblues.mp3';
+    writeFileSync(path.join(w.d.dir, 'audio.xml'), wxr([{ id: 9, title: 'Post Format: Audio', name: 'post-format-audio', content: `<a href="${url}">St. Louis Blues</a>\n\n[audio ${url}]` }]));
+    const r = await w.cli(['articles', 'import', '--publish', 'audio.xml', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const a = (await w.api('/articles/post-format-audio')).body.data;
+    expect(a.html).toContain(`<a href="${url}">Audio: originaldixielandjazzbandwithalbernard-stlouisblues.mp3</a>`);
+    expect(a.html).not.toMatch(/\[audio|%5C%5D/);
+    expect(r.json().notes).toContain('WordPress audio and video players became links to their files (svc renders no players): audio.xml: post "post-format-audio"');
   });
 });

@@ -58,7 +58,10 @@ const PAIR_TAG = /^[ \t]*(?:\{\{[<%]-?\s*(\/?)(highlight|notice|admonition|alert
 const INLINE_PAIR = /^[ \t]*\{%-?\s*(note|callout|notice|alert)\b([^\n%]*)-?%\}((?:[^{\n]|\{(?!%))*)\{%-?\s*end\1\s*-?%\}[ \t]*$/gim;
 // Arguments hold no braces: each opening is read up to the next brace at most.
 const HUGO_SINGLE = /\{\{<\s*(figure|tweet|x|gist|instagram|vimeo_simple|youtube_simple)\b([^{}\n]*?)\/?>\}\}/gi;
-const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter|link|img|iframe)\b([^{}%\n]*?)-?%\}/gi;
+// Arguments may hold a `%` not closing the tag (`{% iframe url 100% 400 %}`).
+const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter|link|img|iframe)\b((?:[^{}%\n]|%(?!\}))*?)-?%\}/gi;
+// `{% raw %}...{% endraw %}` within a line (Hexo, Jekyll): the text between, as written.
+const INLINE_RAW = /\{%-?\s*raw\s*-?%\}((?:[^{\n]|\{(?!%-?\s*endraw\b))*)\{%-?\s*endraw\s*-?%\}/g;
 // Where Hexo's `link`, `img` and `iframe` tags find their address among their words.
 const ADDRESS = /^(?:https?:)?\/\/|^\/|^\.{0,2}\/|\.(?:jpe?g|png|gif|webp|avif|svg)$/i;
 // Eleventy's `url` filter on a literal path: `{{ '/posts/firstpost/' | url }}` is that path.
@@ -189,6 +192,7 @@ export function templateTags(body: string, notes: Set<string>, frontMatter: Reco
   out = outsideCode(out, HUGO_SINGLE, (m) => replaceOne(m, HUGO_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, LIQUID_SINGLE, (m) => replaceOne(m, LIQUID_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, URL_FILTER, (m) => replaceOne(m, URL_FILTER, (g) => g[1] ?? g[2]));
+  out = outsideCode(out, INLINE_RAW, (m) => replaceOne(m, INLINE_RAW, (g) => g[1]));
   const value = (name: string) => {
     const v = Object.hasOwn(frontMatter, name) ? frontMatter[name] : undefined;
     return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;

@@ -146,7 +146,9 @@ describe("Hexo's built-in tag plugins", () => {
         '',
         '{% iframe https://www.youtube.com/embed/ZJthWmvUzzc 560 315 %}',
         '',
-        '{% iframe https://example.org/widget 400 300 %}',
+        '{% iframe https://example.org/widget 100% 300 %}',
+        '',
+        'Use <code>{% raw %}{% img %}{% endraw %}</code> for images.',
         '',
       ].join('\n'),
     );
@@ -160,8 +162,9 @@ describe("Hexo's built-in tag plugins", () => {
     expect(a.html).toContain('<iframe src="https://www.youtube-nocookie.com/embed/ZJthWmvUzzc"');
     expect(a.html).toContain('<a href="https://example.org/widget">https://example.org/widget</a>');
     expect(a.markdown).toContain('Shown {{ as is }}.');
+    expect(a.html).toContain('Use <code>{% img %}</code> for images.');
     expect(r.json().notes).toContain(`Pages embedded in an iframe are shown as links (svc embeds only YouTube and Vimeo players): ${path.join('source', '_posts', 'tags.md')}`);
-    expect(a.html).not.toMatch(/\{%/);
+    expect(a.html.replace('<code>{% img %}</code>', '')).not.toMatch(/\{%/);
   });
 });
 

@@ -32,6 +32,14 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
   // Searched only up to the last `*/}`: an opening with no close after it would rescan the rest.
   const lastClose = body.lastIndexOf('*/}') + 3;
   let out = outsideCode(body.slice(0, lastClose), MDX_COMMENT, () => '') + body.slice(lastClose);
+  if (body.includes('={{')) {
+    // JSX's `style={{ ... }}` on an HTML tag (Docusaurus reads .md as MDX): not HTML, so the tag
+    // would show as text; without it the tag is HTML again (svc renders no styles anyway).
+    out = outsideCode(out, JSX_STYLE, (m) => {
+      notes.add('JSX style attributes (style={{...}}) were left out: svc renders no styles');
+      return m.replace(JSX_STYLE_ONE, '$1');
+    });
+  }
   out = outsideCode(out, KRAMDOWN_IAL, () => {
     notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
     return '';
@@ -54,6 +62,9 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
 }
 
 const SCRIPT_ALL = /<script\b/gi;
+// An HTML tag's JSX style attribute: `<span style={{color: "#686868"}}>`, its object holding no braces.
+const JSX_STYLE = /<[A-Za-z][\w-]*\b[^<>{}]{0,500}?\sstyle=\{\{[^{}]{0,1000}\}\}/g;
+const JSX_STYLE_ONE = /^(<[A-Za-z][\w-]*\b[^<>{}]*?)\sstyle=\{\{[^{}]*\}\}/;
 
 // A footnote's definition (`[^1]: text`, kramdown, GFM, Hugo, Docusaurus), which the old site
 // rendered as a numbered note; svc's renderer shows it as written.

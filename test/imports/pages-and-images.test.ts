@@ -181,3 +181,21 @@ describe("WordPress.com's [audio URL]", () => {
     expect(r.json().notes).toContain('WordPress audio and video players became links to their files (svc renders no players): audio.xml: post "post-format-audio"');
   });
 });
+
+describe('JSX style attributes in a Docusaurus .md post', () => {
+  it('are left out so the tag is HTML again and its text shows, named (as in Prettier 1.15’s release notes)', async () => {
+    const w = await importWorld();
+    writeFileSync(
+      path.join(w.d.dir, '2018-11-07-styled.md'),
+      '---\ntitle: Styled\n---\n<h1 style={{padding: 0, marginBottom: "-2rem"}}>🎂</h1>\n\nRun <span style={{color: "#5af78e"}}>cat</span> now. `<b style={{x: 1}}>` stays code.\n',
+    );
+    const r = await w.cli(['articles', 'import', '--publish', '2018-11-07-styled.md', '--json']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const a = (await w.api('/articles/styled')).body.data;
+    expect(a.html).toContain('Run cat now.');
+    expect(a.html.replace(/<code>[^<]*<\/code>/, '')).not.toMatch(/style|\{\{/);
+    expect(a.html).toContain('🎂</h1>');
+    expect(a.html).toContain('<code>&lt;b style={{x: 1}}&gt;</code>');
+    expect(r.json().notes).toContain('JSX style attributes (style={{...}}) were left out: svc renders no styles: 2018-11-07-styled.md');
+  });
+});

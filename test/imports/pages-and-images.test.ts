@@ -11,13 +11,18 @@ import { importWorld } from './world.js';
 const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
+/** A shared fixture imported with --publish from `dir` inside it: the world and the JSON report. */
+async function importShared(fixture: string, dir: string) {
+  const w = await importWorld();
+  cpSync(path.join(SHARED, fixture), path.join(w.d.dir, fixture), { recursive: true });
+  const r = await w.cli(['articles', 'import', '--publish', path.join(fixture, dir), '--json']);
+  expect(r.code, r.stderr + r.stdout).toBe(0);
+  return { w, report: r.json() };
+}
+
 describe('pages around the posts are not posts', () => {
   it("Eleventy's starter imported whole: its about page (outside the posts collection its directory data file names) and its 404 (kept out of collections) are skipped by name; the five posts come in", async () => {
-    const w = await importWorld();
-    cpSync(path.join(SHARED, 'eleventy-base-blog'), path.join(w.d.dir, 'eleventy-base-blog'), { recursive: true });
-    const r = await w.cli(['articles', 'import', '--publish', 'eleventy-base-blog/content', '--json']);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
-    const report = r.json();
+    const { w, report } = await importShared('eleventy-base-blog', 'content');
     expect(report.counts).toMatchObject({ imported: 5, failed: 0 });
     const content = path.join('eleventy-base-blog', 'content');
     expect(report.notes).toContain(`Skipped 1: pages Eleventy keeps out of its collections (eleventyExcludeFromCollections: true): ${path.join(content, '404.md')}`);
@@ -47,11 +52,7 @@ describe('pages around the posts are not posts', () => {
 
 describe("Beautiful Hugo's post with a quoted value running onto an unindented line", () => {
   it('imports as Hugo reads it, the repair named', async () => {
-    const w = await importWorld();
-    cpSync(path.join(SHARED, 'beautifulhugo'), path.join(w.d.dir, 'beautifulhugo'), { recursive: true });
-    const r = await w.cli(['articles', 'import', '--publish', 'beautifulhugo/content/post', '--json']);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
-    const report = r.json();
+    const { w, report } = await importShared('beautifulhugo', path.join('content', 'post'));
     expect(report.counts).toMatchObject({ imported: 2, failed: 0 });
     const a = (await w.api('/articles/meta-ai-search-summary-limits')).body.data;
     expect(a.title).toBe('Manage robot meta tags an limit AI Overview from using page contents');

@@ -6,6 +6,10 @@ import { invalidInput } from '../errors.js';
 export interface SplitFile {
   data: Record<string, unknown>;
   body: string;
+  /** Keys whose quoted value ran onto unindented lines, read as Hugo reads them (see reindentQuoted). */
+  repaired?: string[];
+  /** Keys of JavaScript front matter written as code svc does not read (their value is null). */
+  unread?: string[];
 }
 
 /**
@@ -34,12 +38,20 @@ export function splitFrontMatter(text: string): SplitFile {
     const match = new RegExp(`^${f}[ \\t]*(?:json|yaml|yml|toml)?[ \\t]*\\r?\\n(?:([\\s\\S]*?)\\r?\\n)?${f}[ \\t]*(?:\\r?\\n|$)`, 'i').exec(src);
     if (!match) throw invalidInput(`the front matter starts with ${fence} but has no closing ${fence} line`);
     let data: unknown;
+    let repaired: string[] | undefined;
     try {
       data = parse(match[1] ?? '');
     } catch (err) {
-      throw invalidInput(`the front matter is not valid ${name}: ${(err as Error).message.split('\n')[0]}`);
+      const retry = name === 'YAML' ? reindentQuoted(match[1] ?? '') : undefined;
+      try {
+        if (!retry) throw err;
+        data = parse(retry.text);
+        repaired = retry.keys;
+      } catch {
+        throw invalidInput(`the front matter is not valid ${name}: ${(err as Error).message.split('\n')[0]}`);
+      }
     }
-    return { data: mapping(data ?? {}, name), body: src.slice(match[0].length) };
+    return { data: mapping(data ?? {}, name), body: src.slice(match[0].length), ...(repaired ? { repaired } : {}) };
   }
   const hexo = hexoFrontMatter(src);
   if (hexo) return hexo;
@@ -55,6 +67,43 @@ export function splitFrontMatter(text: string): SplitFile {
   return { data: {}, body: src };
 }
 
+// A top-level key whose quoted value opens on its line and does not close there.
+const OPEN_QUOTED = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]+(["'])(.*)$/;
+
+/** Whether `text` (inside a quoted scalar) holds the closing quote: `"` not escaped by `\`, `'` not doubled. */
+function closesQuote(text: string, quote: string): boolean {
+  return quote === '"' ? /(?:^|[^\\])(?:\\\\)*"/.test(text) : /'/.test(text.replace(/''/g, ''));
+}
+
+/**
+ * Hugo's YAML reader (go-yaml) takes a quoted value that runs onto lines with no indentation
+ * (`description: "one line` then `and the next."` at the start of a line); the YAML standard, and
+ * the yaml package, refuse it. Only when the front matter fails to parse: the lines inside such a
+ * top-level quoted value are indented, which changes nothing else (a quoted value folds its line
+ * breaks the same either way), and the keys are named. Undefined when there is no such value.
+ */
+function reindentQuoted(yaml: string): { text: string; keys: string[] } | undefined {
+  const lines = yaml.split(/\r?\n/);
+  const keys: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = OPEN_QUOTED.exec(lines[i]);
+    if (!open || closesQuote(open[3], open[2])) continue;
+    let end = i + 1;
+    while (end < lines.length && !closesQuote(lines[end], open[2])) end++;
+    if (end === lines.length) return undefined; // never closed: not this case
+    let moved = false;
+    for (let k = i + 1; k <= end; k++) {
+      if (lines[k] !== '' && !/^[ \t]/.test(lines[k])) {
+        lines[k] = `  ${lines[k]}`;
+        moved = true;
+      }
+    }
+    if (moved) keys.push(open[1]);
+    i = end;
+  }
+  return keys.length > 0 ? { text: lines.join('\n'), keys } : undefined;
+}
+
 const FENCES: Array<[string, string, (s: string) => unknown]> = [
   ['---', 'YAML', (s) => YAML.parse(s)],
   ['+++', 'TOML', (s) => parseToml(s)],
@@ -62,18 +111,44 @@ const FENCES: Array<[string, string, (s: string) => unknown]> = [
 
 // One `const name = value;` of Eleventy's JavaScript front matter, the value a JSON literal.
 const JS_CONSTANT = /^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(.+?);?\s*$/;
+// One that opens an object or list and goes on over the next lines, and the line closing it.
+const JS_OPEN_LITERAL = /^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*([{[])\s*$/;
+const JS_CLOSE_LITERAL = /^[}\]]\s*;?\s*$/;
 
 /**
  * Eleventy's JavaScript front matter (`---js`) is code; svc runs none. Constants with literal
- * values (`const title = "A post";`, the form Eleventy's own starter uses) are read as keys;
- * anything else is refused, naming the line.
+ * values (`const title = "A post";`, the form Eleventy's own starter uses) are read as keys, so
+ * are objects and lists over several lines that are plain JSON; others are named in `unread`
+ * (the reader refuses them only for a key it carries over); anything else is refused, naming the line.
  */
 function javascriptFrontMatter(src: string, lang: string): SplitFile {
   const match = /^---[^\n]*\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(src);
   if (!match) throw invalidInput(`the front matter starts with ---${lang} but has no closing --- line`);
   const data: Record<string, unknown> = {};
-  for (const line of match[1].split(/\r?\n/)) {
+  const unread: string[] = [];
+  const lines = match[1].split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
     if (line.trim() === '' || /^\s*\/\//.test(line)) continue;
+    const opened = JS_OPEN_LITERAL.exec(line.trim());
+    if (opened) {
+      // An object or list written over several lines, up to its closing line (`};`, Eleventy's
+      // `const eleventyNavigation = {`): read as JSON when it is, else passed by (not carried over).
+      let end = i + 1;
+      while (end < lines.length && !JS_CLOSE_LITERAL.test(lines[end])) end++;
+      if (end < lines.length) {
+        const text = [opened[2], ...lines.slice(i + 1, end), lines[end].trim().replace(/;$/, '')].join('\n');
+        let value: unknown = null;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          unread.push(opened[1]); // not JSON (unquoted keys, a trailing comma): svc reads no JavaScript
+        }
+        data[opened[1]] = value;
+        i = end;
+        continue;
+      }
+    }
     const constant = JS_CONSTANT.exec(line.trim());
     let value: unknown;
     try {
@@ -86,7 +161,7 @@ function javascriptFrontMatter(src: string, lang: string): SplitFile {
     }
     data[constant[1]] = value;
   }
-  return { data, body: src.slice(match[0].length) };
+  return { data, body: src.slice(match[0].length), ...(unread.length > 0 ? { unread } : {}) };
 }
 
 /**

@@ -13,10 +13,15 @@ import type { ImportItem, ImportNotes } from './types.js';
 const MARKDOWN_DEST = /(\]\([ \t]*<?)([^()\s<>]+)/g;
 const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
 const HTML_IMG_SRC = /(<img\b[^>]{0,500}?\bsrc=["']?)([^"'\s>]+)/gi;
+// A `srcset` of `<img>` or of a `<picture>`'s `<source>`: candidates `url [descriptor]`, comma separated.
+const SRCSET = /(<(?:img|source)\b[^>]{0,500}?\bsrcset=)(["'])([^"'<>]{0,4000})\2/gi;
 const IMAGE_NAME = /\.(jpe?g|png|gif|webp|avif|svg)$/i;
-const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b/i;
+const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b|\bsrcset=/i;
 const one = (pattern: RegExp) => new RegExp(pattern.source, pattern.flags.replace('g', ''));
 const PATTERNS = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map((all) => ({ all, one: one(all) }));
+const SRCSET_ONE = one(SRCSET);
+/** The URLs of a srcset value, each candidate's first word. */
+const candidates = (srcset: string) => srcset.split(',').map((c) => c.trim().split(/\s+/)[0]).filter(Boolean);
 const isRelative = (dest: string) => dest !== '' && !/^(?:[a-z][\w+.-]*:|\/|#)/i.test(dest);
 
 /** The images of an import read from disk and checked, by their real path; not stored yet. */
@@ -89,9 +94,14 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
         return m;
       });
     }
+    // Each candidate of a srcset (`a.jpg 1x, a@2x.jpg 2x`) is an image like any other.
+    outsideCode(body, SRCSET, (m) => {
+      for (const dest of candidates(SRCSET_ONE.exec(m)![3])) if (isRelative(dest)) urls.set(dest, undefined);
+      return m;
+    });
     for (const dest of urls.keys()) urls.set(dest, await carry(item, dest));
     if ([...urls.values()].some(Boolean)) {
-      item.input.bodyMarkdown = PATTERNS.reduce(
+      const rewritten = PATTERNS.reduce(
         (text, p) =>
           outsideCode(text, p.all, (m) => {
             const [, lead, dest] = p.one.exec(m)!;
@@ -100,6 +110,15 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
           }),
         body,
       );
+      item.input.bodyMarkdown = outsideCode(rewritten, SRCSET, (m) => {
+        const [, lead, quote, value] = SRCSET_ONE.exec(m)!;
+        const set = value.split(',').map((c) => {
+          const dest = c.trim().split(/\s+/)[0];
+          const url = dest ? urls.get(dest) : undefined;
+          return url ? c.replace(dest, url) : c;
+        });
+        return `${lead}${quote}${set.join(',')}${quote}`;
+      });
     }
     // Any other relative image (a form the patterns above do not take) is named too.
     for (const src of images) if (isRelative(src) && !urls.has(src)) notes.imageLeft(item.source, src, 'a form of image svc does not carry over');

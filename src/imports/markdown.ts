@@ -4,6 +4,7 @@ import { parseDateTime } from '../lib/datetime.js';
 import { leadingH1, markdownBlocks, renderHtml } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { type RawPost, keptSlug, toItem } from './assemble.js';
+import { notAPost } from './collections.js';
 import { normaliseKey, splitFrontMatter } from './front-matter.js';
 import { platformSyntax, rootImages } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
@@ -49,7 +50,7 @@ interface Entry {
 }
 
 /** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
-export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string, authorNames?: Map<string, string>): ImportItem | undefined {
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string, authorNames?: Map<string, string>, directoryTags?: string[]): ImportItem | undefined {
   if (/^_index(\.[\w-]+)?\.(md|markdown)$/i.test(path.basename(file))) {
     notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
     return undefined;
@@ -58,6 +59,12 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     const split = splitFrontMatter(text);
     const { data } = split;
     let { body } = split;
+    const page = notAPost(data);
+    if (page) {
+      notes.skip(page, file);
+      return undefined;
+    }
+    if (split.repaired) notes.warn(`Front matter read as Hugo reads it: a quoted value running onto unindented lines, which YAML refuses (${split.repaired.join(', ')}); write it on one line or indent it`, file);
     if (/\.mdx$/i.test(file)) {
       const mdx = stripMdx(body);
       if (mdx.changed) notes.warn('MDX import/export lines and components were left out (svc publishes markdown; what the components showed is not in the post)', file);
@@ -70,6 +77,8 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     body = rootImages(body, opts.baseUrl);
     const fm = new Map<string, Entry>();
     for (const [key, value] of Object.entries(data)) if (!fm.has(normaliseKey(key))) fm.set(normaliseKey(key), { key, value });
+    const unread = split.unread?.filter((k) => KNOWN.has(normaliseKey(k)));
+    if (unread?.length) throw invalidInput(`the front matter is JavaScript (Eleventy) and svc runs no code: ${unread.join(', ')} is an object or list that is not plain JSON; write it as YAML between --- lines`);
     const unknown = [...fm].filter(([n]) => !KNOWN.has(n)).map(([, e]) => e.key);
     if (unknown.length > 0 && opts.strict) throw invalidInput(`front matter keys svc does not carry over: ${unknown.join(', ')} (refused by --strict)`);
     for (const key of unknown) notes.unknownKey(key, file);
@@ -83,7 +92,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     const date = (field: 'date' | 'updated' | 'expiry') => {
       const e = pick(field);
       if (!e) return undefined;
-      const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? e.value : undefined;
+      const raw = e.value instanceof Date ? e.value.toISOString() : typeof e.value === 'string' ? padded(e.value) : undefined;
       if (raw === undefined) throw invalidInput(`${e.key} must be a date such as 2024-05-01 or 2024-05-01T10:00:00Z`);
       let parsed;
       try {
@@ -130,7 +139,8 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     if (post.publishedAt && post.publishedAt > opts.now && !post.draft) notes.warn('Posts dated in the future (publishDate or date) wait for that date: scheduled with --publish', file);
     const tags = remainingTags(body);
     if (tags.length > 0) notes.warn(`Template tags of the old site with no meaning svc knows were kept as text (${tags.join(', ')})`, file);
-    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')) };
+    const collections = [...new Set([...(directoryTags ?? []), ...(post.tags ?? [])])];
+    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')), collections, ...(directoryTags ? { eleventy: true } : {}) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(file, err.message);
@@ -193,6 +203,12 @@ function explicitSlug(value: string | undefined, file: string, notes: ImportNote
   if (segments.length > 1) notes.moved(file, value, last);
   return last;
 }
+
+// A date written with one-digit parts (`2015-11-18 0:27:00`, `2015-1-5`), which Jekyll's and
+// Hugo's date readers take: the parts padded to two digits, the rest as written.
+const SHORT_PARTS = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:([ T])(\d{1,2}):(\d{2}))?(?=$|[:.\sZ+-])/;
+const padded = (value: string) =>
+  value.trim().replace(SHORT_PARTS, (_, y, mo, d, sep, h, mi) => `${y}-${mo.padStart(2, '0')}-${d.padStart(2, '0')}${sep ? `${sep}${h.padStart(2, '0')}:${mi}` : ''}`);
 
 /** Jekyll's title for a post without one: the slug's words, each capitalised. */
 const titleOfSlug = (slug: string) => slug.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ').trim();

@@ -9,6 +9,7 @@ import { destinations } from '../publishing/publish-rows.js';
 import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
+import { SiteCollections, leaveOutPages } from './collections.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
@@ -69,10 +70,12 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const items: ImportItem[] = [];
   const authors = new AuthorsFiles(notes);
   const zones = new SiteZones(notes);
+  const collections = new SiteCollections(notes);
   for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
     const zone = opts.timeZone ?? (await zones.of(src.root));
-    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors)));
+    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors, collections)));
   }
+  items.splice(0, items.length, ...leaveOutPages(items, notes));
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);
   const images = await findPostImages(ctx, items, notes);

@@ -52,13 +52,18 @@ function calloutTitle(args: Args): string {
 // `{{< /name >}}`, Liquid's and Nunjucks' `{% name args %}` ... `{% endname %}`. Found in one pass;
 // an opening pairs with the next tag when that closes it (pairs do not nest), so a body of
 // openings without closings costs no more than one with them.
-const PAIR_TAG = /^[ \t]*(?:\{\{[<%]-?\s*(\/?)(highlight|notice|admonition|alert|callout|hint)\b([^\n]*?)-?[>%]\}\}|\{%-?\s*(end)?(highlight|codeblock|code|note|callout|notice|alert)\b([^\n]*?)-?%\})[ \t]*$/gim;
+const PAIR_TAG = /^[ \t]*(?:\{\{[<%]-?\s*(\/?)(highlight|notice|admonition|alert|callout|hint)\b([^\n]*?)-?[>%]\}\}|\{%-?\s*(end)?(highlight|codeblock|code|note|callout|notice|alert|blockquote|pullquote|raw)\b([^\n]*?)-?%\})[ \t]*$/gim;
 // A Liquid or Nunjucks callout held on one line (`{% callout %}text{% endcallout %}`); its text
 // holds no other `{%`, so each opening is read up to the next tag at most.
 const INLINE_PAIR = /^[ \t]*\{%-?\s*(note|callout|notice|alert)\b([^\n%]*)-?%\}((?:[^{\n]|\{(?!%))*)\{%-?\s*end\1\s*-?%\}[ \t]*$/gim;
 // Arguments hold no braces: each opening is read up to the next brace at most.
 const HUGO_SINGLE = /\{\{<\s*(figure|tweet|x|gist|instagram|vimeo_simple|youtube_simple)\b([^{}\n]*?)\/?>\}\}/gi;
-const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter)\b([^{}%\n]*?)-?%\}/gi;
+// Arguments may hold a `%` not closing the tag (`{% iframe url 100% 400 %}`).
+const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter|link|img|iframe)\b((?:[^{}%\n]|%(?!\}))*?)-?%\}/gi;
+// `{% raw %}...{% endraw %}` within a line (Hexo, Jekyll): the text between, as written.
+const INLINE_RAW = /\{%-?\s*raw\s*-?%\}((?:[^{\n]|\{(?!%-?\s*endraw\b))*)\{%-?\s*endraw\s*-?%\}/g;
+// Where Hexo's `link`, `img` and `iframe` tags find their address among their words.
+const ADDRESS = /^(?:https?:)?\/\/|^\/|^\.{0,2}\/|\.(?:jpe?g|png|gif|webp|avif|svg)$/i;
 // Eleventy's `url` filter on a literal path: `{{ '/posts/firstpost/' | url }}` is that path.
 const URL_FILTER = /\{\{-?\s*(?:"([^"\n]*)"|'([^'\n]*)')\s*\|\s*url\s*-?\}\}/g;
 // A Nunjucks, Jinja or Twig comment (`{# ... #}`, Eleventy): the old site showed nothing. A heading's
@@ -103,6 +108,34 @@ function single(name: string, argText: string, notes: Set<string>): string | nul
       notes.add('Instagram posts embedded by a shortcode are shown as links (svc embeds no Instagram posts)');
       return `<https://www.instagram.com/p/${id}/>`;
     }
+    case 'link': {
+      // Jekyll's `{% link _posts/x.md %}` is that file's URL (followed to the imported post);
+      // Hexo's `{% link text url [external] [title] %}` a link with its words as text.
+      const words = args.positional;
+      if (words.length === 1) return words[0];
+      const at = words.findIndex((w) => ADDRESS.test(w));
+      if (at <= 0) return null;
+      const title = words.slice(at + 1).find((w) => !/^(true|false)$/i.test(w));
+      return `[${words.slice(0, at).join(' ')}](<${words[at]}>${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+    }
+    case 'img': {
+      // Hexo's and Octopress' `{% img [class] /path [width] [height] '"title" "alt"' %}`.
+      const src = args.positional.find((w) => ADDRESS.test(w));
+      if (!src) return null;
+      const quoted = /"([^"]*)"(?:\s+"([^"]*)")?/.exec(args.positional.find((w) => w.includes('"')) ?? '');
+      const [title, alt] = [quoted?.[1], quoted?.[2] ?? quoted?.[1] ?? ''];
+      return `![${alt.replace(/[[\]]/g, '')}](<${src}>${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+    }
+    case 'iframe': {
+      const url = args.positional[0];
+      if (!url || !/^https?:\/\//i.test(url)) return null;
+      const youtube = /(?:youtube(?:-nocookie)?\.com\/(?:embed\/|watch\?v=)|youtu\.be\/)([\w-]{11})/i.exec(url)?.[1];
+      const vimeo = /player\.vimeo\.com\/video\/(\d+)|vimeo\.com\/(\d+)/i.exec(url);
+      if (youtube) return youtubeEmbed(youtube);
+      if (vimeo) return vimeoEmbed(vimeo[1] ?? vimeo[2]);
+      notes.add('Pages embedded in an iframe are shown as links (svc embeds only YouTube and Vimeo players)');
+      return `<${url}>`;
+    }
     case 'vimeo_simple': {
       const id = at('id', 0);
       return id && /^\d+$/.test(id) ? vimeoEmbed(id) : null;
@@ -120,11 +153,30 @@ function single(name: string, argText: string, notes: Set<string>): string | nul
 function pair(name: string, argText: string, inner: string): string {
   const args = parseArgs(argText);
   const kind = name.toLowerCase();
+  if (kind === 'raw') return inner; // Hexo's and Jekyll's raw: the text as written, tags and all
+  if (kind === 'pullquote') return callout('', inner);
+  if (kind === 'blockquote') return quoteWithSource(argText, inner);
   if (kind === 'highlight' || kind === 'code' || kind === 'codeblock') {
     const lang = args.named.get('lang') ?? args.positional.map((p) => /^lang:(.+)$/.exec(p)?.[1]).find(Boolean) ?? (kind === 'highlight' ? args.positional[0] : undefined);
     return fence(inner, /^[\w+#.-]+$/.test(lang ?? '') ? lang! : '');
   }
   return callout(calloutTitle(args), inner);
+}
+
+/**
+ * Hexo's `{% blockquote [author[, source]] [link] [link title] %}`: the quote, then who said it
+ * and where (linked when a link is given), as Hexo shows under the quote.
+ */
+function quoteWithSource(argText: string, inner: string): string {
+  const words = argText.trim().split(/\s+/).filter(Boolean);
+  const at = words.findIndex((w) => /^https?:\/\//i.test(w));
+  const said = (at === -1 ? words : words.slice(0, at)).join(' ');
+  const [author, source] = said.includes(',') ? [said.slice(0, said.indexOf(',')).trim(), said.slice(said.indexOf(',') + 1).trim()] : [said.trim(), ''];
+  const link = at === -1 ? undefined : words[at];
+  const linkTitle = at === -1 ? '' : words.slice(at + 1).join(' ');
+  const cite = link ? `[${source || linkTitle || link}](<${link}>)` : source;
+  const footer = [author ? `**${author}**` : '', cite].filter(Boolean).join(', ');
+  return callout('', footer ? `${inner.trim()}\n\n— ${footer}` : inner);
 }
 
 /**
@@ -140,6 +192,7 @@ export function templateTags(body: string, notes: Set<string>, frontMatter: Reco
   out = outsideCode(out, HUGO_SINGLE, (m) => replaceOne(m, HUGO_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, LIQUID_SINGLE, (m) => replaceOne(m, LIQUID_SINGLE, (g) => single(g[1], g[2], notes) ?? m));
   out = outsideCode(out, URL_FILTER, (m) => replaceOne(m, URL_FILTER, (g) => g[1] ?? g[2]));
+  out = outsideCode(out, INLINE_RAW, (m) => replaceOne(m, INLINE_RAW, (g) => g[1]));
   const value = (name: string) => {
     const v = Object.hasOwn(frontMatter, name) ? frontMatter[name] : undefined;
     return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;

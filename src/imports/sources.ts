@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { readTextFile } from '../lib/text-file.js';
 import { ghostData, readGhost } from './ghost.js';
 import type { AuthorsFiles } from './authors-file.js';
+import type { SiteCollections } from './collections.js';
 import type { Source } from './languages.js';
 import { readMarkdown } from './markdown.js';
 import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
@@ -43,9 +44,9 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
 /**
  * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
  * export, anything else markdown with front matter (its author keys looked up in the nearest
- * authors.yml). Problems go to `notes`.
+ * authors.yml, its Eleventy directory data read). Problems go to `notes`.
  */
-export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles): Promise<ImportItem[]> {
+export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections): Promise<ImportItem[]> {
   let text: string;
   try {
     text = await readTextFile(src.file);
@@ -70,6 +71,6 @@ export async function readSource(src: Source, opts: ReaderOptions, notes: Import
     return readGhost(src.label, ghost.data, opts, notes);
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
-  const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file));
+  const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file), await collections.directoryTags(src.file, src.root));
   return item ? [{ ...item, file: src.file, root: src.root }] : [];
 }

@@ -16,6 +16,10 @@ export interface ImportItem {
   oldUrl?: string;
   /** The folder the import read it from: images beside the post are taken from inside it only. */
   root?: string;
+  /** A markdown post's collections: its tags, and in an Eleventy site its directory data files' tags. */
+  collections?: string[];
+  /** Read from an Eleventy site (a config or directory data files found), whose posts are a collection. */
+  eleventy?: boolean;
 }
 
 export interface ReaderOptions {

@@ -43,7 +43,8 @@ export function withMediaShortcodes(html: string, c: MediaContext): string {
       c.note('WordPress playlists were left out (add links to their files to these posts)');
       return '';
     }
-    const url = MEDIA_SOURCES.map((k) => a.get(k)).find(Boolean) ?? inner?.trim();
+    // WordPress.com also takes the file as the shortcode's first word: `[audio https://.../a.mp3]`.
+    const url = MEDIA_SOURCES.map((k) => a.get(k)).find(Boolean) ?? (inner?.trim() || /^\s*(https?:\/\/[^\s"'\]]+)/i.exec(attrs)?.[1]);
     if (!url || !/^https?:\/\//i.test(url)) return whole;
     c.note('WordPress audio and video players became links to their files (svc renders no players)');
     let file = url;

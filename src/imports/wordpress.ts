@@ -98,7 +98,7 @@ function readPost(row: Node, c: PostContext, opts: ReaderOptions, notes: ImportN
   const creator = str(row['dc:creator']);
   const title = htmlToText(str(row.title));
   const content = withMediaShortcodes(withCaptions(str(row['content:encoded'])), { attachments: c.attachments, note: (text) => notes.warn(text, c.source) });
-  if (/\[\/?[a-z][\w-]*(\s[^\]]*)?\]/i.test(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
+  if (keptShortcode(content)) notes.warn('WordPress shortcodes were kept as text', c.source);
   // htmlToMarkdown refuses HTML nested too deep, before anything else reads it.
   const body = platformSyntax(htmlToMarkdown(isClassic(content) ? autop(content) : content, opts.baseUrl), (text) => notes.warn(text, c.source));
   return toItem(
@@ -157,6 +157,9 @@ function decodeSlug(slug: string): string {
   }
 }
 
+// `caption="text"` up to the quote that ends the value (followed by another attribute or the end).
+const CAPTION_ATTRIBUTE = /\bcaption=(["'])(.*?)\1(?=\s+[\w-]+=|\s*$)/i;
+
 /**
  * `[caption ...]<img ...> Caption[/caption]` (classic editor) -> a figure with its caption.
  * Found with indexOf and positions that only move forward, so a hostile post (thousands of
@@ -183,9 +186,18 @@ export function withCaptions(html: string): string {
     image.lastIndex = bracket + 1;
     const found = image.exec(html);
     if (!found || image.lastIndex > close) continue;
-    const caption = html.slice(image.lastIndex, close).trim();
+    // WordPress before 3.4 kept the caption in the shortcode's `caption` attribute, not after the image.
+    const caption = html.slice(image.lastIndex, close).trim() || (CAPTION_ATTRIBUTE.exec(html.slice(start, bracket))?.[2] ?? '').replace(/</g, '&lt;').replace(/>/g, '&gt;').trim();
     out += `${html.slice(at, start)}<figure>${found[1]}${caption ? `<figcaption>${caption}</figcaption>` : ''}</figure>`;
     at = close + '[/caption]'.length;
   }
   return out + html.slice(at);
 }
+
+// A shortcode left in a body: one with attributes (`[name key="v"]`), a closing tag (`[/name]`) or
+// a plugin's bare name (`[contact-form-7]`, `[jetpack_subscription_form]`). A bracketed word or
+// phrase of prose (`[sic]`, `coracles [simple boat]`) shows as written on WordPress too: not one.
+const SHORTCODE_WITH_ATTRIBUTES = /\[[a-z][\w-]*\s[^\]\n]*=[^\]\n]*\]/i;
+const SHORTCODE_CLOSING = /\[\/[a-z][\w-]*\]/i;
+const SHORTCODE_BARE = /\[[a-z]\w*[-_][\w-]*\]/i;
+const keptShortcode = (html: string) => SHORTCODE_WITH_ATTRIBUTES.test(html) || SHORTCODE_CLOSING.test(html) || SHORTCODE_BARE.test(html);

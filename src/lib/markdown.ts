@@ -179,15 +179,17 @@ export function renderHtml(markdown: string): string {
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
 const BODY_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
-  'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe'];
+  'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe', 'picture', 'source'];
 
 /** The allow-list of a body, with `idFor` deciding a heading's id from the one it carries. */
 function bodyOptions(idFor: (id: string | undefined) => string | undefined): sanitizeHtml.IOptions {
   return {
     allowedTags: BODY_TAGS,
+    selfClosing: [...sanitizeHtml.defaults.selfClosing, 'source'],
     allowedAttributes: {
       a: ['href', 'title', 'rel', 'target'],
-      img: ['src', 'alt', 'title', 'width', 'height'],
+      img: ['src', 'srcset', 'sizes', 'alt', 'title', 'width', 'height'],
+      source: ['srcset', 'sizes', 'type', 'media'],
       iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'frameborder'],
       th: ['align', 'colspan', 'rowspan'],
       td: ['align', 'colspan', 'rowspan'],
@@ -200,7 +202,7 @@ function bodyOptions(idFor: (id: string | undefined) => string | undefined): san
       return { tagName, attribs: id === undefined ? rest : { ...rest, id } };
     }])),
     allowedSchemes: ['http', 'https', 'mailto'],
-    allowedSchemesByTag: { img: ['http', 'https'] },
+    allowedSchemesByTag: { img: ['http', 'https'], source: ['http', 'https'] },
     allowedIframeHostnames: EMBED_HOSTS,
     allowIframeRelativeUrls: false,
     allowedClasses: { code: [/^language-[\w-]+$/] },

@@ -4,11 +4,11 @@ import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditSite, auditArticle } from './audit.js';
-import { assertRenderable } from './body-limits.js';
 
 /**
  * Everything svc derives from a markdown body, computed in worker threads (never on the event
- * loop that answers requests) under `rendering.timeout`, after the body limits (body-limits.ts).
+ * loop that answers requests) under `rendering.timeout`, after the body limits (body-limits.ts),
+ * which the worker checks first.
  */
 export interface Renderer {
   /** HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals. */
@@ -27,6 +27,9 @@ export interface Renderer {
   close(): Promise<void>;
 }
 
+/** A worker's answer: the task's value, or the body limits' refusal (body_too_complex) to throw as it is. */
+export type Checked<T> = { value: T } | { refused: { code: string; status: number; message: string; hint?: string; details?: Record<string, unknown> } };
+
 // Tests run the TypeScript sources, which a worker thread cannot load: there the worker is the
 // build's (npm test builds first, as the CLI tests need it too).
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/articles/render-worker.js' : './render-worker.js', import.meta.url);
@@ -34,8 +37,9 @@ const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/article
 export function createRenderer(config: Config['rendering']): Renderer {
   const pool = new WorkerPool({ file: WORKER, size: config.workers || availableParallelism(), timeoutMs: config.timeout });
   const run = async <T>(task: string, input: unknown, label: string): Promise<T> => {
+    let out: Checked<T>;
     try {
-      return (await pool.run(task, input)) as T;
+      out = (await pool.run(task, input)) as Checked<T>;
     } catch (err) {
       if (!(err instanceof TaskFailure)) throw err;
       if (err.reason === 'timeout') {
@@ -47,20 +51,16 @@ export function createRenderer(config: Config['rendering']): Renderer {
       if (err.reason === 'start') throw unavailable('renderer', `svc's markdown renderer is unavailable: ${err.message}`, { cause: err });
       throw new AppError('render_failed', 422, `svc could not render the body of '${label}': ${err.message}`, { cause: err });
     }
+    if ('refused' in out) throw new AppError(out.refused.code, out.refused.status, out.refused.message, { hint: out.refused.hint, details: out.refused.details });
+    return out.value;
   };
-  const body = (markdown: string, label: string, task = 'body') => {
-    assertRenderable(label, markdown);
-    return run<RenderedBody>(task, markdown, label);
-  };
+  const body = (markdown: string, label: string, task = 'body') => run<RenderedBody>(task, { markdown, label }, label);
   const cache = new BodyCache(config.previewCacheBytes);
   return {
     body: async (markdown, label) => body(markdown, label),
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
-    audit(article, site) {
-      assertRenderable(article.slug, article.bodyMarkdown);
-      return run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug);
-    },
+    audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
     stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak }),
     close: () => pool.close(),
   };

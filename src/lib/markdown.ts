@@ -286,8 +286,15 @@ function faqOf(tokens: Token[]): FaqPair[] {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
 
-/** The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters. Linear; no marked. */
-export const htmlText = (html: string): string => unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }));
+/**
+ * The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters.
+ * Linear; no marked. Without a `<` or an `&` there is neither a tag nor an entity, and the
+ * sanitiser would only escape each `>`, which `unescaped` turns back: the text is the HTML itself
+ * (most headings).
+ */
+export const htmlText = (html: string): string => (MARKUP.test(html) ? unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })) : html.trim());
+
+const MARKUP = /[<&]/;
 
 const unescaped = (escaped: string): string => escaped.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m]).trim();
 

@@ -24,6 +24,7 @@ type Body = { markdown: string; label: string };
 type Audit = { article: Parameters<typeof auditArticle>[0]; site?: AuditSite };
 const tasks: Record<string, (input: never) => unknown> = {
   body: ({ markdown, label }: Body) => checked(label, markdown, () => renderBody(markdown)),
+  bodies: (list: Body[]) => ({ value: list.map(({ markdown, label }) => checked(label, markdown, () => renderBody(markdown))) }),
   markdown: ({ markdown, label }: Body) => checked(label, markdown, () => renderMarkdown(markdown)),
   audit: ({ article, site }: Audit) => checked(article.slug, article.bodyMarkdown, () => auditArticle(article, site)),
 };

@@ -14,8 +14,8 @@ export interface Renderer {
   /** HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals. */
   body(markdown: string, label: string): Promise<RenderedBody>;
   /**
-   * body() of many bodies, a few to each worker task (one message each way instead of one per
-   * body). A task of several runs under the one deadline of a body: when it is stopped, or a body
+   * body() of many bodies, 16 to a worker task when there are 16 for each worker or more (one
+   * message each way instead of one per body). A task of several runs under the one deadline of a body: when it is stopped, or a body
    * is refused, the caller renders the bodies one by one to name the one at fault.
    */
   bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
@@ -82,8 +82,8 @@ export function createRenderer(config: Config['rendering']): Renderer {
     body: async (markdown, label) => body(markdown, label),
     async bodies(list) {
       const tasks: Array<Promise<RenderedBody[]>> = [];
-      // Never fewer tasks than workers: a few bodies still render on every core.
-      const per = Math.max(1, Math.min(BODIES_PER_TASK, Math.ceil(list.length / workers)));
+      // A batch of a few bodies goes one to a task, as body() would: every worker gets some at once.
+      const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
       for (let i = 0; i < list.length; i += per) tasks.push(chunk(list.slice(i, i + per)));
       return (await Promise.all(tasks)).flat();
     },

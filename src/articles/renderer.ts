@@ -4,15 +4,21 @@ import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditSite, auditArticle } from './audit.js';
-import { assertRenderable } from './body-limits.js';
 
 /**
  * Everything svc derives from a markdown body, computed in worker threads (never on the event
- * loop that answers requests) under `rendering.timeout`, after the body limits (body-limits.ts).
+ * loop that answers requests) under `rendering.timeout`, after the body limits (body-limits.ts),
+ * which the worker checks first.
  */
 export interface Renderer {
   /** HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals. */
   body(markdown: string, label: string): Promise<RenderedBody>;
+  /**
+   * body() of many bodies, 16 to a worker task when there are 16 for each worker or more (one
+   * message each way instead of one per body). A task of several runs under the one deadline of a body: when it is stopped, or a body
+   * is refused, the caller renders the bodies one by one to name the one at fault.
+   */
+  bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
   markdown(markdown: string, label: string): Promise<RenderedBody>;
   /**
@@ -27,15 +33,32 @@ export interface Renderer {
   close(): Promise<void>;
 }
 
+/** A worker's answer: the task's value, or the body limits' refusal (body_too_complex) to throw as it is. */
+export type Checked<T> = { value: T } | { refused: { code: string; status: number; message: string; hint?: string; details?: Record<string, unknown> } };
+
+/** The value of a worker's answer, or its refusal thrown as the AppError the worker made. */
+function unwrap<T>(out: Checked<T>): T {
+  if ('refused' in out) throw new AppError(out.refused.code, out.refused.status, out.refused.message, { hint: out.refused.hint, details: out.refused.details });
+  return out.value;
+}
+
+/**
+ * Bodies to a worker task in bodies(): a message each way costs about as much CPU as a tenth of a
+ * render, and 16 ordinary bodies take a few tens of milliseconds, far inside the deadline.
+ */
+const BODIES_PER_TASK = 16;
+
 // Tests run the TypeScript sources, which a worker thread cannot load: there the worker is the
 // build's (npm test builds first, as the CLI tests need it too).
 const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/articles/render-worker.js' : './render-worker.js', import.meta.url);
 
 export function createRenderer(config: Config['rendering']): Renderer {
-  const pool = new WorkerPool({ file: WORKER, size: config.workers || availableParallelism(), timeoutMs: config.timeout });
+  const workers = config.workers || availableParallelism();
+  const pool = new WorkerPool({ file: WORKER, size: workers, timeoutMs: config.timeout });
   const run = async <T>(task: string, input: unknown, label: string): Promise<T> => {
+    let out: Checked<T>;
     try {
-      return (await pool.run(task, input)) as T;
+      out = (await pool.run(task, input)) as Checked<T>;
     } catch (err) {
       if (!(err instanceof TaskFailure)) throw err;
       if (err.reason === 'timeout') {
@@ -47,20 +70,26 @@ export function createRenderer(config: Config['rendering']): Renderer {
       if (err.reason === 'start') throw unavailable('renderer', `svc's markdown renderer is unavailable: ${err.message}`, { cause: err });
       throw new AppError('render_failed', 422, `svc could not render the body of '${label}': ${err.message}`, { cause: err });
     }
+    return unwrap(out);
   };
-  const body = (markdown: string, label: string, task = 'body') => {
-    assertRenderable(label, markdown);
-    return run<RenderedBody>(task, markdown, label);
+  const body = (markdown: string, label: string, task = 'body') => run<RenderedBody>(task, { markdown, label }, label);
+  const chunk = async (list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]> => {
+    const out = await run<Array<Checked<RenderedBody>>>('bodies', list, list.length === 1 ? list[0].label : `${list[0].label} (or one of the ${list.length - 1} bodies rendered with it)`);
+    return out.map(unwrap);
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
     body: async (markdown, label) => body(markdown, label),
+    async bodies(list) {
+      const tasks: Array<Promise<RenderedBody[]>> = [];
+      // A batch of a few bodies goes one to a task, as body() would: every worker gets some at once.
+      const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
+      for (let i = 0; i < list.length; i += per) tasks.push(chunk(list.slice(i, i + per)));
+      return (await Promise.all(tasks)).flat();
+    },
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
-    audit(article, site) {
-      assertRenderable(article.slug, article.bodyMarkdown);
-      return run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug);
-    },
+    audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
     stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak }),
     close: () => pool.close(),
   };

@@ -66,8 +66,11 @@ function headingId(text: string): { id: string; rest: string } | null {
   return { id, rest: t.slice(0, at).trimEnd() };
 }
 
-/** A heading token with the id its HTML carries. */
-type AnchoredHeading = Tokens.Heading & { anchor?: string };
+/** A heading token with the id its HTML carries and its plain text (read once: the outline, the FAQ and the id all use it). */
+type AnchoredHeading = Tokens.Heading & { anchor?: string; plainText?: string };
+
+/** The plain text of a heading lexed by lexWithAnchors (or of any other heading token). */
+const headingText = (h: Tokens.Heading): string => (h as AnchoredHeading).plainText ?? plain(h.text);
 
 /**
  * The body's tokens with an id on every heading: its own `{#id}` when it gives a safe one (taken
@@ -100,7 +103,7 @@ function lexWithAnchors(markdown: string): Token[] {
     if (given[i] && !used.has(given[i])) h.anchor = unique(given[i]);
   });
   hs.forEach((h, i) => {
-    const text = plain(h.text);
+    const text = (h.plainText = plain(h.text));
     const linked = fragments.for(text);
     h.anchor ??= unique(given[i] ?? (linked && !used.has(linked) ? linked : headingSlug(text)));
   });
@@ -135,7 +138,7 @@ marked.use({
 function headingsOf(tokens: Token[]): Array<{ depth: number; text: string }> {
   const out: Array<{ depth: number; text: string }> = [];
   marked.walkTokens(tokens, (t) => {
-    if (t.type === 'heading' && (t as Tokens.Heading).depth >= 2) out.push({ depth: (t as Tokens.Heading).depth, text: plain((t as Tokens.Heading).text) });
+    if (t.type === 'heading' && (t as Tokens.Heading).depth >= 2) out.push({ depth: (t as Tokens.Heading).depth, text: headingText(t as Tokens.Heading) });
   });
   return out;
 }
@@ -258,7 +261,7 @@ function faqOf(tokens: Token[]): FaqPair[] {
   for (const t of tokens) {
     if (t.type === 'heading') {
       const h = t as Tokens.Heading;
-      const text = plain(h.text);
+      const text = headingText(h);
       if (faqDepth && h.depth <= faqDepth) {
         flush();
         faqDepth = 0;
@@ -285,8 +288,15 @@ function faqOf(tokens: Token[]): FaqPair[] {
 
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
 
-/** The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters. Linear; no marked. */
-export const htmlText = (html: string): string => unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }));
+/**
+ * The text of HTML: tags stripped, the entities sanitize-html escapes turned back into characters.
+ * Linear; no marked. Without a `<` or an `&` there is neither a tag nor an entity, and the
+ * sanitiser would only escape each `>`, which `unescaped` turns back: the text is the HTML itself
+ * (most headings).
+ */
+export const htmlText = (html: string): string => (MARKUP.test(html) ? unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })) : html.trim());
+
+const MARKUP = /[<&]/;
 
 const unescaped = (escaped: string): string => escaped.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m]).trim();
 
@@ -313,6 +323,17 @@ export const htmlSearchTerms = (html: string): string => documentTerms(htmlText(
 
 const BLOCK_END = /<\/(p|h\d|li|td|th|blockquote)>/g;
 
+const TAG = /<[^>]*>/g;
+
+/**
+ * The text of HTML that sanitize-html wrote, as htmlText's sanitiser leaves it (entities still
+ * escaped), without parsing it again: in its output every `<` and `>` of text or of an attribute
+ * value is escaped, comments are gone and no tag whose content is not text (script, style,
+ * textarea, title) is left, so each `<...>` is a tag and the rest is text. Only for sanitize-html's
+ * output, never for a body's own HTML.
+ */
+const sanitisedText = (html: string): string => html.replace(TAG, '');
+
 /**
  * The body rendered in one pass: one lex, whose tokens give the HTML, the outline and the FAQ,
  * and one pass over the HTML's text. Run in the render workers (articles/renderer.ts).
@@ -329,7 +350,7 @@ export function renderMarkdown(markdown: string): RenderedBody {
   // One pass over the sanitised HTML, a space at each block's end, gives the excerpt, the words
   // and the search terms: its text is that of the unsanitised HTML (sanitize-html keeps the text
   // of the tags it drops).
-  const escaped = sanitizeHtml(html.replace(BLOCK_END, ' '), { allowedTags: [], allowedAttributes: {} });
+  const escaped = sanitisedText(html.replace(BLOCK_END, ' '));
   const text = unescaped(escaped).replace(/\s+/g, ' ');
   return {
     markdown,

@@ -10,13 +10,22 @@ const RUN = /[\p{L}\p{N}\p{M}]+/gu;
  * (`Crème Brûlée` -> `creme brulee`; Japanese voicing marks and Hangul are kept), lower case.
  */
 export function normaliseSearchText(text: string): string {
+  // ASCII is its own NFKD and NFC form, with no accent to remove: most text skips both passes.
+  if (ASCII.test(text)) return text.toLowerCase();
   return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase();
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Runs of letters and digits, each split where it changes between spaced and unspaced scripts. */
 export function segments(text: string): Array<{ text: string; unspaced: boolean }> {
   const out: Array<{ text: string; unspaced: boolean }> = [];
   for (const [run] of normaliseSearchText(text).matchAll(RUN)) {
+    // A run with no character of an unspaced script is one segment (the common case): no walk.
+    if (!UNSPACED.test(run)) {
+      out.push({ text: run, unspaced: false });
+      continue;
+    }
     let current = '';
     let unspaced = false;
     for (const ch of run) {

@@ -50,12 +50,12 @@ export type RenderedBodies = Map<string, { source: string; body: RenderedBody }>
 
 /**
  * Render the articles' bodies in the render workers, all at once (the pool runs one per core), so
- * a publish transaction never waits for marked. Refuses a body beyond the limits by name.
+ * a publish transaction never waits for marked. Refuses a body beyond the limits by name (a
+ * batch that fails is rendered again one by one by publishMany, which names the article).
  */
 export async function renderBodies(ctx: Ctx, list: Article[]): Promise<RenderedBodies> {
-  const out: RenderedBodies = new Map();
-  await Promise.all(list.map(async (a) => out.set(a.id, { source: a.bodyMarkdown, body: await ctx.renderer.body(a.bodyMarkdown, a.slug) })));
-  return out;
+  const bodies = list.length === 1 ? [await ctx.renderer.body(list[0].bodyMarkdown, list[0].slug)] : await ctx.renderer.bodies(list.map((a) => ({ markdown: a.bodyMarkdown, label: a.slug })));
+  return new Map(list.map((a, i) => [a.id, { source: a.bodyMarkdown, body: bodies[i] }]));
 }
 
 /**

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assertRenderable } from '../../src/articles/body-limits.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
+import { publishMany } from '../../src/publishing/publish-many.js';
 import { seedArticle } from '../helpers/seed.js';
 import { importWorld } from '../imports/world.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
@@ -57,6 +58,24 @@ describe('bodies svc cannot render in time are refused by name, before any rende
     expect(err).toMatchObject({ code: 'body_too_complex', status: 422 });
     expect(err.message).toMatch(/^The body of 'old-post' has 20,000 emphasis/);
     expect((await d.app.db('articles').where({ id: article.id }).first()).status).toBe('draft');
+  });
+
+  it('a batch publish renders bodies many to a worker task, and still names the one stored beyond the limits', async () => {
+    const { d, ws } = await workspaceWithAdmin();
+    await generateBlogKey(d.app, ws);
+    const drafts = [];
+    for (let i = 0; i < 40; i++) drafts.push(await seedArticle(d.app, ws, { title: `Post ${i}`, slug: `post-${i}`, bodyMarkdown: `Body *${i}*.` }));
+    await d.app.db('articles').where({ id: drafts[2].id }).update({ body_markdown: HOSTILE.emphasis.body });
+    const rows = await d.app.db('articles').whereIn('id', drafts.map((a) => a.id));
+    const fresh = drafts.map((a) => ({ ...a, bodyMarkdown: rows.find((r) => r.id === a.id).body_markdown }));
+    // 40 bodies: tasks of 16 on up to two workers, the refused task's bodies then one by one.
+    const result = await publishMany(d.app, ws, fresh, { keepGoing: true });
+    expect(result.published).toHaveLength(39);
+    expect(result.published.map((r) => r.article.slug)).not.toContain('post-2');
+    expect(result.failed).toHaveLength(1);
+    expect(result.failed[0].article.slug).toBe('post-2');
+    expect(result.failed[0].error).toMatchObject({ code: 'body_too_complex' });
+    expect(result.failed[0].error.message).toMatch(/^The body of 'post-2' has 20,000 emphasis/);
   });
 
   it('bodies within each single limit but costly in sum are refused by the summed limits', () => {

@@ -1,13 +1,13 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import { type Trx, isPostgres } from '../db/connect.js';
+import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
@@ -118,27 +118,25 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
 }
 
 /**
- * The recording half, for one attempt or a batch (the worker's group commit): in one
- * transaction, each attempt whose lease is still ours settles its event and is logged; the
- * others record nothing (`outcome.recorded` stays false). Successes under one lease settle in
- * one statement and the log lines go in one insert (on PostgreSQL, a batch of nothing but
- * successes is one statement in all). Then connector health, metrics, and `webhooks.attempted`
- * for each.
+ * The recording half, for one attempt or a batch (the worker's group commit), in one
+ * transaction: each attempt whose lease is still ours settles its event (one conditional update)
+ * and is logged (one insert for the batch); the others record nothing (`outcome.recorded` stays
+ * false). Then connector health, metrics, and `webhooks.attempted` for each.
  */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
   if (list.length === 0) return;
-  const [first] = list;
-  const successesOnly =
-    !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);
-  const recording = successesOnly
-    ? (async () => {
-        const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
-        const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
-        const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
-        for (const s of list) s.outcome.recorded = settled.has(s.event.id);
-      })()
-    : recordInTransaction(ctx, list, onRecorded);
-  await recording.catch((err: unknown) => {
+  await withTransaction(ctx.db, async (trx) => {
+    const done: SentAttempt[] = [];
+    for (const s of list) {
+      if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) done.push(s);
+    }
+    await insertDeliveries(trx, done.map(logLine));
+    for (const s of done) {
+      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
+      s.outcome.recorded = true;
+      await onRecorded?.(trx, s.outcome);
+    }
+  }).catch((err: unknown) => {
     for (const s of list) s.outcome.recorded = false;
     throw err;
   });
@@ -153,36 +151,6 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
     ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
     ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   }
-}
-
-/** In one transaction: each attempt whose lease is still ours settles its event and is logged. */
-async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
-  await withTransaction(ctx.db, async (trx) => {
-    // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
-    const recorded = new Set<string>();
-    const delivered = new Map<string, SentAttempt[]>();
-    for (const s of list) {
-      if (s.next.status === 'delivered') {
-        const key = `${s.lease.holderId} ${s.outcome.status}`;
-        delivered.set(key, [...(delivered.get(key) ?? []), s]);
-      } else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) {
-        recorded.add(s.event.id);
-      }
-    }
-    for (const group of delivered.values()) {
-      const { lease, outcome } = group[0];
-      const last = new Date(Math.max(...group.map((s) => s.finishedAt.getTime())));
-      const held = group.map((s) => ({ id: s.event.id, token: s.lease.token }));
-      for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
-    }
-    const done = list.filter((s) => recorded.has(s.event.id));
-    await insertDeliveries(trx, done.map(logLine));
-    for (const s of done) {
-      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
-      s.outcome.recorded = true;
-      await onRecorded?.(trx, s.outcome);
-    }
-  });
 }
 
 /** The attempt's line in the delivery log. */

@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
-import { type Db, type Queryable, isPostgres } from '../db/connect.js';
-import { preparedRows } from '../db/prepared.js';
-import { claimEventsPg, dueEventsPg } from './lease-store-pg.js';
-import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
+import { type Queryable, isPostgres } from '../db/connect.js';
+import { type EventRow, type EventStatus, toEvent } from './store.js';
 
 // Leases on webhook_events (several daemons and the CLI share the outbox). A lease is locked_by (the holder, whose
 // daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
@@ -40,70 +38,43 @@ const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q
 const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
   q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
 
-/** PostgreSQL outside a transaction: the worker's hot statements run prepared (lease-store-pg.ts) on a pooled connection. */
-const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
-
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
-/** A due event, as much as deciding whether to claim it needs. */
-export interface DueRef {
-  id: string;
-  connectorId: string;
-}
-
-/**
- * Pending events that are due, not validly leased, on an enabled connector (not one of
- * `skipConnectors`: those at their concurrency bound), and first in line for their article
- * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first,
- * at most `perConnector` of one connector. Only ids: the rows come with the claim (claimEvents),
- * for the events actually taken.
- */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
-  if (onPostgresPool(db)) return dueEventsPg(db as Db, at, limit, exclude, skipConnectors, perConnector);
-  const q = db('webhook_events as e')
-    .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
-    .where('e.status', 'pending')
-    .where('e.next_attempt_at', '<=', at.now)
-    .where(leaseVoid(db, at, 'e'))
-    .where('c.enabled', true);
-  if (exclude.length > 0) q.whereNotIn('e.id', exclude);
-  if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
-  q.whereNotExists((w) =>
-    w
-      .select(db.raw('1'))
-      .from('webhook_events as p')
-      .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
-      .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
-      .where('p.status', 'pending')
-      .whereRaw('?? < ??', ['p.seq', 'e.seq']),
-  );
-  const rows = await db.from(q.as('d')).select('id', 'connector_id').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
-  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
-}
-
-/** A claimed event, with its publication's publishedUrl now (a receiver's answer to an earlier event may have set it; undefined when the publication is gone). */
+/** A claimed event, with its publication's publishedUrl now (undefined when the publication is gone). */
 export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
+const voidSql = (t: string) => `(${t}.locked_until is null or ${t}.locked_until < ? or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ?))`;
+// By article only (the primary key's first column), the receiver's row kept by FILTER: given both
+// columns, PostgreSQL without statistics chose the connector_id index and read every publication of the receiver.
+const publication = (what: string) =>
+  `(select ${what} filter (where pub.connector_id = webhook_events.connector_id) from publications as pub where pub.article_id = webhook_events.article_id)`;
+
 /**
- * Take the lease on these due events in one statement; returns the rows taken (those nobody
- * else validly holds, still pending and due), in seq order, each with its publication's URL.
+ * Lease due events to `lease` in one statement and return them in seq order: pending, due, not
+ * validly leased, on an enabled connector other than `skip`, first of their article's pending
+ * events (per-article order), oldest first, at most `perConnector` per connector and `limit` in
+ * all. "First of its article" is a window, not an anti-join: PostgreSQL without statistics ran
+ * the anti-join as a scan of every pending event per pending event. PostgreSQL skips rows another
+ * claim is locking; the outer conditions are checked again on the row as it is when updated, so
+ * of two claims of one row only one takes it.
  */
-export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
-  if (ids.length === 0) return [];
-  const pub = (what: string) =>
-    db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
-  const rows: Array<Record<string, unknown>> = onPostgresPool(db)
-    ? await claimEventsPg(db as Db, ids, lease, at)
-    : await db('webhook_events')
-        .whereIn('id', ids)
-        .where('status', 'pending')
-        .where('next_attempt_at', '<=', at.now)
-        .where(leaseVoid(db, at))
-        .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
+export async function claimDue(db: Queryable, lease: LeaseRef, at: LeaseTime, o: { limit: number; perConnector: number; skip: string[] }): Promise<ClaimedEvent[]> {
+  const skip = o.skip.length > 0 ? `and w.connector_id not in (${o.skip.map(() => '?').join(', ')})` : '';
+  const due =
+    'select d.id from (select e.id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth from ' +
+    '(select w.id, w.connector_id, w.seq, w.next_attempt_at, w.locked_until, w.locked_by, row_number() over (partition by w.connector_id, w.article_id order by w.seq) as turn ' +
+    `from webhook_events as w where w.status = 'pending' ${skip}) as e join connectors as c on c.id = e.connector_id ` +
+    `where e.turn = 1 and e.next_attempt_at <= ? and ${voidSql('e')} and c.enabled = ?) as d where d.nth <= ? order by d.seq limit ?`;
+  const ids = isPostgres(db) ? `select id from webhook_events where id in (${due}) for update skip locked` : due;
+  const sql =
+    `update webhook_events set locked_by = ?, lease_token = ?, locked_until = ? where id in (${ids}) ` +
+    `and status = 'pending' and next_attempt_at <= ? and ${voidSql('webhook_events')} ` +
+    `returning *, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
+  const res = await db.raw(sql, [lease.holderId, lease.token, lease.until, ...o.skip, at.now, at.now, at.freshSince, true, o.perConnector, o.limit, at.now, at.now, at.freshSince]);
+  const rows: Array<Record<string, unknown>> = isPostgres(db) ? res.rows : res;
   return rows
     .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
@@ -173,61 +144,6 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
       ...LEASE_CLEARED,
     });
   return Number(n) === 1;
-}
-
-/**
- * Settle as delivered, in one statement, those of these events (each with the token of its own
- * lease, all held by `holderId`, attempted once more, answered with `lastStatus`) whose lease is
- * still theirs; returns their ids. What settleLeased does for one event, for a batch of successes.
- */
-export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
-  if (held.length === 0) return [];
-  const rows: Array<{ id: string }> = await db('webhook_events')
-    // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
-    .whereIn('id', held.map((e) => e.id))
-    .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
-    .where({ locked_by: holderId })
-    .where('locked_until', '>=', at.now)
-    .update(
-      { status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED },
-      ['id'],
-    );
-  return rows.map((r) => r.id);
-}
-
-const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
-/**
- * One text whatever the batch's size (arrays, not a parameter per value), so knex builds nothing.
- * Planned on every run (an unnamed statement, see db/prepared.ts): as a named one, the generic
- * plan PostgreSQL kept from the first settles of a new database scanned the whole table for each
- * settle ever after (350-3,000 rows a settle in the bench); planned for its ids it is an index
- * lookup per event.
- */
-const SETTLE_LOGGED_SQL =
-  'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
-  'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
-  'from unnest($4::text[], $5::text[]) as h (id, token) ' +
-  'where e.id = h.id and e.lease_token = h.token and e.locked_by = $6 and e.locked_until >= $7 returning e.id) ' +
-  `insert into webhook_deliveries (${LOG_NAMES}) select ${DELIVERY_COLUMN_NAMES.map((c) => `v.${c}`).join(', ')} ` +
-  `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
-  'join settled on settled.id = v.event_id returning event_id';
-
-/**
- * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
- * A data-modifying WITH is atomic on its own, so the group commit of a batch of successes is one
- * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
- * (event_id); only those of the events settled are written. Returns the ids settled.
- */
-export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
-  if (held.length === 0) return [];
-  const rows = lines.map(deliveryRow);
-  const values = [
-    'delivered', lastStatus, at.now,
-    held.map((e) => e.id), held.map((e) => e.token),
-    holderId, at.now,
-    ...DELIVERY_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
-  ];
-  return (await preparedRows(db, null, SETTLE_LOGGED_SQL, values)).map(([id]) => id as string);
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

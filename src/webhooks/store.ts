@@ -130,31 +130,10 @@ const toDelivery = (r: Row): DeliveryRow => ({
   createdAt: r.created_at,
 });
 
-/**
- * webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (the
- * one-statement settle in lease-store.ts sends each column as an array of that type).
- */
-export const DELIVERY_COLUMNS = {
-  id: ['id', 'text'],
-  event_id: ['eventId', 'text'],
-  workspace_id: ['workspaceId', 'text'],
-  article_id: ['articleId', 'text'],
-  event: ['event', 'text'],
-  attempt: ['attempt', 'integer'],
-  url: ['url', 'text'],
-  ok: ['ok', 'boolean'],
-  status_code: ['statusCode', 'integer'],
-  duration_ms: ['durationMs', 'integer'],
-  error: ['error', 'text'],
-  response_excerpt: ['responseExcerpt', 'text'],
-  created_at: ['createdAt', 'text'],
-} as const satisfies Record<string, readonly [keyof DeliveryRow, 'text' | 'integer' | 'boolean']>;
-
-export type DeliveryColumn = keyof typeof DELIVERY_COLUMNS;
-export const DELIVERY_COLUMN_NAMES = Object.keys(DELIVERY_COLUMNS) as DeliveryColumn[];
-
-export const deliveryRow = (d: DeliveryRow): Record<DeliveryColumn, unknown> =>
-  Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [c, d[DELIVERY_COLUMNS[c][0]]])) as Record<DeliveryColumn, unknown>;
+const deliveryRow = (d: DeliveryRow) => ({
+  id: d.id, event_id: d.eventId, workspace_id: d.workspaceId, article_id: d.articleId, event: d.event, attempt: d.attempt, url: d.url, ok: d.ok,
+  status_code: d.statusCode, duration_ms: d.durationMs, error: d.error, response_excerpt: d.responseExcerpt, created_at: d.createdAt,
+});
 
 /** Log attempts (one statement per 500). */
 export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {

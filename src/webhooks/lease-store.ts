@@ -2,14 +2,12 @@ import type { Knex } from 'knex';
 import { type Queryable, isPostgres } from '../db/connect.js';
 import { type EventRow, type EventStatus, toEvent } from './store.js';
 
-// Leases on webhook_events (several daemons and the CLI share the outbox). A lease is locked_by (the holder, whose
-// daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
-// Others may take it over once locked_until has passed or the holder's heartbeat is stale
-// (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
-// passed (leaseOurs). A takeover writes a new token, so of a late holder and a new one only the
-// first conditional update wins: an event is never settled twice. (A holder whose own heartbeat
-// merely lags, say behind a busy connection pool, still settles when nobody took over: harmless.)
-// A holder without a heartbeat row (a process of the previous version) keeps its lease until locked_until.
+// Leases on webhook_events (several daemons and the CLI share the outbox): locked_by (the holder,
+// whose daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
+// Others may take a lease over once locked_until has passed or the holder's heartbeat is stale;
+// its holder settles it only while the token is still its own and locked_until has not passed.
+// A takeover writes a new token, so of a late holder and a new one only the first conditional
+// update wins: an event is never settled twice.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -24,29 +22,20 @@ export interface LeaseRef {
   until: string;
 }
 
-type Where = Knex.QueryBuilder;
+type ArticleScope = { connectorId: string; articleId: string };
 
-/** Its holder's heartbeat is stale (the holder stopped or was killed). */
-const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) =>
-  q.select(db.raw('1')).from('daemon_heartbeats as h').whereRaw('?? = ??', ['h.id', `${table}.locked_by`]).where('h.seen_at', '<', at.freshSince);
-
-/** The lease on the row is void: nobody holds it, it ran out, or its holder is gone. */
-const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q: Where) =>
-  q.whereNull(`${table}.locked_until`).orWhere(`${table}.locked_until`, '<', at.now).orWhereExists(staleHolder(db, table, at));
-
-/** The row is leased by this holder under this token, and the lease has not run out. */
-const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
-  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
-
+/** The lease on a row of `t` is void: nobody holds it, it ran out, or its holder's heartbeat is stale. Binds now, freshSince. */
+const voidSql = (t: string) => `(${t}.locked_until is null or ${t}.locked_until < ? or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ?))`;
+const leaseVoid = (at: LeaseTime, not = false) => (q: Knex.QueryBuilder) => q.whereRaw(`${not ? 'not ' : ''}${voidSql('webhook_events')}`, [at.now, at.freshSince]);
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
+const pendingOf = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' });
 
 /** A claimed event, with its publication's publishedUrl now (undefined when the publication is gone). */
 export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
-const voidSql = (t: string) => `(${t}.locked_until is null or ${t}.locked_until < ? or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ?))`;
 // By article only (the primary key's first column), the receiver's row kept by FILTER: given both
 // columns, PostgreSQL without statistics chose the connector_id index and read every publication of the receiver.
 const publication = (what: string) =>
@@ -76,46 +65,41 @@ export async function claimDue(db: Queryable, lease: LeaseRef, at: LeaseTime, o:
   const res = await db.raw(sql, [lease.holderId, lease.token, lease.until, ...o.skip, at.now, at.now, at.freshSince, true, o.perConnector, o.limit, at.now, at.now, at.freshSince]);
   const rows: Array<Record<string, unknown>> = isPostgres(db) ? res.rows : res;
   return rows
-    .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
+    .map(({ pub_count, pub_url, ...r }) => ({ ...toEvent(r), currentPublishedUrl: Number(pub_count) === 0 ? undefined : ((pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
 }
 
-type ArticleScope = { connectorId: string; articleId: string };
-
 /**
- * Lease every pending event of the article that nobody else validly holds to `lease` (and
- * renew the ones it already covers): while a process delivers one event of an article itself,
- * no worker may send another one of that article. Row locks order this against a worker's claim.
+ * Lease every pending event of the article that nobody else validly holds to `lease` (renewing
+ * those it covers): while a process delivers one event of an article itself, no worker may send
+ * another one of that article.
  */
 export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
-  await db('webhook_events')
-    .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
-    .where((q) => q.where(leaseVoid(db, at)).orWhere('lease_token', lease.token))
-    .update(leaseFields(lease));
+  await pendingOf(db, s).where((q) => q.where(leaseVoid(at)).orWhere('lease_token', lease.token)).update(leaseFields(lease));
 }
 
-/** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
+/** The article's pending events: those `lease` holds, and those someone else validly holds (in flight elsewhere). */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
-  const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
-  const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
-  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
-  return { ours, elsewhere };
+  const ours = await pendingOf(db, s).where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now).orderBy('seq');
+  const elsewhere = await pendingOf(db, s).where(leaseVoid(at, true)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token)).orderBy('seq');
+  return { ours: ours.map(toEvent), elsewhere: elsewhere.map(toEvent) };
 }
 
-/** How many of these events are still pending under a valid lease (in flight elsewhere). */
+/** How many of these events are pending under a valid lease (in flight somewhere). */
 export async function stillLeased(db: Queryable, ids: string[], at: LeaseTime): Promise<number> {
-  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').whereNot(leaseVoid(db, at)).count({ n: '*' }).first();
+  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').where(leaseVoid(at, true)).count({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
 
-/** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`; false when someone validly holds it. */
-export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
-  const n = await db('webhook_events')
-    .where({ id })
-    .where(leaseVoid(db, at))
-    .update({ status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
-  return Number(n) === 1;
-}
+/** Update the event only if nobody validly holds it; false when someone does. */
+const ifVoid = async (db: Queryable, id: string, at: LeaseTime, fields: Record<string, unknown>) => Number(await db('webhook_events').where({ id }).where(leaseVoid(at)).update(fields)) === 1;
+
+/** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`. */
+export const reopenEvent = (db: Queryable, id: string, lease: LeaseRef, at: LeaseTime) =>
+  ifVoid(db, id, at, { status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
+
+/** Mark a pending event whose lease is void as failed without sending it. */
+export const failIfOrphaned = (db: Queryable, id: string, reason: string, at: LeaseTime) => ifVoid(db, id, at, { status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
 
 export interface Settlement {
   status: EventStatus;
@@ -125,28 +109,25 @@ export interface Settlement {
   lastError: string | null;
 }
 
-/**
- * Record what became of a leased event and end the lease, only while the lease is still ours
- * (an attempt that outlived its lease records nothing: another holder may have it now). False when it was not ours.
- */
+/** Record what became of a leased event and end the lease, only while the lease is still ours; false when it was not. */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
-    .where({ id })
-    .where(leaseOurs(lease, at))
+    .where({ id, locked_by: lease.holderId, lease_token: lease.token })
+    .where('locked_until', '>=', at.now)
     .update({
       status: s.status,
       attempts: s.attempts,
       ...(s.nextAttemptAt ? { next_attempt_at: s.nextAttemptAt } : {}),
+      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
       last_status: s.lastStatus,
       last_error: s.lastError,
       updated_at: at.now,
-      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
       ...LEASE_CLEARED,
     });
   return Number(n) === 1;
 }
 
-/** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */
+/** Give leases back untouched: the events are claimable again at once. */
 export async function releaseLeases(db: Queryable, token: string, where: { ids: string[] } | ArticleScope): Promise<number> {
   const q = db('webhook_events').where('lease_token', token);
   if ('ids' in where) q.whereIn('id', where.ids);
@@ -154,37 +135,12 @@ export async function releaseLeases(db: Queryable, token: string, where: { ids: 
   return Number(await q.update(LEASE_CLEARED));
 }
 
-/** The events `token` holds of this article that come before `seq` are superseded (cancelled) with `reason`. */
+/** The events `token` holds of this article before `seq` are superseded (cancelled) with `reason`. */
 export async function supersedeHeld(db: Queryable, s: ArticleScope & { seq: number }, token: string, reason: string, now: string): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token })
-      .where('seq', '<', s.seq)
-      .update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }),
-  );
+  return Number(await pendingOf(db, s).where({ lease_token: token }).where('seq', '<', s.seq).update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }));
 }
 
 /** Cancel the article's queued events nobody validly holds (a delete makes them pointless); those in flight stay. */
 export async function supersedeQueued(db: Queryable, s: ArticleScope, reason: string, at: LeaseTime): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
-      .where(leaseVoid(db, at))
-      .update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }),
-  );
-}
-
-/** Whether the event is validly leased right now (by anyone). */
-export async function isLeased(db: Queryable, id: string, at: LeaseTime): Promise<boolean> {
-  const row = await db('webhook_events').where({ id, status: 'pending' }).whereNot(leaseVoid(db, at)).first('id');
-  return Boolean(row);
-}
-
-/** Mark a pending event whose lease is void as failed without sending it; false when someone validly holds it. */
-export async function failIfOrphaned(db: Queryable, id: string, reason: string, at: LeaseTime): Promise<boolean> {
-  const n = await db('webhook_events')
-    .where({ id, status: 'pending' })
-    .where(leaseVoid(db, at))
-    .update({ status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
-  return Number(n) === 1;
+  return Number(await pendingOf(db, s).where(leaseVoid(at)).update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }));
 }

@@ -30,48 +30,23 @@ export interface EventRow {
 }
 
 type Row = Record<string, any>;
+const camel = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
+const snake = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 
-export const toEvent = (r: Row): EventRow => ({
-  seq: Number(r.seq),
-  id: r.id,
-  workspaceId: r.workspace_id,
-  connectorId: r.connector_id,
-  articleId: r.article_id,
-  event: r.event,
-  snapshot: JSON.parse(r.snapshot),
-  status: r.status,
-  attempts: r.attempts,
-  nextAttemptAt: r.next_attempt_at,
-  lockedUntil: r.locked_until ?? null,
-  lockedBy: r.locked_by ?? null,
-  leaseToken: r.lease_token ?? null,
-  retryFrom: Number(r.retry_from ?? 0),
-  lastStatus: r.last_status ?? null,
-  lastError: r.last_error ?? null,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  deliveredAt: r.delivered_at ?? null,
-});
+export const toEvent = (r: Row): EventRow => ({ ...(camel(r) as EventRow), seq: Number(r.seq), snapshot: JSON.parse(r.snapshot), retryFrom: Number(r.retry_from ?? 0) });
 
-export async function insertEvent(
-  db: Queryable,
-  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: { holderId: string; token: string; until: string } },
-): Promise<void> {
+type NewEvent = Pick<EventRow, 'id' | 'workspaceId' | 'connectorId' | 'articleId' | 'event' | 'snapshot'> & { now: string; lease?: { holderId: string; token: string; until: string } };
+
+export async function insertEvent(db: Queryable, { now, lease, snapshot, ...e }: NewEvent): Promise<void> {
   await db('webhook_events').insert({
-    id: e.id,
-    workspace_id: e.workspaceId,
-    connector_id: e.connectorId,
-    article_id: e.articleId,
-    event: e.event,
-    snapshot: JSON.stringify(e.snapshot),
+    ...snake(e),
+    snapshot: JSON.stringify(snapshot),
     status: 'pending',
     attempts: 0,
-    next_attempt_at: e.now,
-    locked_until: e.lease?.until ?? null,
-    locked_by: e.lease?.holderId ?? null,
-    lease_token: e.lease?.token ?? null,
-    created_at: e.now,
-    updated_at: e.now,
+    next_attempt_at: now,
+    ...(lease ? { locked_until: lease.until, locked_by: lease.holderId, lease_token: lease.token } : {}),
+    created_at: now,
+    updated_at: now,
   });
 }
 
@@ -114,30 +89,11 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-const toDelivery = (r: Row): DeliveryRow => ({
-  id: r.id,
-  eventId: r.event_id,
-  workspaceId: r.workspace_id,
-  articleId: r.article_id,
-  event: r.event,
-  attempt: r.attempt,
-  url: r.url,
-  ok: Boolean(r.ok),
-  statusCode: r.status_code ?? null,
-  durationMs: r.duration_ms,
-  error: r.error ?? null,
-  responseExcerpt: r.response_excerpt ?? null,
-  createdAt: r.created_at,
-});
-
-const deliveryRow = (d: DeliveryRow) => ({
-  id: d.id, event_id: d.eventId, workspace_id: d.workspaceId, article_id: d.articleId, event: d.event, attempt: d.attempt, url: d.url, ok: d.ok,
-  status_code: d.statusCode, duration_ms: d.durationMs, error: d.error, response_excerpt: d.responseExcerpt, created_at: d.createdAt,
-});
+const toDelivery = (r: Row): DeliveryRow => ({ ...(camel(r) as DeliveryRow), ok: Boolean(r.ok) });
 
 /** Log attempts (one statement per 500). */
 export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {
-  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
+  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(snake));
 }
 
 /** The connectors with these ids (the worker's claims). */

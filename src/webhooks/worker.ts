@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector } from '../connectors/store.js';
@@ -6,8 +7,7 @@ import { writerOf } from '../db/connect.js';
 import type { Job } from '../jobs/job.js';
 import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
-import { HEARTBEAT_KEPT_MS, pruneHeartbeats } from './heartbeat-store.js';
-import { type LeaseHolder, holderAlive, leaseTime, maySend, newLease, startHolder } from './lease.js';
+import { HEARTBEAT_KEPT_MS, type LeaseHolder, holderAlive, leaseTime, maySend, newLease, pruneHeartbeats, startHolder } from './lease.js';
 import { type ClaimedEvent, type LeaseRef, claimDue, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
 import { connectorsByIds } from './store.js';
@@ -15,9 +15,8 @@ import { connectorsByIds } from './store.js';
 interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
+  /** As read right after the claim. */
   connector: Connector;
-  /** When `connector` was read. */
-  connectorAt: number;
   claimedAt: number;
   /** Set once the attempt starts; claims not started are given back on stop. */
   running?: Promise<void>;
@@ -57,14 +56,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
     else unanswered.delete(id);
   };
   const wantsMore = (id: string) => (unanswered.get(id) ?? 0) <= batch;
-  /** When an attempt to the connector last failed: claims read before read it again (a 410 disables it). */
+  /** When an attempt to the connector last failed: claims made before read it again (a 410 disables it). */
   const failedAt = new Map<string, number>();
-  const connectorCache = new Map<string, { connector: Connector; at: number }>();
   let holder: LeaseHolder | null = null;
   let stopped = false;
   let pruneAt = 0;
-  /** Aborts every attempt in flight at once (a shutdown deadline). */
+  /** Aborts every attempt in flight at once (a shutdown deadline); each listens to it. */
   const giveUp = new AbortController();
+  setMaxListeners(0, giveUp.signal);
   // On SQLite the claims and leases given back go through the process's writer in arrival order
   // (db/connect.ts writerOf), instead of napping in busy_timeout's back-off behind a burst of publishes.
   const writer = writerOf(ctx.db);
@@ -90,24 +89,12 @@ export function startWebhookWorker(ctx: Ctx): Job {
       setImmediate(() => void commit());
     });
 
-  /** The claims' connectors, read again when older than CONNECTOR_FRESH_MS or an attempt to it failed since. */
-  const connectorsOf = async (ids: string[]) => {
-    const now = Date.now();
-    const stale = ids.filter((id) => !connectorCache.has(id) || connectorCache.get(id)!.at < Math.max(now - CONNECTOR_FRESH_MS, failedAt.get(id) ?? -1));
-    const read = await connectorsByIds(ctx.db, stale);
-    for (const id of stale) {
-      if (read.has(id)) connectorCache.set(id, { connector: read.get(id)!, at: now });
-      else connectorCache.delete(id);
-    }
-    return connectorCache;
-  };
-
   /** One attempt; `free` gives its receiver's slot back once the receiver has answered. */
   const attempt = async (c: Claim, h: LeaseHolder, free: () => void) => {
     const { event } = c;
     try {
       let connector: Connector | undefined = c.connector;
-      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.connectorAt) {
+      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.claimedAt) {
         connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
       }
       if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, c.lease)) {
@@ -178,10 +165,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const lease = newLease(ctx, h, now);
       const taken = await claimDue(writer, lease, leaseTime(ctx, now), { limit: room, perConnector: batch, skip });
       if (taken.length === 0) return;
-      const connectors = await connectorsOf([...new Set(taken.map((e) => e.connectorId))]);
+      const connectors = await connectorsByIds(ctx.db, [...new Set(taken.map((e) => e.connectorId))]);
+      const claimedAt = Date.now();
       for (const event of taken) {
-        const known = connectors.get(event.connectorId);
-        if (known) enqueue({ event, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() });
+        const connector = connectors.get(event.connectorId);
+        if (connector) enqueue({ event, lease, connector, claimedAt });
         else await releaseLeases(writer, lease.token, { ids: [event.id] });
       }
       // Fewer than asked for: nothing else was due (what comes since wakes the worker again).

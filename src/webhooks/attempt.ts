@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settleDelivered, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
@@ -96,16 +96,25 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
 
 /**
  * Record one attempt or a batch (the worker's group commit) in one transaction: each attempt
- * whose lease is still ours settles its event (one conditional update), updates the connector's
- * health and is logged (one insert); the others record nothing (`outcome.recorded` stays false).
+ * whose lease is still ours settles its event (conditional updates: one per failure, one per
+ * group of successes), updates the connector's health and is logged (one insert); the others
+ * record nothing (`outcome.recorded` stays false).
  */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   if (list.length === 0) return;
   await withTransaction(ctx.db, async (trx) => {
-    const done: SentAttempt[] = [];
+    const settled = new Set<SentAttempt>();
+    const delivered = new Map<string, SentAttempt[]>(); // successes by holder and status: one statement each
     for (const s of list) {
-      if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) done.push(s);
+      if (s.next.status === 'delivered') delivered.set(`${s.lease.holderId} ${s.outcome.status}`, [...(delivered.get(`${s.lease.holderId} ${s.outcome.status}`) ?? []), s]);
+      else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) settled.add(s);
     }
+    for (const group of delivered.values()) {
+      const at = leaseTime(ctx, new Date(Math.max(...group.map((s) => s.finishedAt.getTime()))));
+      const ids = new Set(await settleDelivered(trx, group.map((s) => ({ id: s.event.id, token: s.lease.token })), group[0].lease.holderId, at, group[0].outcome.status!));
+      for (const s of group) if (ids.has(s.event.id)) settled.add(s);
+    }
+    const done = list.filter((s) => settled.has(s));
     await insertDeliveries(trx, done.map(logLine));
     for (const s of done) {
       if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);

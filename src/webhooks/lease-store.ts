@@ -127,6 +127,21 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
   return Number(n) === 1;
 }
 
+/**
+ * settleLeased for a batch of successes held by `holderId` and answered with `lastStatus`, each
+ * under its own token, in one statement; returns the ids settled. The plain id list lets SQLite
+ * find the rows by the id index (the (id, token) pairs alone made it scan the table).
+ */
+export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
+  const rows: Array<{ id: string }> = await db('webhook_events')
+    .whereIn('id', held.map((e) => e.id))
+    .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
+    .where({ locked_by: holderId })
+    .where('locked_until', '>=', at.now)
+    .update({ status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED }, ['id']);
+  return rows.map((r) => r.id);
+}
+
 /** Give leases back untouched: the events are claimable again at once. */
 export async function releaseLeases(db: Queryable, token: string, where: { ids: string[] } | ArticleScope): Promise<number> {
   const q = db('webhook_events').where('lease_token', token);

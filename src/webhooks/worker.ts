@@ -30,6 +30,8 @@ const CONNECTOR_FRESH_MS = 1_000;
  * waits on a claim. A claim that waited too long for a slow receiver is given back (maySend).
  */
 const AHEAD = 8;
+/** How long a commit waits for the answers of attempts still in flight, to share their transaction. */
+const GATHER_MS = 5;
 
 /**
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
@@ -68,11 +70,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
   // (db/connect.ts writerOf), instead of napping in busy_timeout's back-off behind a burst of publishes.
   const writer = writerOf(ctx.db);
 
-  // Group commit: what is answered while a commit runs waits for it, then is recorded in one transaction.
+  // Group commit: what is answered while a commit runs (or, with attempts in flight, within
+  // GATHER_MS) is recorded by the next, in one transaction.
   let answered: Array<{ sent: SentAttempt; done: () => void }> = [];
   let committing = false;
   const commit = async () => {
     while (answered.length > 0) {
+      if (answered.length < concurrency && all.pending > 0) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       const list = answered;
       answered = [];
       // On failure the leases run out and the events are tried again; nothing is lost.
@@ -157,10 +161,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
       await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
     for (;;) {
+      // The process's claims too are taken in batches (at least half of AHEAD times its slots).
       const room = AHEAD * concurrency - claims.size;
       const now = ctx.clock.now();
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
-      if (stopped || room <= 0 || !holderAlive(ctx, h, now.getTime())) return;
+      if (stopped || room < (AHEAD / 2) * concurrency || !holderAlive(ctx, h, now.getTime())) return;
       const skip = [...unanswered.keys()].filter((id) => !wantsMore(id));
       const lease = newLease(ctx, h, now);
       const taken = await claimDue(writer, lease, leaseTime(ctx, now), { limit: room, perConnector: batch, skip });

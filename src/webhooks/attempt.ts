@@ -1,15 +1,15 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import type { Trx } from '../db/connect.js';
+import { type Queryable, type Trx, isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleDelivered, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
-import { retryAfterMs } from './retry.js';
+import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
 import { type DeliveryRow, type EventRow, insertDeliveries } from './store.js';
@@ -33,8 +33,12 @@ export interface AttemptOutcome {
 /** Events answered at once to the person who asked: never retried (decisions.md, Retries). */
 export const ANSWERED_AT_ONCE = new Set(['test', 'article.unpublished']);
 
-/** Runs in the transaction that records the attempt, only when it is recorded (the unpublish's take-down). */
-export type OnRecorded = (trx: Trx, outcome: AttemptOutcome) => Promise<void>;
+export interface AttemptOptions {
+  /** Aborts the request (shutdown deadline); the lease must be released first so nothing is recorded. */
+  signal?: AbortSignal;
+  /** Runs in the transaction that records the attempt, only when it is recorded (the unpublish's take-down). */
+  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
+}
 
 /** An attempt made (the receiver answered, or not) and not yet recorded. */
 export interface SentAttempt {
@@ -48,15 +52,23 @@ export interface SentAttempt {
   finishedAt: Date;
 }
 
-/** One attempt of an event leased to `lease`, sent and recorded (by a process that waits for the answer). */
-export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, onRecorded?: OnRecorded): Promise<AttemptOutcome> {
+/**
+ * One delivery attempt of an event leased to `lease`: build the payload anew, sign the exact
+ * bytes, POST, then, only while the lease is still ours, log the attempt and settle the event
+ * (delivered, retry scheduled, or failed) in one transaction, and update the connector's health
+ * (410 disables it; failing for webhooks.disableAfter disables it).
+ */
+export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, opts: AttemptOptions = {}): Promise<AttemptOutcome> {
   const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
-  const sent = await sendAttempt(ctx, event, connector, lease, publication ? (publication.publishedUrl ?? null) : undefined);
-  await recordAttempts(ctx, [sent], onRecorded);
+  const sent = await sendAttempt(ctx, event, connector, lease, publication ? (publication.publishedUrl ?? null) : undefined, opts.signal);
+  await recordAttempts(ctx, [sent], opts.onRecorded);
   return sent.outcome;
 }
 
-/** The body of an event written without its HTML (unpublish, delete, test); null when it cannot be rendered (sent with html null). */
+/**
+ * The body of an event written without its HTML (unpublish, delete, test), rendered in the render
+ * workers; null when it cannot be rendered, so the event is still delivered (body.html null).
+ */
 async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; words: number } | null | undefined> {
   const { bodyMarkdown, bodyHtml, slug } = event.snapshot.article;
   if (bodyMarkdown === null || bodyHtml !== undefined) return undefined;
@@ -69,13 +81,24 @@ async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; wo
   }
 }
 
-/** The payload (new deliveryId), its signature over the exact bytes, one POST. `publishedUrl`: the publication's now, undefined without one. */
+/**
+ * The sending half of an attempt: payload (the event's stored HTML, a new deliveryId and
+ * deliveredAt), signature over the exact bytes sent, one POST. `publishedUrl`: the
+ * publication's now, or undefined when there is none (test, deleted article).
+ */
 export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, publishedUrl: string | null | undefined, signal?: AbortSignal): Promise<SentAttempt> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
   const rendered = await renderedOf(ctx, event);
-  const url = publishedUrl === undefined ? undefined : (publishedUrl ?? event.snapshot.publication.publishedUrl);
-  const payload = buildPayload({ event: event.event, eventId: event.id, deliveryId, deliveredAt: now.toISOString(), snapshot: event.snapshot, publishedUrl: url, rendered });
+  const payload = buildPayload({
+    event: event.event,
+    eventId: event.id,
+    deliveryId,
+    deliveredAt: now.toISOString(),
+    snapshot: event.snapshot,
+    publishedUrl: publishedUrl === undefined ? undefined : (publishedUrl ?? event.snapshot.publication.publishedUrl),
+    rendered,
+  });
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
   const headers = {
     'Content-Type': 'application/json',
@@ -90,77 +113,120 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
   const finishedAt = ctx.clock.now();
   const next = nextState(ctx, event, { ok, status: res.status, retryAfter: res.headers['retry-after'], at: finishedAt });
   const outcome: AttemptOutcome = { deliveryId, ok, status: res.status, error, durationMs: res.durationMs, response: res.body, eventStatus: next.status, nextAttemptAt: next.nextAttemptAt ?? null, recorded: false };
-  const answeredUrl = ok && publishedUrl !== undefined && (event.event === 'article.published' || event.event === 'article.updated') ? publishedUrlFrom(res.body) : null;
-  return { event, connector, lease, outcome, next, url: answeredUrl, finishedAt };
+  const url = ok && publishedUrl !== undefined && (event.event === 'article.published' || event.event === 'article.updated') ? publishedUrlFrom(res.body) : null;
+  return { event, connector, lease, outcome, next, url, finishedAt };
 }
 
 /**
- * Record one attempt or a batch (the worker's group commit) in one transaction: each attempt
- * whose lease is still ours settles its event (conditional updates: one per failure, one per
- * group of successes), updates the connector's health and is logged (one insert); the others
- * record nothing (`outcome.recorded` stays false).
+ * The recording half, for one attempt or a batch (the worker's group commit): in one
+ * transaction, each attempt whose lease is still ours settles its event and is logged; the
+ * others record nothing (`outcome.recorded` stays false). Successes under one lease settle in
+ * one statement and the log lines go in one insert (on PostgreSQL, a batch of nothing but
+ * successes is one statement in all). Then connector health, metrics, and `webhooks.attempted`
+ * for each.
  */
-export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
+export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
   if (list.length === 0) return;
-  await withTransaction(ctx.db, async (trx) => {
-    const settled = new Set<SentAttempt>();
-    const delivered = new Map<string, SentAttempt[]>(); // successes by holder and status: one statement each
-    for (const s of list) {
-      if (s.next.status === 'delivered') delivered.set(`${s.lease.holderId} ${s.outcome.status}`, [...(delivered.get(`${s.lease.holderId} ${s.outcome.status}`) ?? []), s]);
-      else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) settled.add(s);
-    }
-    for (const group of delivered.values()) {
-      const at = leaseTime(ctx, new Date(Math.max(...group.map((s) => s.finishedAt.getTime()))));
-      const ids = new Set(await settleDelivered(trx, group.map((s) => ({ id: s.event.id, token: s.lease.token })), group[0].lease.holderId, at, group[0].outcome.status!));
-      for (const s of group) if (ids.has(s.event.id)) settled.add(s);
-    }
-    const done = list.filter((s) => settled.has(s));
-    await insertDeliveries(trx, done.map(logLine));
-    for (const s of done) {
-      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
-      // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.
-      await updateHealth(ctx, trx, s.connector, { ok: s.outcome.ok, status: s.outcome.status, event: s.event.event, at: s.finishedAt });
-      s.outcome.recorded = true;
-      await onRecorded?.(trx, s.outcome);
-    }
-  }).catch((err: unknown) => {
+  const [first] = list;
+  const successesOnly =
+    !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);
+  const recording = successesOnly
+    ? (async () => {
+        const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
+        const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
+        const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
+        for (const s of list) s.outcome.recorded = settled.has(s.event.id);
+      })()
+    : recordInTransaction(ctx, list, onRecorded);
+  await recording.catch((err: unknown) => {
     for (const s of list) s.outcome.recorded = false;
     throw err;
   });
-  for (const { event, outcome } of list) {
+  for (const { event, connector, outcome, finishedAt } of list) {
     const { deliveryId, ok, status, error } = outcome;
     if (!outcome.recorded) {
       ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
-    } else if (!ok) {
-      ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+    } else {
+      // A failure's health was updated in the settle's transaction (recordInTransaction).
+      if (ok) await updateHealth(ctx, ctx.db, connector, { ok, status, event: event.event, at: finishedAt });
+      else ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
     }
     ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
     ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   }
 }
 
+/** In one transaction: each attempt whose lease is still ours settles its event and is logged. */
+async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
+  await withTransaction(ctx.db, async (trx) => {
+    // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
+    const recorded = new Set<string>();
+    const delivered = new Map<string, SentAttempt[]>();
+    for (const s of list) {
+      if (s.next.status === 'delivered') {
+        const key = `${s.lease.holderId} ${s.outcome.status}`;
+        delivered.set(key, [...(delivered.get(key) ?? []), s]);
+      } else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) {
+        recorded.add(s.event.id);
+      }
+    }
+    for (const group of delivered.values()) {
+      const { lease, outcome } = group[0];
+      const last = new Date(Math.max(...group.map((s) => s.finishedAt.getTime())));
+      const held = group.map((s) => ({ id: s.event.id, token: s.lease.token }));
+      for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
+    }
+    const done = list.filter((s) => recorded.has(s.event.id));
+    await insertDeliveries(trx, done.map(logLine));
+    for (const s of done) {
+      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
+      // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.
+      if (!s.outcome.ok) await updateHealth(ctx, trx, s.connector, { ok: false, status: s.outcome.status, event: s.event.event, at: s.finishedAt });
+      s.outcome.recorded = true;
+      await onRecorded?.(trx, s.outcome);
+    }
+  });
+}
+
 /** The attempt's line in the delivery log. */
-const logLine = ({ event, connector, outcome: o, finishedAt }: SentAttempt): DeliveryRow => ({
-  id: o.deliveryId, eventId: event.id, workspaceId: event.workspaceId, articleId: event.articleId, event: event.event, attempt: event.attempts + 1, url: connector.url!,
-  ok: o.ok, statusCode: o.status, durationMs: o.durationMs, createdAt: finishedAt.toISOString(),
-  // What the receiver answered is quoted, never an issued secret it echoed.
-  error: o.error && redactSecrets(o.error), responseExcerpt: o.response ? redactSecrets(o.response) : null,
+const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({
+  id: outcome.deliveryId,
+  eventId: event.id,
+  workspaceId: event.workspaceId,
+  articleId: event.articleId,
+  event: event.event,
+  attempt: event.attempts + 1,
+  url: connector.url!,
+  ok: outcome.ok,
+  statusCode: outcome.status,
+  durationMs: outcome.durationMs,
+  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts).
+  error: outcome.error && redactSecrets(outcome.error),
+  responseExcerpt: outcome.response ? redactSecrets(outcome.response) : null,
+  createdAt: finishedAt.toISOString(),
 });
 
-/** What the event becomes: retries follow webhooks.retrySchedule from retryFrom, with up to 10 % jitter; a longer Retry-After on 429/503 wins. */
+/**
+ * What the event becomes after this attempt. Retries follow webhooks.retrySchedule counted from
+ * retryFrom (a redelivery or an enable starts a fresh budget), with jitter, and a longer
+ * Retry-After on 429/503 is honoured.
+ */
 function nextState(ctx: Ctx, event: EventRow, r: { ok: boolean; status: number | null; retryAfter: string | string[] | undefined; at: Date }): Omit<Settlement, 'lastStatus' | 'lastError'> & { status: AttemptOutcome['eventStatus'] } {
   const attempts = event.attempts + 1;
   if (r.ok) return { status: 'delivered', attempts };
   const schedule = ctx.config.webhooks.retrySchedule;
   const n = attempts - event.retryFrom;
   if (ANSWERED_AT_ONCE.has(event.event) || n > schedule.length) return { status: 'failed', attempts };
-  let delay = Math.round(schedule[n - 1] * (1 + Math.random() * 0.1));
+  let delay = retryDelay(schedule[n - 1]);
   const asked = r.status === 429 || r.status === 503 ? retryAfterMs(r.retryAfter, r.at) : null;
   if (asked !== null && asked > delay) delay = asked;
   return { status: 'pending', attempts, nextAttemptAt: new Date(r.at.getTime() + delay).toISOString() };
 }
 
-const describeStatus = (status: number) => `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
+function describeStatus(status: number): string {
+  if (status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
+  return `HTTP ${status}`;
+}
 
 /** `{ "url": "..." }` or `{ "publishedUrl": "..." }` with an http(s) URL, else null. */
 function publishedUrlFrom(body: string): string | null {
@@ -173,28 +239,31 @@ function publishedUrlFrom(body: string): string | null {
   }
 }
 
-/** Connector health: 410 Gone disables it at once; a webhook whose every delivery failed for webhooks.disableAfter is disabled. */
-async function updateHealth(ctx: Ctx, trx: Trx, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
+/**
+ * Connector health (decisions.md, Status handling): 410 Gone disables it at once; a webhook
+ * whose every delivery failed for webhooks.disableAfter (5 days) is disabled and the operator told.
+ */
+async function updateHealth(ctx: Ctx, db: Queryable, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
   if (r.ok && !connector.failingSince) return; // the common case: healthy and still healthy, no query
-  const current = (await findConnector(trx, connector.workspaceId, 'webhook')) ?? connector;
+  const current = (await findConnector(db, connector.workspaceId, 'webhook')) ?? connector;
   if (current.id !== connector.id) return;
   const at = r.at.toISOString();
   if (r.ok) {
-    if (current.failingSince) await updateConnector(trx, current.id, { failing_since: null, updated_at: at });
+    if (current.failingSince) await updateConnector(db, current.id, { failing_since: null, updated_at: at });
     return;
   }
   if (r.status === 410) {
     const reason = `The receiver answered 410 Gone at ${at}: deliveries stopped. Run svc webhook enable once it accepts them again.`;
-    await updateConnector(trx, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
     return;
   }
   if (r.event === 'test') return; // a failed test says nothing about real deliveries
   if (!current.failingSince) {
-    await updateConnector(trx, current.id, { failing_since: at, updated_at: at });
+    await updateConnector(db, current.id, { failing_since: at, updated_at: at });
   } else if (r.at.getTime() - Date.parse(current.failingSince) >= ctx.config.webhooks.disableAfter && current.enabled) {
     const reason = `Every delivery failed since ${current.failingSince}: the webhook was disabled at ${at}. Fix the receiver, then run svc webhook enable.`;
-    await updateConnector(trx, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
   }
 }

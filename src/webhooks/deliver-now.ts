@@ -11,18 +11,26 @@ import { type EventRow, findEvent } from './store.js';
 import { logJobFailure } from '../lib/failure-log.js';
 
 export interface DeliverNowSpec {
-  /** In one transaction, write the event leased to `lease` and say where it goes; null when there is nothing to send. */
+  /**
+   * In one transaction, write the event (insert it, or make it pending again) leased to
+   * `lease` and say where it goes; or return null when, as things stand, there is nothing to send.
+   */
   decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
-  /** The article's earlier pending events: cancelled once the receiver confirmed (unpublish), a refusal (redelivery), or ignored (test). */
+  /**
+   * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
+   * back and cancels them once the receiver confirmed, so they cannot put the post back;
+   * 'refuse' (redelivery) refuses to jump ahead of them; 'none' (test) ignores the order.
+   */
   earlier: 'supersede' | 'refuse' | 'none';
   /** Runs in the transaction that records the attempt, only if it is recorded. */
   onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
 }
 
 /**
- * Deliver one event from this process and wait for the receiver's answer, under a lease of its
- * own. The event waits until no other event of its article is in flight elsewhere (bounded by
- * that one's lease), holding the rest of the article's queue meanwhile.
+ * Deliver one event from this process and wait for the receiver's answer (decisions.md: the
+ * unpublish is the event whose result is waited for). The process holds its own lease with a
+ * heartbeat. In order, the event waits until no other event of its article is in flight
+ * elsewhere (bounded by that one's lease), holding the rest of the article's queue meanwhile.
  */
 export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(AttemptOutcome & { event: EventRow }) | null> {
   const holder = await startHolder(ctx, 'request');
@@ -40,10 +48,12 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
     if (!maySend(ctx, holder, lease)) throw lostLease(event, 'before sending');
     const target = event;
     sending = true;
-    const outcome = await attemptEvent(ctx, event, decided.connector, lease, async (trx, o) => {
-      const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
-      if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
-      await spec.onRecorded?.(trx, o);
+    const outcome = await attemptEvent(ctx, event, decided.connector, lease, {
+      onRecorded: async (trx, o) => {
+        const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
+        if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
+        await spec.onRecorded?.(trx, o);
+      },
     });
     if (!outcome.recorded) throw lostLease(event, 'after sending');
     return { ...outcome, event };
@@ -65,7 +75,10 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
   }
 }
 
-/** Hold the article's pending events and wait while one is in flight elsewhere; returns the lease renewed for the attempt. */
+/**
+ * Hold the article's pending events and wait while one is in flight elsewhere (a worker's
+ * attempt settles or its lease lapses); returns the lease renewed for the attempt.
+ */
 async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
   const scope = { connectorId: event.connectorId, articleId: event.articleId };
   const giveUpAt = Date.now() + 2 * leaseMs(ctx) + ctx.config.webhooks.heartbeatStaleAfter;
@@ -85,18 +98,25 @@ async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 
   }
 }
 
-/** Wait until none of these events is validly leased: an attempt in this process ends (webhooks.attempted), or a poll finds it. */
+/**
+ * Wait until none of these events is validly leased any more: an attempt in this process ends
+ * (webhooks.attempted) or, for other processes, a poll that backs off from 25 ms to 500 ms finds it.
+ */
 async function settled(ctx: Ctx, ids: string[], giveUpAt: number): Promise<void> {
-  while ((await stillLeased(ctx.db, ids, leaseTime(ctx))) > 0) {
+  for (let wait = 25; ; wait = Math.min(2 * wait, 500)) {
+    if ((await stillLeased(ctx.db, ids, leaseTime(ctx))) === 0) return;
     if (Date.now() > giveUpAt) throw new AppError('webhook_busy', 503, `Another delivery of this article (${ids[0]}) has held its lease for too long; nothing was sent`);
     await new Promise<void>((resolve) => {
-      const done = ({ eventId }: { eventId: string }) => ids.includes(eventId) && end();
-      const end = () => {
+      const done = ({ eventId }: { eventId: string }) => {
+        if (!ids.includes(eventId)) return;
         clearTimeout(timer);
         ctx.events.off('webhooks.attempted', done);
         resolve();
       };
-      const timer = setTimeout(end, 100);
+      const timer = setTimeout(() => {
+        ctx.events.off('webhooks.attempted', done);
+        resolve();
+      }, wait);
       ctx.events.on('webhooks.attempted', done);
     });
   }

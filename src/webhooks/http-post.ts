@@ -16,14 +16,20 @@ export interface PostResult {
 
 type WebhookConfig = Config['webhooks'];
 
-/** An idle connection to a receiver is kept this long for the next delivery (less when its Keep-Alive says so). */
+/**
+ * An idle connection to a receiver is kept this long for the next delivery (shorter when the
+ * receiver's Keep-Alive header says it closes sooner: node:http keeps one second below that).
+ * Short, so a drain reuses its connections while an idle daemon holds none.
+ */
 export const IDLE_CONNECTION_MS = 4_000;
 
 /**
- * POST bytes once: no redirects followed, one timeout for the whole exchange, the answer read up
- * to responseExcerptBytes, connections only to addresses the SSRF guard allows. A kept connection
- * the receiver closed meanwhile (failed before any answer) is tried once more on a new one, within
- * the same timeout. `signal` gives up the exchange. Never throws: every outcome is a PostResult.
+ * POST bytes once: no redirects followed (a 3xx is just a status), one timeout for the whole
+ * exchange, response read up to `maxBytes`, connections only to addresses the SSRF guard allows.
+ * The connection is kept for the next POST to the same receiver when the answer came whole and
+ * the receiver allows it (HTTP keep-alive); a kept connection the receiver closed meanwhile (the
+ * request failed on it before any answer) is tried once more on a new one, within the same timeout.
+ * `signal` gives up the exchange (the connection is closed). Never throws: every outcome is a PostResult.
  */
 export async function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: WebhookConfig, signal?: AbortSignal): Promise<PostResult> {
   const started = performance.now();
@@ -52,8 +58,11 @@ function exchange(
     let resHeaders: http.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    // `ended`: the answer came whole, and node:http keeps the connection once our request went out
-    // whole too; any other outcome (an early answer to a request not fully read, too) closes it.
+    /**
+     * `ended`: the response came whole; node:http then keeps or closes the connection itself, once
+     * our request went out whole too. A receiver that answered early and stopped reading the rest
+     * would hold that connection with nothing left to end it: closed here, as every other outcome.
+     */
     const finish = (error: string | null, ended = false, staleConnection = false) => {
       if (settled) return;
       settled = true;
@@ -65,7 +74,7 @@ function exchange(
     let url: URL;
     try {
       if (signal?.aborted) throw new Error(GIVEN_UP);
-      url = new URL(target);
+      url = parsed(target);
       assertLiteralAllowed(url, config);
     } catch (err) {
       settled = true;
@@ -80,9 +89,7 @@ function exchange(
       lookup: kept.lookup as never,
       agent: reuse ? kept[tls ? 'https' : 'http'] : false,
     });
-    const onAbort = () => finish(GIVEN_UP);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const forget = () => signal?.removeEventListener('abort', onAbort);
+    const forget = signal ? onAbort(signal, () => finish(GIVEN_UP)) : () => {};
     const timer = setTimeout(() => {
       // A receiver that answered 2xx but is slow to finish its body still answered in time.
       finish(status === null ? `timed out after ${config.timeout} ms` : null);
@@ -108,6 +115,23 @@ function exchange(
 
 const GIVEN_UP = 'given up: the daemon is shutting down';
 
+/**
+ * Run `fn` when `signal` aborts; returns what forgets it. One listener per signal, whatever the
+ * requests in flight (the worker gives all its requests one signal): a listener of an AbortSignal
+ * added and removed per request cost about 10 us of each delivery.
+ */
+const aborters = new WeakMap<AbortSignal, Set<() => void>>();
+function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  let set = aborters.get(signal);
+  if (!set) {
+    const all = new Set<() => void>();
+    signal.addEventListener('abort', () => all.forEach((f) => f()), { once: true });
+    aborters.set(signal, (set = all));
+  }
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
 function describeError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';
   if (err.code === 'ENOTFOUND') return 'host not found';
@@ -115,11 +139,27 @@ function describeError(err: NodeJS.ErrnoException): string {
   return err.message || String(err.code ?? err);
 }
 
+// A drain sends to a handful of receivers thousands of times: their URLs are parsed once (read only).
+const urls = new Map<string, URL>();
+const parsed = (target: string): URL => {
+  let url = urls.get(target);
+  if (!url) {
+    if (urls.size >= 1_000) urls.clear();
+    url = new URL(target);
+    urls.set(target, url);
+  }
+  return url;
+};
+
 /**
- * The kept connections and the guarded lookup, one set per configuration. Connections in use are
- * bounded by the worker's slots (a pool that queued would make receivers on one host wait on each
- * other); idle ones at most concurrencyPerReceiver per receiver and twice webhooks.concurrency in
- * all, so a daemon sending to thousands of receivers holds no descriptor for each.
+ * The kept connections and the guarded lookup, one set per configuration (a process has one). No
+ * bound on connections in use: the worker bounds requests per receiver
+ * (webhooks.concurrencyPerReceiver), and a pool that queued requests would make one receiver's
+ * requests wait behind another's on the same host. Idle ones: at most concurrencyPerReceiver per
+ * receiver and twice webhooks.concurrency in all (a daemon sending to thousands of receivers must
+ * not hold a descriptor for each); a connection that finds the bound reached closes as it would
+ * have without keep-alive. Each was checked by the SSRF guard when it connected; an idle one does
+ * not keep the process alive.
  */
 interface Connections {
   http: http.Agent;

@@ -1,13 +1,17 @@
 import type { Knex } from 'knex';
-import { type Queryable, isPostgres } from '../db/connect.js';
-import { type EventRow, type EventStatus, toEvent } from './store.js';
+import { type Db, type Queryable, isPostgres } from '../db/connect.js';
+import { preparedRows } from '../db/prepared.js';
+import { claimEventsPg, dueEventsPg } from './lease-store-pg.js';
+import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
-// Leases on webhook_events (several daemons and the CLI share the outbox): locked_by (the holder,
-// whose daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
-// Others may take a lease over once locked_until has passed or the holder's heartbeat is stale;
-// its holder settles it only while the token is still its own and locked_until has not passed.
-// A takeover writes a new token, so of a late holder and a new one only the first conditional
-// update wins: an event is never settled twice.
+// Leases on webhook_events (several daemons and the CLI share the outbox). A lease is locked_by (the holder, whose
+// daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
+// Others may take it over once locked_until has passed or the holder's heartbeat is stale
+// (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
+// passed (leaseOurs). A takeover writes a new token, so of a late holder and a new one only the
+// first conditional update wins: an event is never settled twice. (A holder whose own heartbeat
+// merely lags, say behind a busy connection pool, still settles when nobody took over: harmless.)
+// A holder without a heartbeat row (a process of the previous version) keeps its lease until locked_until.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -22,84 +26,125 @@ export interface LeaseRef {
   until: string;
 }
 
-type ArticleScope = { connectorId: string; articleId: string };
+type Where = Knex.QueryBuilder;
 
-/** The lease on a row of `t` is void: nobody holds it, it ran out, or its holder's heartbeat is stale. Binds now, freshSince. */
-const voidSql = (t: string) => `(${t}.locked_until is null or ${t}.locked_until < ? or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ?))`;
-const leaseVoid = (at: LeaseTime, not = false) => (q: Knex.QueryBuilder) => q.whereRaw(`${not ? 'not ' : ''}${voidSql('webhook_events')}`, [at.now, at.freshSince]);
+/** Its holder's heartbeat is stale (the holder stopped or was killed). */
+const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) =>
+  q.select(db.raw('1')).from('daemon_heartbeats as h').whereRaw('?? = ??', ['h.id', `${table}.locked_by`]).where('h.seen_at', '<', at.freshSince);
+
+/** The lease on the row is void: nobody holds it, it ran out, or its holder is gone. */
+const leaseVoid = (db: Queryable, at: LeaseTime, table = 'webhook_events') => (q: Where) =>
+  q.whereNull(`${table}.locked_until`).orWhere(`${table}.locked_until`, '<', at.now).orWhereExists(staleHolder(db, table, at));
+
+/** The row is leased by this holder under this token, and the lease has not run out. */
+const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
+  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
+
+/** PostgreSQL outside a transaction: the worker's hot statements run prepared (lease-store-pg.ts) on a pooled connection. */
+const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
+
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
-const pendingOf = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' });
 
-/** A claimed event, with its publication's publishedUrl now (undefined when the publication is gone). */
+/** A due event, as much as deciding whether to claim it needs. */
+export interface DueRef {
+  id: string;
+  connectorId: string;
+}
+
+/**
+ * Pending events that are due, not validly leased, on an enabled connector (not one of
+ * `skipConnectors`: those at their concurrency bound), and first in line for their article
+ * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first,
+ * at most `perConnector` of one connector. Only ids: the rows come with the claim (claimEvents),
+ * for the events actually taken.
+ */
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
+  if (onPostgresPool(db)) return dueEventsPg(db as Db, at, limit, exclude, skipConnectors, perConnector);
+  const q = db('webhook_events as e')
+    .join('connectors as c', 'c.id', 'e.connector_id')
+    .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
+    .where('e.status', 'pending')
+    .where('e.next_attempt_at', '<=', at.now)
+    .where(leaseVoid(db, at, 'e'))
+    .where('c.enabled', true);
+  if (exclude.length > 0) q.whereNotIn('e.id', exclude);
+  if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
+  q.whereNotExists((w) =>
+    w
+      .select(db.raw('1'))
+      .from('webhook_events as p')
+      .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
+      .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
+      .where('p.status', 'pending')
+      .whereRaw('?? < ??', ['p.seq', 'e.seq']),
+  );
+  const rows = await db.from(q.as('d')).select('id', 'connector_id').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
+  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
+}
+
+/** A claimed event, with its publication's publishedUrl now (a receiver's answer to an earlier event may have set it; undefined when the publication is gone). */
 export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
-// By article only (the primary key's first column), the receiver's row kept by FILTER: given both
-// columns, PostgreSQL without statistics chose the connector_id index and read every publication of the receiver.
-const publication = (what: string) =>
-  `(select ${what} filter (where pub.connector_id = webhook_events.connector_id) from publications as pub where pub.article_id = webhook_events.article_id)`;
-
 /**
- * Lease due events to `lease` in one statement and return them in seq order: pending, due, not
- * validly leased, on an enabled connector other than `skip`, first of their article's pending
- * events (per-article order), oldest first, at most `perConnector` per connector and `limit` in
- * all. "First of its article" is a window, not an anti-join: PostgreSQL without statistics ran
- * the anti-join as a scan of every pending event per pending event. PostgreSQL skips rows another
- * claim is locking; the outer conditions are checked again on the row as it is when updated, so
- * of two claims of one row only one takes it.
+ * Take the lease on these due events in one statement; returns the rows taken (those nobody
+ * else validly holds, still pending and due), in seq order, each with its publication's URL.
  */
-export async function claimDue(db: Queryable, lease: LeaseRef, at: LeaseTime, o: { limit: number; perConnector: number; skip: string[] }): Promise<ClaimedEvent[]> {
-  const skip = o.skip.length > 0 ? `and w.connector_id not in (${o.skip.map(() => '?').join(', ')})` : '';
-  const due =
-    'select d.id from (select e.id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth from ' +
-    '(select w.id, w.connector_id, w.seq, w.next_attempt_at, w.locked_until, w.locked_by, row_number() over (partition by w.connector_id, w.article_id order by w.seq) as turn ' +
-    `from webhook_events as w where w.status = 'pending' ${skip}) as e join connectors as c on c.id = e.connector_id ` +
-    `where e.turn = 1 and e.next_attempt_at <= ? and ${voidSql('e')} and c.enabled = ?) as d where d.nth <= ? order by d.seq limit ?`;
-  const ids = isPostgres(db) ? `select id from webhook_events where id in (${due}) for update skip locked` : due;
-  const sql =
-    `update webhook_events set locked_by = ?, lease_token = ?, locked_until = ? where id in (${ids}) ` +
-    `and status = 'pending' and next_attempt_at <= ? and ${voidSql('webhook_events')} ` +
-    `returning *, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
-  const res = await db.raw(sql, [lease.holderId, lease.token, lease.until, ...o.skip, at.now, at.now, at.freshSince, true, o.perConnector, o.limit, at.now, at.now, at.freshSince]);
-  const rows: Array<Record<string, unknown>> = isPostgres(db) ? res.rows : res;
+export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
+  if (ids.length === 0) return [];
+  const pub = (what: string) =>
+    db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
+  const rows: Array<Record<string, unknown>> = onPostgresPool(db)
+    ? await claimEventsPg(db as Db, ids, lease, at)
+    : await db('webhook_events')
+        .whereIn('id', ids)
+        .where('status', 'pending')
+        .where('next_attempt_at', '<=', at.now)
+        .where(leaseVoid(db, at))
+        .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
   return rows
-    .map(({ pub_count, pub_url, ...r }) => ({ ...toEvent(r), currentPublishedUrl: Number(pub_count) === 0 ? undefined : ((pub_url as string | null) ?? null) }))
+    .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
 }
 
+type ArticleScope = { connectorId: string; articleId: string };
+
 /**
- * Lease every pending event of the article that nobody else validly holds to `lease` (renewing
- * those it covers): while a process delivers one event of an article itself, no worker may send
- * another one of that article.
+ * Lease every pending event of the article that nobody else validly holds to `lease` (and
+ * renew the ones it already covers): while a process delivers one event of an article itself,
+ * no worker may send another one of that article. Row locks order this against a worker's claim.
  */
 export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
-  await pendingOf(db, s).where((q) => q.where(leaseVoid(at)).orWhere('lease_token', lease.token)).update(leaseFields(lease));
+  await db('webhook_events')
+    .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
+    .where((q) => q.where(leaseVoid(db, at)).orWhere('lease_token', lease.token))
+    .update(leaseFields(lease));
 }
 
-/** The article's pending events: those `lease` holds, and those someone else validly holds (in flight elsewhere). */
+/** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
-  const ours = await pendingOf(db, s).where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now).orderBy('seq');
-  const elsewhere = await pendingOf(db, s).where(leaseVoid(at, true)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token)).orderBy('seq');
-  return { ours: ours.map(toEvent), elsewhere: elsewhere.map(toEvent) };
+  const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
+  const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
+  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
+  return { ours, elsewhere };
 }
 
-/** How many of these events are pending under a valid lease (in flight somewhere). */
+/** How many of these events are still pending under a valid lease (in flight elsewhere). */
 export async function stillLeased(db: Queryable, ids: string[], at: LeaseTime): Promise<number> {
-  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').where(leaseVoid(at, true)).count({ n: '*' }).first();
+  const row = await db('webhook_events').whereIn('id', ids).where('status', 'pending').whereNot(leaseVoid(db, at)).count({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
 
-/** Update the event only if nobody validly holds it; false when someone does. */
-const ifVoid = async (db: Queryable, id: string, at: LeaseTime, fields: Record<string, unknown>) => Number(await db('webhook_events').where({ id }).where(leaseVoid(at)).update(fields)) === 1;
-
-/** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`. */
-export const reopenEvent = (db: Queryable, id: string, lease: LeaseRef, at: LeaseTime) =>
-  ifVoid(db, id, at, { status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
-
-/** Mark a pending event whose lease is void as failed without sending it. */
-export const failIfOrphaned = (db: Queryable, id: string, reason: string, at: LeaseTime) => ifVoid(db, id, at, { status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
+/** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`; false when someone validly holds it. */
+export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
+  const n = await db('webhook_events')
+    .where({ id })
+    .where(leaseVoid(db, at))
+    .update({ status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
+  return Number(n) === 1;
+}
 
 export interface Settlement {
   status: EventStatus;
@@ -109,40 +154,83 @@ export interface Settlement {
   lastError: string | null;
 }
 
-/** Record what became of a leased event and end the lease, only while the lease is still ours; false when it was not. */
+/**
+ * Record what became of a leased event and end the lease, only while the lease is still ours
+ * (an attempt that outlived its lease records nothing: another holder may have it now). False when it was not ours.
+ */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
-    .where({ id, locked_by: lease.holderId, lease_token: lease.token })
-    .where('locked_until', '>=', at.now)
+    .where({ id })
+    .where(leaseOurs(lease, at))
     .update({
       status: s.status,
       attempts: s.attempts,
       ...(s.nextAttemptAt ? { next_attempt_at: s.nextAttemptAt } : {}),
-      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
       last_status: s.lastStatus,
       last_error: s.lastError,
       updated_at: at.now,
+      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
       ...LEASE_CLEARED,
     });
   return Number(n) === 1;
 }
 
 /**
- * settleLeased for a batch of successes held by `holderId` and answered with `lastStatus`, each
- * under its own token, in one statement; returns the ids settled. The plain id list lets SQLite
- * find the rows by the id index (the (id, token) pairs alone made it scan the table).
+ * Settle as delivered, in one statement, those of these events (each with the token of its own
+ * lease, all held by `holderId`, attempted once more, answered with `lastStatus`) whose lease is
+ * still theirs; returns their ids. What settleLeased does for one event, for a batch of successes.
  */
 export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
+  if (held.length === 0) return [];
   const rows: Array<{ id: string }> = await db('webhook_events')
+    // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
     .whereIn('id', held.map((e) => e.id))
     .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
     .where({ locked_by: holderId })
     .where('locked_until', '>=', at.now)
-    .update({ status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED }, ['id']);
+    .update(
+      { status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED },
+      ['id'],
+    );
   return rows.map((r) => r.id);
 }
 
-/** Give leases back untouched: the events are claimable again at once. */
+const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
+/**
+ * One text whatever the batch's size (arrays, not a parameter per value), so knex builds nothing.
+ * Planned on every run (an unnamed statement, see db/prepared.ts): as a named one, the generic
+ * plan PostgreSQL kept from the first settles of a new database scanned the whole table for each
+ * settle ever after (350-3,000 rows a settle in the bench); planned for its ids it is an index
+ * lookup per event.
+ */
+const SETTLE_LOGGED_SQL =
+  'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
+  'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
+  'from unnest($4::text[], $5::text[]) as h (id, token) ' +
+  'where e.id = h.id and e.lease_token = h.token and e.locked_by = $6 and e.locked_until >= $7 returning e.id) ' +
+  `insert into webhook_deliveries (${LOG_NAMES}) select ${DELIVERY_COLUMN_NAMES.map((c) => `v.${c}`).join(', ')} ` +
+  `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
+  'join settled on settled.id = v.event_id returning event_id';
+
+/**
+ * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
+ * A data-modifying WITH is atomic on its own, so the group commit of a batch of successes is one
+ * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
+ * (event_id); only those of the events settled are written. Returns the ids settled.
+ */
+export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
+  if (held.length === 0) return [];
+  const rows = lines.map(deliveryRow);
+  const values = [
+    'delivered', lastStatus, at.now,
+    held.map((e) => e.id), held.map((e) => e.token),
+    holderId, at.now,
+    ...DELIVERY_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
+  ];
+  return (await preparedRows(db, null, SETTLE_LOGGED_SQL, values)).map(([id]) => id as string);
+}
+
+/** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */
 export async function releaseLeases(db: Queryable, token: string, where: { ids: string[] } | ArticleScope): Promise<number> {
   const q = db('webhook_events').where('lease_token', token);
   if ('ids' in where) q.whereIn('id', where.ids);
@@ -150,12 +238,37 @@ export async function releaseLeases(db: Queryable, token: string, where: { ids: 
   return Number(await q.update(LEASE_CLEARED));
 }
 
-/** The events `token` holds of this article before `seq` are superseded (cancelled) with `reason`. */
+/** The events `token` holds of this article that come before `seq` are superseded (cancelled) with `reason`. */
 export async function supersedeHeld(db: Queryable, s: ArticleScope & { seq: number }, token: string, reason: string, now: string): Promise<number> {
-  return Number(await pendingOf(db, s).where({ lease_token: token }).where('seq', '<', s.seq).update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }));
+  return Number(
+    await db('webhook_events')
+      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token })
+      .where('seq', '<', s.seq)
+      .update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }),
+  );
 }
 
 /** Cancel the article's queued events nobody validly holds (a delete makes them pointless); those in flight stay. */
 export async function supersedeQueued(db: Queryable, s: ArticleScope, reason: string, at: LeaseTime): Promise<number> {
-  return Number(await pendingOf(db, s).where(leaseVoid(at)).update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }));
+  return Number(
+    await db('webhook_events')
+      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
+      .where(leaseVoid(db, at))
+      .update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }),
+  );
+}
+
+/** Whether the event is validly leased right now (by anyone). */
+export async function isLeased(db: Queryable, id: string, at: LeaseTime): Promise<boolean> {
+  const row = await db('webhook_events').where({ id, status: 'pending' }).whereNot(leaseVoid(db, at)).first('id');
+  return Boolean(row);
+}
+
+/** Mark a pending event whose lease is void as failed without sending it; false when someone validly holds it. */
+export async function failIfOrphaned(db: Queryable, id: string, reason: string, at: LeaseTime): Promise<boolean> {
+  const n = await db('webhook_events')
+    .where({ id, status: 'pending' })
+    .where(leaseVoid(db, at))
+    .update({ status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
+  return Number(n) === 1;
 }

@@ -30,23 +30,48 @@ export interface EventRow {
 }
 
 type Row = Record<string, any>;
-const camel = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
-const snake = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 
-export const toEvent = (r: Row): EventRow => ({ ...(camel(r) as EventRow), seq: Number(r.seq), snapshot: JSON.parse(r.snapshot), retryFrom: Number(r.retry_from ?? 0) });
+export const toEvent = (r: Row): EventRow => ({
+  seq: Number(r.seq),
+  id: r.id,
+  workspaceId: r.workspace_id,
+  connectorId: r.connector_id,
+  articleId: r.article_id,
+  event: r.event,
+  snapshot: JSON.parse(r.snapshot),
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lockedUntil: r.locked_until ?? null,
+  lockedBy: r.locked_by ?? null,
+  leaseToken: r.lease_token ?? null,
+  retryFrom: Number(r.retry_from ?? 0),
+  lastStatus: r.last_status ?? null,
+  lastError: r.last_error ?? null,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  deliveredAt: r.delivered_at ?? null,
+});
 
-type NewEvent = Pick<EventRow, 'id' | 'workspaceId' | 'connectorId' | 'articleId' | 'event' | 'snapshot'> & { now: string; lease?: { holderId: string; token: string; until: string } };
-
-export async function insertEvent(db: Queryable, { now, lease, snapshot, ...e }: NewEvent): Promise<void> {
+export async function insertEvent(
+  db: Queryable,
+  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: { holderId: string; token: string; until: string } },
+): Promise<void> {
   await db('webhook_events').insert({
-    ...snake(e),
-    snapshot: JSON.stringify(snapshot),
+    id: e.id,
+    workspace_id: e.workspaceId,
+    connector_id: e.connectorId,
+    article_id: e.articleId,
+    event: e.event,
+    snapshot: JSON.stringify(e.snapshot),
     status: 'pending',
     attempts: 0,
-    next_attempt_at: now,
-    ...(lease ? { locked_until: lease.until, locked_by: lease.holderId, lease_token: lease.token } : {}),
-    created_at: now,
-    updated_at: now,
+    next_attempt_at: e.now,
+    locked_until: e.lease?.until ?? null,
+    locked_by: e.lease?.holderId ?? null,
+    lease_token: e.lease?.token ?? null,
+    created_at: e.now,
+    updated_at: e.now,
   });
 }
 
@@ -89,11 +114,51 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-const toDelivery = (r: Row): DeliveryRow => ({ ...(camel(r) as DeliveryRow), ok: Boolean(r.ok) });
+const toDelivery = (r: Row): DeliveryRow => ({
+  id: r.id,
+  eventId: r.event_id,
+  workspaceId: r.workspace_id,
+  articleId: r.article_id,
+  event: r.event,
+  attempt: r.attempt,
+  url: r.url,
+  ok: Boolean(r.ok),
+  statusCode: r.status_code ?? null,
+  durationMs: r.duration_ms,
+  error: r.error ?? null,
+  responseExcerpt: r.response_excerpt ?? null,
+  createdAt: r.created_at,
+});
+
+/**
+ * webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (the
+ * one-statement settle in lease-store.ts sends each column as an array of that type).
+ */
+export const DELIVERY_COLUMNS = {
+  id: ['id', 'text'],
+  event_id: ['eventId', 'text'],
+  workspace_id: ['workspaceId', 'text'],
+  article_id: ['articleId', 'text'],
+  event: ['event', 'text'],
+  attempt: ['attempt', 'integer'],
+  url: ['url', 'text'],
+  ok: ['ok', 'boolean'],
+  status_code: ['statusCode', 'integer'],
+  duration_ms: ['durationMs', 'integer'],
+  error: ['error', 'text'],
+  response_excerpt: ['responseExcerpt', 'text'],
+  created_at: ['createdAt', 'text'],
+} as const satisfies Record<string, readonly [keyof DeliveryRow, 'text' | 'integer' | 'boolean']>;
+
+export type DeliveryColumn = keyof typeof DELIVERY_COLUMNS;
+export const DELIVERY_COLUMN_NAMES = Object.keys(DELIVERY_COLUMNS) as DeliveryColumn[];
+
+export const deliveryRow = (d: DeliveryRow): Record<DeliveryColumn, unknown> =>
+  Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [c, d[DELIVERY_COLUMNS[c][0]]])) as Record<DeliveryColumn, unknown>;
 
 /** Log attempts (one statement per 500). */
 export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {
-  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(snake));
+  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
 }
 
 /** The connectors with these ids (the worker's claims). */

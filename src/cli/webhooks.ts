@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.js';
 import { getArticle } from '../articles/service.js';
 import { AppError, isAppError } from '../errors.js';
-import { daemonStatus, describeHolder, describeLease } from '../webhooks/heartbeat.js';
+import { daemonStatus, describeHolder, describeLease } from '../webhooks/health.js';
 import { describeWebhook, disableWebhook, enableWebhook, listWebhookDeliveries, redeliver, removeWebhook, rotateSecret, sendTest, setWebhook } from '../webhooks/service.js';
 import { checkTargetResolves, parseTargetUrl, privateAllowed } from '../webhooks/targets.js';
 import { confirm } from './ask.js';

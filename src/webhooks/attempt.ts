@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import { type Trx, isPostgres } from '../db/connect.js';
+import { type Queryable, type Trx, isPostgres } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
@@ -147,8 +147,9 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
     if (!outcome.recorded) {
       ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
     } else {
-      await updateHealth(ctx, connector, { ok, status, event: event.event, at: finishedAt });
-      if (!ok) ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
+      // A failure's health was updated in the settle's transaction (recordInTransaction).
+      if (ok) await updateHealth(ctx, ctx.db, connector, { ok, status, event: event.event, at: finishedAt });
+      else ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
     }
     ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
     ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
@@ -179,6 +180,8 @@ async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: A
     await insertDeliveries(trx, done.map(logLine));
     for (const s of done) {
       if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
+      // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.
+      if (!s.outcome.ok) await updateHealth(ctx, trx, s.connector, { ok: false, status: s.outcome.status, event: s.event.event, at: s.finishedAt });
       s.outcome.recorded = true;
       await onRecorded?.(trx, s.outcome);
     }
@@ -240,27 +243,27 @@ function publishedUrlFrom(body: string): string | null {
  * Connector health (decisions.md, Status handling): 410 Gone disables it at once; a webhook
  * whose every delivery failed for webhooks.disableAfter (5 days) is disabled and the operator told.
  */
-async function updateHealth(ctx: Ctx, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
+async function updateHealth(ctx: Ctx, db: Queryable, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
   if (r.ok && !connector.failingSince) return; // the common case: healthy and still healthy, no query
-  const current = (await findConnector(ctx.db, connector.workspaceId, 'webhook')) ?? connector;
+  const current = (await findConnector(db, connector.workspaceId, 'webhook')) ?? connector;
   if (current.id !== connector.id) return;
   const at = r.at.toISOString();
   if (r.ok) {
-    if (current.failingSince) await updateConnector(ctx.db, current.id, { failing_since: null, updated_at: at });
+    if (current.failingSince) await updateConnector(db, current.id, { failing_since: null, updated_at: at });
     return;
   }
   if (r.status === 410) {
     const reason = `The receiver answered 410 Gone at ${at}: deliveries stopped. Run svc webhook enable once it accepts them again.`;
-    await updateConnector(ctx.db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
     return;
   }
   if (r.event === 'test') return; // a failed test says nothing about real deliveries
   if (!current.failingSince) {
-    await updateConnector(ctx.db, current.id, { failing_since: at, updated_at: at });
+    await updateConnector(db, current.id, { failing_since: at, updated_at: at });
   } else if (r.at.getTime() - Date.parse(current.failingSince) >= ctx.config.webhooks.disableAfter && current.enabled) {
     const reason = `Every delivery failed since ${current.failingSince}: the webhook was disabled at ${at}. Fix the receiver, then run svc webhook enable.`;
-    await updateConnector(ctx.db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
+    await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
   }
 }

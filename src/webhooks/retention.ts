@@ -12,13 +12,10 @@ export interface RetentionCursors {
 }
 
 /**
- * Delete settled webhook events (delivered, failed, cancelled) and delivery log entries of
- * settled events, older than `webhooks.retention`. Never a pending event (it still waits for its
- * receiver, and the article's later events wait for it), nor its log, and never the newest
- * settled nor the newest delivered event of an article at its webhook: a redelivery checks its
- * order against those (a kept older event is still refused when a later one was delivered). A
- * deleted event takes its delivery log entries with it (ON DELETE CASCADE). Both tables are
- * walked in index order from `cursors` (updated here), a bounded number of rows per call.
+ * Delete settled events and the log entries of settled events older than `webhooks.retention`,
+ * never a pending event nor its log, nor an article's newest settled or newest delivered event
+ * (a redelivery checks its order against those). A bounded number of rows per call, walked in
+ * index order from `cursors` (updated here).
  */
 export async function purgeSettledWebhooks(ctx: Ctx, cursors: RetentionCursors = {}, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.webhooks.retention));

@@ -7,7 +7,7 @@ import { AppError, badRequest, notFound, usageError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { AttemptOutcome } from './attempt.js';
-import { daemonStatus, leases } from './heartbeat.js';
+import { daemonStatus, leases } from './health.js';
 import { leaseTime } from './lease.js';
 import { reopenEvent } from './lease-store.js';
 import { deliverNow, outOfOrder } from './deliver-now.js';

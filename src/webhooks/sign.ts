@@ -1,9 +1,8 @@
 import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
-// Stripe-compatible signatures (decisions.md): `t=<unix seconds>,v1=<hex>[,v1=<hex>...]` where
-// hex = HMAC-SHA256(key = secret as UTF-8, message = "<t>.<raw body>"). During a secret rotation
-// one v1 per active secret, newest first. This file imports nothing else from svc: it is part of
-// the public package (receivers import verifyWebhookSignature).
+// Stripe-compatible signatures: `t=<unix seconds>,v1=<hex>[,v1=<hex>...]`, hex = HMAC-SHA256 of
+// "<t>.<raw body>" keyed by the secret, one v1 per active secret. Part of the public package
+// (receivers import verifyWebhookSignature): it imports nothing else from svc.
 
 type RawBody = string | Uint8Array;
 
@@ -66,11 +65,7 @@ export function signatureProblem(rawBody: RawBody, header: string | null | undef
   return null;
 }
 
-/**
- * Verify an X-Service-Signature header against the raw (unparsed) request body. Accepts any of
- * several secrets (rotation on the receiver side). Returns true only for a matching `v1` whose
- * `t` is within `toleranceSeconds` (default 300) of now.
- */
+/** Verify an X-Service-Signature header against the raw body, with any of `secret`; `t` within toleranceSeconds (300) of now. */
 export function verifyWebhookSignature(rawBody: RawBody, header: string | null | undefined, secret: string | string[], options: VerifyOptions = {}): boolean {
   return signatureProblem(rawBody, header, secret, options) === null;
 }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { AppError } from '../errors.js';
 
 /** A UTF-8 text file (markdown, an export), refused with a clear message when it is not one. */
@@ -8,13 +9,15 @@ export async function readTextFile(file: string): Promise<string> {
 
 /**
  * A file's bytes; a missing file or a folder is a file_not_found error naming it, not a stack trace.
- * Read synchronously: only CLI commands read files (an import, thousands of them), and a
- * promise-based read costs about ten times the CPU of a synchronous one (four thread-pool round
- * trips a file), more than parsing the file.
+ * A regular file is read synchronously: only CLI commands read files (an import, thousands of
+ * them), and a promise-based read costs about ten times the CPU of a synchronous one (four
+ * thread-pool round trips a file), more than parsing the file. Anything else (a named pipe, a
+ * device) may block for as long as its writer likes, so it is read off the event loop, where
+ * Ctrl-C still reaches the command.
  */
 export async function readFileBytes(file: string, expected = 'a file'): Promise<Buffer> {
   try {
-    return readFileSync(file);
+    return statSync(file).isFile() ? readFileSync(file) : await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not ${expected}`);

@@ -1,3 +1,4 @@
+import PQueue from 'p-queue';
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import { findConnector } from '../connectors/store.js';
@@ -21,8 +22,10 @@ interface Claim {
   /** When `connector` was read (at most CONNECTOR_FRESH_MS before the claim). */
   connectorAt: number;
   claimedAt: number;
-  /** Set once the attempt starts; claims still waiting for a slot are given back on stop. */
-  running?: Promise<void>;
+  /** Set once the attempt holds its slots; claims still waiting for one are given back on stop. */
+  started?: boolean;
+  /** Settles once the attempt is sent and recorded (or given back). */
+  done?: Promise<void>;
 }
 
 /** A claim that waited longer than this reads its connector again before sending (disabled or changed meanwhile?). */
@@ -40,8 +43,9 @@ const GATHER_MS = 5;
  * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
  * with one lease (several daemons and the CLI may share the database) and sent with at most
  * webhooks.concurrency attempts in flight, at most webhooks.concurrencyPerReceiver of them to one
- * receiver (one workspace's webhook), taking receivers in turn: a slow receiver holds its own
- * slots, never the others'. Results are recorded by group commit (one transaction for the
+ * receiver (one workspace's webhook): a queue per receiver feeds one queue for all (p-queue), so
+ * a slow receiver holds its own slots, never the others', and receivers take turns in the shared
+ * queue (each has at most its own slots' worth waiting there). Results are recorded by group commit (one transaction for the
  * attempts that ended meanwhile). The worker looks for due rows at once on `webhooks.enqueued`,
  * once an attempt is recorded while its receiver's claims run low (the next event of its article
  * may be due; with more claims waiting, the next claim finds it), and every
@@ -51,15 +55,20 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
   const claims = new Map<string, Claim>();
-  /** Claims waiting for a slot, per connector, in claim order; the Map's order is the turn order. */
-  const waiting = new Map<string, Claim[]>();
-  const queued = new Map<string, number>(); // connector id -> claims waiting for a slot
-  const sending = new Map<string, number>(); // connector id -> requests in flight
-  let inFlight = 0;
+  const all = new PQueue({ concurrency });
+  const receivers = new Map<string, PQueue>();
+  const receiverQueue = (id: string) => {
+    let q = receivers.get(id);
+    if (!q) receivers.set(id, (q = new PQueue({ concurrency: slotsPerReceiver })));
+    return q;
+  };
+  /** Claims of the receiver that wait for its slots (the rest hold one: sending, or waiting in `all`). */
+  const queued = (id: string) => receivers.get(id)?.size ?? 0;
+  const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   const quick = new Set<string>(); // connectors whose last answer came quickly
   const connectorCache = new Map<string, { connector: Connector; at: number }>();
-  /** The claims' connectors: read at most every CONNECTOR_FRESH_MS (run() reads again what waited longer or failed since). */
+  /** The claims' connectors: read at most every CONNECTOR_FRESH_MS (send() reads again what waited longer or failed since). */
   const connectorsOf = async (ids: string[]): Promise<Map<string, { connector: Connector; at: number }>> => {
     const now = Date.now();
     const stale = ids.filter((id) => (connectorCache.get(id)?.at ?? -Infinity) < now - CONNECTOR_FRESH_MS || (failedAt.get(id) ?? -1) >= connectorCache.get(id)!.at);
@@ -95,90 +104,73 @@ export function startWebhookWorker(ctx: Ctx): Job {
         logJobFailure(ctx, err, 'webhook attempts could not be recorded', { events: list.map((s) => s.event.id) });
       }
     },
-    { coming: () => inFlight, size: concurrency, waitMs: GATHER_MS },
+    { coming: () => all.pending, size: concurrency, waitMs: GATHER_MS },
   );
 
   /** How many claims a receiver may have waiting or in flight (see claimDue). */
   const ahead = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver;
-  const room = (id: string) => ahead(id) - (queued.get(id) ?? 0) - (sending.get(id) ?? 0);
+  const room = (id: string) => ahead(id) - queued(id) - holding(id);
   /**
    * Claim again for this receiver: a quick one once half its claims are gone (batches of half,
    * the next arriving while the other half is still waiting); any other once its waiting claims
    * are down to its slots.
    */
-  const wantsMore = (id: string) => (quick.has(id) ? room(id) >= ahead(id) / 2 : room(id) > 0 && (queued.get(id) ?? 0) <= slotsPerReceiver);
+  const wantsMore = (id: string) => (quick.has(id) ? room(id) >= ahead(id) / 2 : room(id) > 0 && queued(id) <= slotsPerReceiver);
 
-  const count = (m: Map<string, number>, id: string, by: number) => {
-    const n = (m.get(id) ?? 0) + by;
-    if (n > 0) m.set(id, n);
-    else m.delete(id);
-  };
-
-
-  const run = async (c: Claim, h: LeaseHolder) => {
+  /** The attempt of a claim holding its slots: what to record, or null (given back, or given up). */
+  const send = async (c: Claim, h: LeaseHolder): Promise<SentAttempt | null> => {
     const { event, lease } = c;
-    let slot = true;
-    const freeSlot = () => {
-      if (!slot) return;
-      slot = false;
-      inFlight--;
-      count(sending, event.connectorId, -1);
-      pump();
-    };
-    try {
-      let connector: Connector | undefined = c.connector;
-      if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.connectorAt) {
-        connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
-      }
-      if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
-        // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
-        await releaseLeases(writer, lease.token, { ids: [event.id] });
-      } else if (ANSWERED_AT_ONCE.has(event.event)) {
-        // Only ever sent by the process waiting for it; here because that process is gone.
-        await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
-      } else {
-        const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, giveUp.signal);
-        // Given up at the shutdown deadline: stop() released its lease first and logged it, so
-        // there is nothing to record (a record would only find the lease gone and warn of it).
-        if (giveUp.signal.aborted) return;
-        if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
-        if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
-        else quick.delete(event.connectorId);
-        recording++;
-        freeSlot(); // the receiver has answered: its slot goes to the next attempt while this one is recorded
-        await record(sent).finally(() => recording--);
-      }
-    } catch (err) {
-      // The lease runs out and the event is tried again; nothing is lost.
-      logJobFailure(ctx, err, 'webhook attempt could not be recorded', { eventId: event.id });
-    } finally {
-      freeSlot();
-      claims.delete(event.id);
-      // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
-      if (wantsMore(event.connectorId)) wakeFor(event.connectorId);
+    let connector: Connector | undefined = c.connector;
+    if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.connectorAt) {
+      connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
     }
+    if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
+      // Disabled or replaced since the claim, or too little lease left to be sure of it: give it back untouched.
+      await releaseLeases(writer, lease.token, { ids: [event.id] });
+      return null;
+    }
+    if (ANSWERED_AT_ONCE.has(event.event)) {
+      // Only ever sent by the process waiting for it; here because that process is gone.
+      await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
+      return null;
+    }
+    const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, giveUp.signal);
+    // Given up at the shutdown deadline: stop() released its lease first and logged it, so
+    // there is nothing to record (a record would only find the lease gone and warn of it).
+    if (giveUp.signal.aborted) return null;
+    if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
+    if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
+    else quick.delete(event.connectorId);
+    recording++;
+    return sent;
   };
 
-  /** Start waiting claims while slots are free, receivers in turn. */
-  const pump = () => {
-    if (stopped || !holder) return;
-    const h = holder;
-    let started = true;
-    while (started && inFlight < concurrency) {
-      started = false;
-      for (const [connectorId, list] of waiting) {
-        if (inFlight >= concurrency) break;
-        if ((sending.get(connectorId) ?? 0) >= concurrencyPerReceiver) continue;
-        const c = list.shift()!;
-        count(queued, connectorId, -1);
-        waiting.delete(connectorId);
-        if (list.length > 0) waiting.set(connectorId, list); // to the back of the turn order
-        inFlight++;
-        count(sending, connectorId, 1);
-        c.running = run(c, h);
-        started = true;
-      }
-    }
+  /** Queue a claim for its receiver's slots and one of all; once answered, its slots go to the next while it is recorded. */
+  const enqueue = (c: Claim, h: LeaseHolder) => {
+    const { event } = c;
+    c.done = receiverQueue(event.connectorId)
+      .add(() =>
+        all.add(async () => {
+          if (stopped) return null; // stop() gives back the claims not started
+          c.started = true;
+          return send(c, h);
+        }),
+      )
+      .then(async (sent) => {
+        if (sent) await record(sent).finally(() => recording--);
+      })
+      .catch((err: unknown) => {
+        // The lease runs out and the event is tried again; nothing is lost.
+        logJobFailure(ctx, err, 'webhook attempt could not be recorded', { eventId: event.id });
+      })
+      .finally(() => {
+        if (!c.started) return;
+        claims.delete(event.id);
+        const q = receivers.get(event.connectorId);
+        if (q && q.size === 0 && q.pending === 0) receivers.delete(event.connectorId);
+        // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
+        if (wantsMore(event.connectorId)) wakeFor(event.connectorId);
+      });
   };
 
   const claimDue = async () => {
@@ -199,7 +191,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
       const at = leaseTime(ctx, now);
-      const full = [...new Set([...queued.keys(), ...sending.keys()])].filter((id) => !wantsMore(id));
+      const full = [...receivers.keys()].filter((id) => !wantsMore(id));
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
       const taking = new Map<string, number>();
       const pick = due.filter((e) => {
@@ -221,10 +213,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
         }
         const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
         claims.set(event.id, c);
-        count(queued, event.connectorId, 1);
-        waiting.set(event.connectorId, [...(waiting.get(event.connectorId) ?? []), c]);
+        enqueue(c, h);
       }
-      pump();
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return;
     }
@@ -296,20 +286,19 @@ export function startWebhookWorker(ctx: Ctx): Job {
       clearTimeout(timer);
       ctx.events.off('webhooks.enqueued', wake);
       if (ticking) await ticking;
-      const notStarted = [...waiting.values()].flat();
-      waiting.clear();
-      queued.clear();
+      const notStarted = [...claims.values()].filter((c) => !c.started);
+      for (const q of [...receivers.values(), all]) q.clear();
       for (const c of notStarted) claims.delete(c.event.id);
       await release(notStarted);
       const started = [...claims.values()];
-      const all = Promise.all(started.map((c) => c.running));
+      const settled = Promise.all(started.map((c) => c.done));
       let finished = true;
       if (started.length > 0 && deadline) {
         finished = await new Promise<boolean>((resolve) => {
           const onAbort = () => resolve(false);
           if (deadline.aborted) return resolve(false);
           deadline.addEventListener('abort', onAbort, { once: true });
-          void all.then(() => {
+          void settled.then(() => {
             deadline.removeEventListener('abort', onAbort);
             resolve(true);
           });
@@ -321,7 +310,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
           ctx.log.warn({ events: started.map((c) => c.event.id) }, 'shutdown deadline: webhook attempts in flight given up; their events go to the next daemon');
         }
       }
-      await all;
+      await settled;
       await holder?.stop();
       return finished;
     },

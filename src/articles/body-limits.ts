@@ -20,6 +20,15 @@ export const BODY_LIMITS = {
   footnotes: 2_000,
 } as const;
 
+/** The most characters a body holds (docs/content-api.md, "Body limits": 2 MB). */
+export const BODY_MAX_CHARS = 2_000_000;
+
+/**
+ * The largest file read as one post (markdown with front matter, `--body-file`): a body at the
+ * limit takes up to three bytes a character in UTF-8, and the front matter comes on top.
+ */
+export const POST_FILE_MAX_BYTES = 4 * BODY_MAX_CHARS;
+
 const n = (v: number) => v.toLocaleString('en-US');
 
 /**

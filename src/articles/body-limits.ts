@@ -16,7 +16,18 @@ export const BODY_LIMITS = {
   paragraphMarkup: 2_000,
   /** Markup characters times paragraph length, summed over the paragraphs. */
   work: 400_000_000,
+  /** Footnote references and definitions (`[^`). */
+  footnotes: 2_000,
 } as const;
+
+/** The most characters a body holds (docs/content-api.md, "Body limits": 2 MB). */
+export const BODY_MAX_CHARS = 2_000_000;
+
+/**
+ * The largest file read as one post (markdown with front matter, `--body-file`): a body at the
+ * limit takes up to three bytes a character in UTF-8, and the front matter comes on top.
+ */
+export const POST_FILE_MAX_BYTES = 4 * BODY_MAX_CHARS;
 
 const n = (v: number) => v.toLocaleString('en-US');
 
@@ -54,6 +65,13 @@ export function assertRenderable(label: string, markdown: string): void {
       `is too dense in emphasis and markup characters (* _ ~ \` < !) for its paragraphs' lengths (${n(shape.work)} markup characters x paragraph length; svc renders at most ${n(BODY_LIMITS.work)}). Split long paragraphs with blank lines, or escape the characters with a backslash.`,
       'Put code in a fenced code block, or escape literal characters as \\* \\_ \\~.',
       'work',
+    );
+  }
+  if (shape.footnotes > BODY_LIMITS.footnotes) {
+    throw refuse(
+      `has ${n(shape.footnotes)} footnote references and definitions ("[^"); svc renders at most ${n(BODY_LIMITS.footnotes)}. Split the article, or write the notes as a plain list.`,
+      'Each reference [^1] is looked up among all the definitions [^1]: of the body; a "[^" written as text can be escaped as \\[^.',
+      'footnotes',
     );
   }
 }

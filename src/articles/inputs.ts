@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SLUG_MAX, isValidSlug, normaliseSlug } from '../lib/slug.js';
 import { atMostChars } from '../lib/validate.js';
+import { BODY_MAX_CHARS } from './body-limits.js';
 import { CONTENT_TYPE_NAMES, type ContentType, contentTypeNamed } from './categories.js';
 
 export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published'] as const;
@@ -50,7 +51,7 @@ const keywords = z
 const fields = {
   slug: slugInput.optional(),
   contentType: contentType.optional(),
-  bodyMarkdown: z.string().max(2_000_000, 'body is larger than 2 MB'),
+  bodyMarkdown: z.string().max(BODY_MAX_CHARS, 'body is larger than 2 MB'),
   metaTitle: optionalText(TEXT_MAX.metaTitle),
   metaDescription: optionalText(TEXT_MAX.metaDescription),
   focusKeyword: optionalText(TEXT_MAX.focusKeyword),

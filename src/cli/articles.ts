@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { ARTICLE_STATUSES, type ArticleCreateInput, type ArticleUpdateInput } from '../articles/inputs.js';
+import { POST_FILE_MAX_BYTES } from '../articles/body-limits.js';
 import { getArticle, listArticles, updateArticle } from '../articles/service.js';
 import { createArticle } from '../publishing/create.js';
 import type { Article } from '../articles/types.js';
@@ -55,7 +56,7 @@ function fieldOptions(cmd: Command): Command {
 async function fieldsFrom(io: Io, o: FieldOptions): Promise<ArticleUpdateInput> {
   if (o.body !== undefined && o.bodyFile !== undefined) throw usageError('Pass --body or --body-file, not both');
   let body = o.body;
-  if (o.bodyFile !== undefined) body = o.bodyFile === '-' ? await readStream(io.stdin) : await readTextFile(path.resolve(io.cwd, o.bodyFile));
+  if (o.bodyFile !== undefined) body = o.bodyFile === '-' ? await readStream(io.stdin) : await readTextFile(path.resolve(io.cwd, o.bodyFile), POST_FILE_MAX_BYTES);
   return {
     title: o.title,
     slug: o.slug,

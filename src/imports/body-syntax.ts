@@ -45,12 +45,6 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
     return '';
   });
   if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
-  if (FOOTNOTE.test(out)) {
-    outsideCode(out, FOOTNOTE_ALL, (m) => {
-      notes.add('Footnotes ([^1] and their [^1]: lines) show as written: svc renders no footnotes');
-      return m;
-    });
-  }
   if (/<script\b/i.test(out)) {
     outsideCode(out, SCRIPT_ALL, (m) => {
       notes.add('Scripts in the body (embedded widgets such as a CodePen or a form) were left out: svc publishes no scripts (what they showed is not in the post)');
@@ -65,11 +59,6 @@ const SCRIPT_ALL = /<script\b/gi;
 // An HTML tag's JSX style attribute: `<span style={{color: "#686868"}}>`, its object holding no braces.
 const JSX_STYLE = /<[A-Za-z][\w-]*\b[^<>{}]{0,500}?\sstyle=\{\{[^{}]{0,1000}\}\}/g;
 const JSX_STYLE_ONE = /^(<[A-Za-z][\w-]*\b[^<>{}]*?)\sstyle=\{\{[^{}]*\}\}/;
-
-// A footnote's definition (`[^1]: text`, kramdown, GFM, Hugo, Docusaurus), which the old site
-// rendered as a numbered note; svc's renderer shows it as written.
-const FOOTNOTE = /^ {0,3}\[\^[^\]\s]{1,100}\]:/m;
-const FOOTNOTE_ALL = /^ {0,3}\[\^[^\]\s]{1,100}\]:/gm;
 
 // An inline image whose destination starts at the old site's root: `![alt](/assets/x.jpg)`, `![alt](</a b.jpg>)`.
 const ROOT_IMAGE = /!\[[^\]\n]{0,1000}\]\([ \t]*<?\/(?!\/)/g;

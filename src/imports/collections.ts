@@ -11,10 +11,14 @@ import type { ImportItem, ImportNotes } from './types.js';
 //   from its front matter and from directory data files (`blog/blog.11tydata.js`, `blog/blog.json`),
 //   merged as Eleventy merges them. svc runs no code: a data file's literal `tags` value is read.
 // - Jekyll and Hexo: posts are the files under `_posts` (and `_drafts`); the rest are pages.
+// - Hugo: posts are the pages of its main sections (`params.mainSections` in the site's config,
+//   else the section with the most pages); the rest of `content/` (content/about.md,
+//   content/projects/) are pages.
 // - Any: front matter with `pagination` is a list built from other posts; `permalink: false` was
 //   never written out; `eleventyExcludeFromCollections: true` is kept out of every list.
 
 const ELEVENTY_CONFIGS = ['eleventy.config.js', 'eleventy.config.mjs', 'eleventy.config.cjs', 'eleventy.config.ts', '.eleventy.js', '.eleventy.cjs'];
+const HUGO_CONFIGS = ['hugo.toml', 'hugo.yaml', 'hugo.yml', 'hugo.json', 'config.toml', 'config.yaml', 'config.yml', 'config.json'];
 /** Folders above the imported one looked in for the site's config (content/blog -> the site). */
 const LEVELS = 4;
 /** The names Eleventy sites give their posts collection: its starter's `posts`, its own site's `blog`. */
@@ -122,12 +126,84 @@ function jsTags(text: string): string[] {
 }
 
 /**
+ * The Hugo sites the items belong to: each `content` folder above an item whose site folder holds
+ * a Hugo config, with the main sections that config names (`params.mainSections`), or null when it
+ * names none (Hugo then takes the section with the most pages).
+ */
+export async function hugoSites(items: ImportItem[], notes: ImportNotes): Promise<HugoSites> {
+  const sites: HugoSites = new Map();
+  const looked = new Set<string>();
+  for (const item of items) {
+    const content = item.file ? contentFolder(item.file) : undefined;
+    if (!content || looked.has(content)) continue;
+    looked.add(content);
+    for (const name of HUGO_CONFIGS) {
+      const file = path.join(path.dirname(content), name);
+      if (!(await exists(file))) continue;
+      let sections: string[] | null = null;
+      try {
+        const params = (parseDataFile(await readTextFile(file), file) as { params?: { mainSections?: unknown; mainsections?: unknown } } | null)?.params;
+        const given = params?.mainSections ?? params?.mainsections;
+        const list = typeof given === 'string' ? [given] : Array.isArray(given) ? given.filter((x): x is string => typeof x === 'string') : [];
+        if (list.length) sections = list;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        notes.warn(`Hugo configs that could not be read were passed by, so the main section was taken to be the one with the most pages (${err.message.split('\n')[0]})`, file);
+      }
+      sites.set(content, sections);
+      break;
+    }
+  }
+  return sites;
+}
+
+/** Hugo's content folders (see hugoSites) and their configured main sections. */
+export type HugoSites = Map<string, string[] | null>;
+
+/** The nearest folder named `content` above the file, within LEVELS + 2 folders. */
+function contentFolder(file: string): string | undefined {
+  let dir = path.dirname(path.resolve(file));
+  for (let i = 0; i < LEVELS + 2; i++) {
+    if (path.basename(dir) === 'content') return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+  return undefined;
+}
+
+/** Each Hugo item's section (its first folder under content/; '' for a page at content's top) by content folder. */
+function hugoMainSections(items: ImportItem[], sites: HugoSites): Map<ImportItem, { main: string[]; section: string }> {
+  const out = new Map<ImportItem, { main: string[]; section: string }>();
+  const bySite = new Map<string, Array<{ item: ImportItem; section: string }>>();
+  for (const item of items) {
+    const content = item.file ? contentFolder(item.file) : undefined;
+    if (!content || !sites.has(content)) continue;
+    const parts = path.relative(content, path.resolve(item.file!)).split(path.sep);
+    bySite.set(content, [...(bySite.get(content) ?? []), { item, section: parts.length > 1 ? parts[0] : '' }]);
+  }
+  for (const [content, list] of bySite) {
+    let main = sites.get(content);
+    if (!main) {
+      const counts = new Map<string, number>();
+      for (const { section } of list) if (section) counts.set(section, (counts.get(section) ?? 0) + 1);
+      const most = [...counts].sort((a, b) => b[1] - a[1])[0];
+      main = most ? [most[0]] : [];
+    }
+    for (const { item, section } of list) out.set(item, { main, section });
+  }
+  return out;
+}
+
+/**
  * Leave out the pages around the posts: in an Eleventy site whose posts carry a posts collection
  * (`posts`, `post` or `blog`), the files of the same import folder in none of them; in a folder
- * holding a `_posts` folder (Jekyll, Hexo), the files outside `_posts` and `_drafts`. Each is
+ * holding a `_posts` folder (Jekyll, Hexo), the files outside `_posts` and `_drafts`; in a Hugo
+ * site (hugoSites), the files outside its main sections. Each is
  * named in a note with why.
  */
-export function leaveOutPages(items: ImportItem[], notes: ImportNotes): ImportItem[] {
+export function leaveOutPages(items: ImportItem[], notes: ImportNotes, hugo: HugoSites = new Map()): ImportItem[] {
+  const hugoItems = hugoMainSections(items, hugo);
   const isPost = (c: string) => POST_COLLECTIONS.has(c.toLowerCase());
   const segments = (i: ImportItem) => (i.file && i.root ? path.relative(i.root, i.file).split(path.sep) : []);
   const eleventyRoots = new Set(items.filter((i) => i.eleventy && i.collections?.some(isPost)).map((i) => i.root));
@@ -135,6 +211,11 @@ export function leaveOutPages(items: ImportItem[], notes: ImportNotes): ImportIt
   return items.filter((i) => {
     if (i.root && eleventyRoots.has(i.root) && i.collections && !i.collections.some(isPost)) {
       notes.skip(`pages outside Eleventy's posts collection (not tagged ${[...POST_COLLECTIONS].join(', ')} in front matter or a directory data file)`, i.source);
+      return false;
+    }
+    const inHugo = hugoItems.get(i);
+    if (inHugo && !inHugo.main.includes(inHugo.section)) {
+      notes.skip(`pages outside Hugo's main sections (${inHugo.main.join(', ') || 'none'}: params.mainSections, else the section with the most pages)`, i.source);
       return false;
     }
     const dirs = segments(i).slice(0, -1);

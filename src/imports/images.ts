@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
@@ -23,6 +24,20 @@ const SRCSET_ONE = one(SRCSET);
 /** The URLs of a srcset value, each candidate's first word. */
 const candidates = (srcset: string) => srcset.split(',').map((c) => c.trim().split(/\s+/)[0]).filter(Boolean);
 const isRelative = (dest: string) => dest !== '' && !/^(?:[a-z][\w+.-]*:|\/|#)/i.test(dest);
+
+/**
+ * A file of the post's asset folder, when it has one and the file is there and not beside the
+ * post: Hexo's `post_asset_folder: true` keeps a post's images in a folder named after it
+ * (`_posts/my-post.md`, `_posts/my-post/photo.jpg`), which its asset tags and (with the marked
+ * renderer's `postAsset`) plain relative images name by file name alone.
+ */
+function assetFolderFile(post: string, rel: string): string | undefined {
+  const folder = post.replace(/\.(md|markdown)$/i, '');
+  if (folder === post) return undefined;
+  const beside = path.resolve(path.dirname(post), rel);
+  const inFolder = path.resolve(folder, rel);
+  return !existsSync(beside) && existsSync(inFolder) ? inFolder : undefined;
+}
 
 /** The images of an import read from disk and checked, by their real path; not stored yet. */
 export interface PostImages {
@@ -52,7 +67,7 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
     } catch {
       // not percent-encoded: the path as written
     }
-    const file = path.resolve(path.dirname(item.file), rel);
+    const file = assetFolderFile(item.file, rel) ?? path.resolve(path.dirname(item.file), rel);
     let reason = failed.get(file);
     let image = found.get(file);
     if (!image && reason === undefined) {

@@ -9,7 +9,7 @@ import { destinations } from '../publishing/publish-rows.js';
 import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
-import { SiteCollections, leaveOutPages } from './collections.js';
+import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
@@ -75,7 +75,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     const zone = opts.timeZone ?? (await zones.of(src.root));
     items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors, collections)));
   }
-  items.splice(0, items.length, ...leaveOutPages(items, notes));
+  items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);
   const images = await findPostImages(ctx, items, notes);

@@ -59,7 +59,7 @@ const INLINE_PAIR = /^[ \t]*\{%-?\s*(note|callout|notice|alert)\b([^\n%]*)-?%\}(
 // Arguments hold no braces: each opening is read up to the next brace at most.
 const HUGO_SINGLE = /\{\{<\s*(figure|tweet|x|gist|instagram|vimeo_simple|youtube_simple)\b([^{}\n]*?)\/?>\}\}/gi;
 // Arguments may hold a `%` not closing the tag (`{% iframe url 100% 400 %}`).
-const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter|link|img|iframe)\b((?:[^{}%\n]|%(?!\}))*?)-?%\}/gi;
+const LIQUID_SINGLE = /\{%-?\s*(youtubeEmbed|gist|tweet|twitter|link|img|iframe|asset_img|asset_path|asset_link|post_link|post_path)\b((?:[^{}%\n]|%(?!\}))*?)-?%\}/gi;
 // `{% raw %}...{% endraw %}` within a line (Hexo, Jekyll): the text between, as written.
 const INLINE_RAW = /\{%-?\s*raw\s*-?%\}((?:[^{\n]|\{(?!%-?\s*endraw\b))*)\{%-?\s*endraw\s*-?%\}/g;
 // Where Hexo's `link`, `img` and `iframe` tags find their address among their words.
@@ -74,6 +74,12 @@ const COMMENT = /\{#(?!\w[\w-]*\})[\s\S]*?#\}/g;
 const VARIABLE = /\{\{-?\s*(?:page\.)?([A-Za-z_]\w*)\s*(\|\s*urlencode\s*)?-?\}\}/g;
 
 const TWEET_NOTE = 'Tweets embedded by their URL are shown as links (svc embeds no tweets)';
+
+const linkText = (text: string) => text.replace(/[[\]]/g, '');
+
+/** A markdown image of `src` with its alt text and title. */
+const image = (src: string, alt: string, title: string | undefined) =>
+  `![${linkText(alt)}](<${src}>${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
 
 function single(name: string, argText: string, notes: Set<string>): string | null {
   const args = parseArgs(argText);
@@ -124,8 +130,34 @@ function single(name: string, argText: string, notes: Set<string>): string | nul
       if (!src) return null;
       const quoted = /"([^"]*)"(?:\s+"([^"]*)")?/.exec(args.positional.find((w) => w.includes('"')) ?? '');
       const [title, alt] = [quoted?.[1], quoted?.[2] ?? quoted?.[1] ?? ''];
-      return `![${alt.replace(/[[\]]/g, '')}](<${src}>${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
+      return image(src, alt, title);
     }
+    // Hexo's asset tags name a file of the post's asset folder (`post_asset_folder: true`): written
+    // as a path relative to the post, which the image import looks for in that folder.
+    case 'asset_img': {
+      // `{% asset_img [class] slug [width] [height] [title text] %}` or `... '"title" "alt"' %}`.
+      const words = args.positional;
+      const at = words.findIndex((w) => ADDRESS.test(w));
+      if (at === -1) return null;
+      const rest = words.slice(at + 1).filter((w) => !/^\d+(?:px|%)?$/.test(w));
+      if (rest.some((w) => w.includes('"'))) return single('img', argText, notes);
+      return image(words[at], rest.join(' '), rest.join(' '));
+    }
+    case 'asset_path':
+      return args.positional[0] ?? null;
+    case 'asset_link': {
+      const [slug, ...title] = args.positional.filter((w) => !/^(true|false)$/i.test(w));
+      return slug ? `[${linkText(title.join(' ') || slug)}](<${slug}>)` : null;
+    }
+    // Hexo's `{% post_link slug [title] %}` and `{% post_path slug %}` name a post by its file under
+    // `_posts` (no extension): written as a link to that file, which the import follows to where
+    // svc serves the post.
+    case 'post_link': {
+      const [slug, ...title] = args.positional.filter((w) => !/^(true|false)$/i.test(w));
+      return slug ? `[${linkText(title.join(' ') || slug)}](<${slug}.md>)` : null;
+    }
+    case 'post_path':
+      return args.positional[0] ? `${args.positional[0]}.md` : null;
     case 'iframe': {
       const url = args.positional[0];
       if (!url || !/^https?:\/\//i.test(url)) return null;

@@ -1,7 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../errors.js';
-import { readTextFile } from '../lib/text-file.js';
+import { POST_FILE_MAX_BYTES } from '../articles/body-limits.js';
+import { FILE_MAX_BYTES, readTextFile } from '../lib/text-file.js';
 import { ghostData, readGhost } from './ghost.js';
 import type { AuthorsFiles } from './authors-file.js';
 import type { SiteCollections } from './collections.js';
@@ -49,7 +50,7 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
 export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections): Promise<ImportItem[]> {
   let text: string;
   try {
-    text = await readTextFile(src.file);
+    text = /\.(json|xml)$/i.test(src.file) ? await readTextFile(src.file, FILE_MAX_BYTES, 'an export') : await readTextFile(src.file, POST_FILE_MAX_BYTES, 'a post file');
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(src.label, err.message);

@@ -1,10 +1,47 @@
-import { Marked, type Token, type Tokens } from 'marked';
+import { Marked, type RendererExtension, type Token, type TokenizerExtension, type Tokens } from 'marked';
+import markedFootnote from 'marked-footnote';
 import sanitizeHtml from 'sanitize-html';
 import { LinkedFragments, SAFE_ID, headingSlug, missingHeadingIds } from './heading-ids.js';
 import { documentTerms } from './search-text.js';
 
 // The only importer of marked and sanitize-html.
 const marked = new Marked({ gfm: true, async: false });
+
+/**
+ * Footnotes as GitHub, kramdown, Hugo and Hexo render them (`[^1]` a superscript link to a
+ * numbered list at the end, each note linking back). Every id and fragment it writes starts with
+ * FOOTNOTE_ID, which the sanitiser requires (FOOTNOTE_IDS), and which lexWithAnchors keeps from
+ * heading ids, so a heading never takes a note's id.
+ */
+const FOOTNOTE_ID = 'fn-';
+const footnotes = markedFootnote({ prefixId: FOOTNOTE_ID, footnoteDivider: true, headingClass: '', sectionClass: 'footnotes' });
+// The extension keeps per-document state on the Marked instance: whether this lex has its list
+// yet. Its walkTokens clears that (and moves the list to the end), so a lex begins by clearing it
+// (a lex that threw leaves it set) and ends by walking its tokens.
+// Its numbering counter is reset only when a reference renders, so clearing renders one too: a
+// lex that is never rendered (the outline, the links) would otherwise number the next from where
+// it stopped.
+const footnoteWalk = footnotes.walkTokens!;
+const footnoteRef = (footnotes.extensions as Array<TokenizerExtension & RendererExtension>).find((e) => e.name === 'footnoteRef')!;
+const clearFootnotes = () => {
+  footnoteWalk({ type: 'space', raw: '' });
+  footnoteRef.renderer.call(null as never, { type: 'footnoteRef', raw: '', index: 0, id: '', label: '' });
+};
+// A reference looks its definition up in the list the block lexer puts first; an inline lex
+// alone (a heading's plain text) has no list, so `[^1]` stays text there instead of throwing.
+const refTokenizer = footnoteRef.tokenizer;
+footnoteRef.tokenizer = function (src: string, tokens: Token[]) {
+  return (this.lexer.tokens[0] as Token | undefined)?.type === 'footnotes' ? refTokenizer.call(this, src, tokens) : undefined;
+};
+marked.use(footnotes);
+
+/** marked's lexer with the footnote list at the end of the tokens. */
+function lex(markdown: string): Token[] {
+  clearFootnotes();
+  const tokens = marked.lexer(markdown);
+  marked.walkTokens(tokens, footnoteWalk);
+  return tokens;
+}
 
 /**
  * The `# H1` that opens the body (nothing but blank lines before it), if any, and where its source
@@ -44,7 +81,12 @@ export function markdownBlocks(markdown: string): Array<{ type: string; raw: str
 }
 
 /** marked's block lexer alone: the inline lexer, whose cost grows with emphasis, never runs. */
-const blockTokens = (source: string): Token[] => new marked.Lexer(marked.defaults).blockTokens(source, []);
+function blockTokens(source: string): Token[] {
+  clearFootnotes();
+  const tokens = new marked.Lexer(marked.defaults).blockTokens(source, []);
+  clearFootnotes();
+  return tokens;
+}
 
 /** Headings h2-h6 in document order (plain text, without a `{#id}`). */
 export function headings(markdown: string): Array<{ depth: number; text: string }> {
@@ -79,7 +121,7 @@ const headingText = (h: Tokens.Heading): string => (h as AnchoredHeading).plainT
  * GitHub. Ids that headings give are reserved first, so a slug never takes one a link relies on.
  */
 function lexWithAnchors(markdown: string): Token[] {
-  const tokens = marked.lexer(markdown);
+  const tokens = lex(markdown);
   const hs: AnchoredHeading[] = [];
   const fragments = new LinkedFragments();
   marked.walkTokens(tokens, (t) => {
@@ -93,7 +135,8 @@ function lexWithAnchors(markdown: string): Token[] {
     return SAFE_ID.test(found.id) && found.id.length <= 200 ? found.id : null;
   });
   const used = new Set<string>();
-  const unique = (base: string) => {
+  const unique = (wanted: string) => {
+    const base = notFootnoteId(wanted);
     let id = base;
     for (let n = 1; used.has(id); n++) id = `${base}-${n}`;
     used.add(id);
@@ -109,6 +152,9 @@ function lexWithAnchors(markdown: string): Token[] {
   });
   return tokens;
 }
+
+/** A heading's id kept out of the footnotes' ids (`fn-1` becomes `section-fn-1`). */
+const notFootnoteId = (id: string): string => (id.startsWith(FOOTNOTE_ID) ? `section-${id}` : id);
 
 /** Take the `{#id}` off a heading's text and off the inline token it ends. */
 function stripHeadingId(h: Tokens.Heading, rest: string): void {
@@ -150,7 +196,7 @@ function headingsOf(tokens: Token[]): Array<{ depth: number; text: string }> {
 export function linksAndImages(markdown: string): { links: string[]; images: Array<{ alt: string; src: string }> } {
   const links: string[] = [];
   const images: Array<{ alt: string; src: string }> = [];
-  marked.walkTokens(marked.lexer(markdown), (t) => {
+  marked.walkTokens(lex(markdown), (t) => {
     if (t.type === 'link') links.push((t as Tokens.Link).href);
     else if (t.type === 'image') images.push({ alt: (t as Tokens.Image).text.trim(), src: (t as Tokens.Image).href });
   });
@@ -182,7 +228,21 @@ export function renderHtml(markdown: string): string {
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
 const BODY_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption',
-  'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe', 'picture', 'source'];
+  'blockquote', 'a', 'img', 'strong', 'em', 'b', 'i', 'del', 's', 'sub', 'sup', 'code', 'pre', 'hr', 'br', 'figure', 'figcaption', 'iframe', 'picture', 'source',
+  'section'];
+
+// The ids footnotes carry: the prefix, then the label as marked-footnote writes it
+// (encodeURIComponent), with `ref-` for a reference and `-2`, `-3`, ... for a repeated one.
+const FOOTNOTE_IDS = new RegExp(`^${FOOTNOTE_ID}[A-Za-z0-9%._~-]{1,300}$`);
+// The heading marked-footnote opens its list with ("Footnotes", for screen readers only on
+// GitHub): left out, as kramdown and Hugo write none and svc keeps no class to hide it.
+const FOOTNOTES_LABEL = `${FOOTNOTE_ID}label`;
+
+/** An element keeping its `id` only when it is a footnote's. */
+const footnoteId = (tagName: string, attribs: sanitizeHtml.Attributes) => {
+  const { id, ...rest } = attribs;
+  return { tagName, attribs: id !== undefined && FOOTNOTE_IDS.test(id) ? { ...rest, id } : rest };
+};
 
 /** The allow-list of a body, with `idFor` deciding a heading's id from the one it carries. */
 function bodyOptions(idFor: (id: string | undefined) => string | undefined): sanitizeHtml.IOptions {
@@ -190,7 +250,8 @@ function bodyOptions(idFor: (id: string | undefined) => string | undefined): san
     allowedTags: BODY_TAGS,
     selfClosing: [...sanitizeHtml.defaults.selfClosing, 'source'],
     allowedAttributes: {
-      a: ['href', 'title', 'rel', 'target'],
+      a: ['href', 'title', 'rel', 'target', 'id', 'aria-label'],
+      li: ['id'],
       img: ['src', 'srcset', 'sizes', 'alt', 'title', 'width', 'height'],
       source: ['srcset', 'sizes', 'type', 'media'],
       iframe: ['src', 'width', 'height', 'title', 'allow', 'allowfullscreen', 'frameborder'],
@@ -199,16 +260,22 @@ function bodyOptions(idFor: (id: string | undefined) => string | undefined): san
       code: ['class'],
       ...Object.fromEntries(HEADINGS.map((h) => [h, ['id']])),
     },
-    transformTags: Object.fromEntries(HEADINGS.map((h) => [h, (tagName: string, attribs: sanitizeHtml.Attributes) => {
-      const { id: _, ...rest } = attribs;
-      const id = idFor(attribs.id);
-      return { tagName, attribs: id === undefined ? rest : { ...rest, id } };
-    }])),
+    transformTags: {
+      ...Object.fromEntries(HEADINGS.map((h) => [h, (tagName: string, attribs: sanitizeHtml.Attributes) => {
+        const { id: _, ...rest } = attribs;
+        const given = idFor(attribs.id);
+        const id = given === undefined || given === FOOTNOTES_LABEL ? given : notFootnoteId(given);
+        return { tagName, attribs: id === undefined ? rest : { ...rest, id } };
+      }])),
+      a: footnoteId,
+      li: footnoteId,
+    },
+    exclusiveFilter: (frame) => frame.tag === 'h2' && frame.attribs.id === FOOTNOTES_LABEL,
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesByTag: { img: ['http', 'https'], source: ['http', 'https'] },
     allowedIframeHostnames: EMBED_HOSTS,
     allowIframeRelativeUrls: false,
-    allowedClasses: { code: [/^language-[\w-]+$/] },
+    allowedClasses: { code: [/^language-[\w-]+$/], section: ['footnotes'] },
   };
 }
 
@@ -276,7 +343,7 @@ function faqOf(tokens: Token[]): FaqPair[] {
       }
       continue;
     }
-    if (current && t.type !== 'space') {
+    if (current && t.type !== 'space' && t.type !== 'footnotes') {
       const html = marked.parser([t] as never) as string;
       const text = plain(html);
       if (text) current.parts.push(text);
@@ -368,7 +435,7 @@ export function codeTexts(markdown: string): string[] {
   // Code needs a backtick, a ~~~ fence or an indent of a tab or four spaces: without any, the lex is skipped.
   if (!/[`~\t]| {4}/.test(markdown)) return [];
   const out: string[] = [];
-  marked.walkTokens(marked.lexer(markdown), (t) => {
+  marked.walkTokens(lex(markdown), (t) => {
     if (t.type === 'code' || t.type === 'codespan') out.push((t as Tokens.Code | Tokens.Codespan).text);
   });
   return out;

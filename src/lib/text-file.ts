@@ -1,28 +1,64 @@
-import { readFileSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
 import { AppError } from '../errors.js';
 
-/** A UTF-8 text file (markdown, an export), refused with a clear message when it is not one. */
-export async function readTextFile(file: string): Promise<string> {
-  return decodeUtf8(await readFileBytes(file, 'a markdown file'), file);
+/**
+ * The most svc reads of any file: a larger export could not become one string anyway (V8 holds
+ * at most about 536 million characters), and Node would report it as an unreadable file.
+ */
+export const FILE_MAX_BYTES = 500_000_000;
+
+/** A UTF-8 text file (markdown, an export), refused with a clear message when it is not one or is larger than `maxBytes`. */
+export async function readTextFile(file: string, maxBytes = FILE_MAX_BYTES, expected = 'a markdown file'): Promise<string> {
+  return decodeUtf8(await readFileBytes(file, expected, maxBytes), file);
 }
 
+const size = (bytes: number): string =>
+  bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${bytes.toLocaleString('en-US')} bytes`;
+
+/** `file_too_large` (413), naming the file, its size (or "more than" the limit when unknown) and the limit. */
+export const fileTooLarge = (file: string, bytes: number | null, expected: string, maxBytes: number): AppError =>
+  new AppError('file_too_large', 413, `${file} is ${bytes === null ? `more than ${size(maxBytes)}` : size(bytes)}; svc reads ${expected} of at most ${size(maxBytes)}`, { details: { maxBytes } });
+
 /**
- * A file's bytes; a missing file or a folder is a file_not_found error naming it, not a stack trace.
- * A regular file is read synchronously: only CLI commands read files (an import, thousands of
- * them), and a promise-based read costs about ten times the CPU of a synchronous one (four
- * thread-pool round trips a file), more than parsing the file. Anything else (a named pipe, a
- * device) may block for as long as its writer likes, so it is read off the event loop, where
- * Ctrl-C still reaches the command.
+ * A file's bytes, at most `maxBytes` of them; a missing file or a folder is a file_not_found error
+ * naming it, not a stack trace, and a larger file is file_too_large, refused from its size before
+ * any of it is read. A regular file is read synchronously: only CLI commands read files (an
+ * import, thousands of them), and a promise-based read costs about ten times the CPU of a
+ * synchronous one (four thread-pool round trips a file), more than parsing the file. Anything
+ * else (a named pipe, a device) has no size to check and may block for as long as its writer
+ * likes, so it is streamed off the event loop, where Ctrl-C still reaches the command, and cut
+ * off past the limit.
  */
-export async function readFileBytes(file: string, expected = 'a file'): Promise<Buffer> {
+export async function readFileBytes(file: string, expected = 'a file', maxBytes = FILE_MAX_BYTES): Promise<Buffer> {
+  let info: Stats;
   try {
-    return statSync(file).isFile() ? readFileSync(file) : await readFile(file);
+    info = statSync(file);
+    if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!info.isFile()) return await readCapped(file, expected, maxBytes);
+    if (info.size > maxBytes) throw fileTooLarge(file, info.size, expected, maxBytes);
+    return readFileSync(file);
   } catch (err) {
+    if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not ${expected}`);
     throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
   }
+}
+
+/** A file with no size (a pipe, a device) read as a stream, refused once it passes `maxBytes`. */
+async function readCapped(file: string, expected: string, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const stream = createReadStream(file);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      stream.destroy();
+      throw fileTooLarge(file, null, expected, maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 // A fatal decoder's state is reset by each whole (non-streaming) decode, so one serves every file.

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { png } from '../images/png.js';
+import { importWorld } from './world.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+// Hexo with `post_asset_folder: true` keeps a post's images in a folder named after it; its asset
+// tags, and plain relative images, name them by file name. Its post_link and post_path tags name
+// another post by its file under _posts.
+describe("Hexo's asset folders and post links", () => {
+  it('asset_img, asset_path and plain relative images are stored from the asset folder; post_link and post_path point where svc serves the post', async () => {
+    const w = await importWorld();
+    const posts = path.join(w.d.dir, 'blog', 'source', '_posts');
+    mkdirSync(path.join(posts, 'trip'), { recursive: true });
+    writeFileSync(path.join(w.d.dir, 'blog', '_config.yml'), 'title: Blog\npost_asset_folder: true\n');
+    const [cover, map, plain] = [png(4, 3, 1), png(2, 2, 2), png(3, 3, 3)];
+    writeFileSync(path.join(posts, 'trip', 'cover.png'), cover);
+    writeFileSync(path.join(posts, 'trip', 'map.png'), map);
+    writeFileSync(path.join(posts, 'trip', 'plain.png'), plain);
+    writeFileSync(
+      path.join(posts, 'trip.md'),
+      [
+        'title: The trip',
+        'date: 2024-01-02 10:00:00',
+        '---',
+        '{% asset_img cover.png The view from the top %}',
+        '',
+        '![The map]({% asset_path map.png %})',
+        '',
+        '![](plain.png)',
+        '',
+        'Before it: {% post_link packing %}, or {% post_link packing "what I packed" %}; [the list]({% post_path packing %}).',
+        '',
+        '{% asset_img gone.png Missing %}',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(path.join(posts, 'packing.md'), 'title: Packing\ndate: 2024-01-01 10:00:00\n---\nWhat I packed.\n');
+    const env = { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url };
+    const r = await runCli(['articles', 'import', '--publish', 'blog/source/_posts', '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const report = r.json();
+    expect(report.counts).toMatchObject({ imported: 2, failed: 0 });
+    const source = path.join('blog', 'source', '_posts', 'trip.md');
+    expect(report.images).toMatchObject({ used: 3, added: 3, left: [{ source, image: 'gone.png', reason: 'no such file' }] });
+    expect(report.notes.join('\n')).not.toMatch(/asset_img|post_link|post_path|asset_path/);
+    const url = (b: Buffer) => `${w.d.url}/media/${sha(b)}.png`;
+    const trip = (await w.api('/articles/trip')).body.data;
+    expect(trip.html).toContain(`<img src="${url(cover)}" alt="The view from the top" title="The view from the top" />`);
+    expect(trip.html).toContain(`<img src="${url(map)}" alt="The map" />`);
+    expect(trip.html).toContain(`<img src="${url(plain)}" alt="" />`);
+    const packing = (await w.api('/articles/packing')).body.data;
+    const at = packing.url as string;
+    expect(trip.html).toContain(`Before it: <a href="${at}">packing</a>, or <a href="${at}">what I packed</a>; <a href="${at}">the list</a>.`);
+    expect(trip.html).not.toMatch(/\{%|\.md"/);
+  });
+});

@@ -5,7 +5,7 @@ import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
 import { articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
-import { destinations } from '../publishing/publish-rows.js';
+import { type PublishResult, destinations } from '../publishing/publish-rows.js';
 import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
@@ -38,14 +38,19 @@ export interface ImportOptions {
   progress?: Progress;
 }
 
+/** What the report keeps of an article: no body, so an archive's report stays small. */
+export type ImportedPost = Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'scheduledAt' | 'importedPublishedAt' | 'importedUpdatedAt'>;
+
+const post = (a: Article): ImportedPost => ({ id: a.id, slug: a.slug, title: a.title, status: a.status, scheduledAt: a.scheduledAt, importedPublishedAt: a.importedPublishedAt, importedUpdatedAt: a.importedUpdatedAt });
+
 export interface ImportReport {
-  imported: Article[];
+  imported: ImportedPost[];
   /** Found already imported unchanged (a re-run): left alone, published if still waiting to be. */
-  already: Article[];
-  published: Article[];
-  scheduled: Article[];
+  already: ImportedPost[];
+  published: ImportedPost[];
+  scheduled: ImportedPost[];
   /** Imported and left as drafts (drafts on the old site, or no --publish). */
-  drafts: Article[];
+  drafts: ImportedPost[];
   failed: Array<{ source: string; error: string }>;
   /** One line per kind of note: skipped items, keys not carried over, dates read as UTC. */
   notes: string[];
@@ -120,7 +125,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
   const lines = notes.lines();
   if (stored.used > 0) lines.push(`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`);
-  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
+  const report: ImportReport = { imported: imported.map((x) => post(x.article)), already: already.map((x) => post(x.article)), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
   if (!publish) {
     report.drafts = report.imported;
     return report;
@@ -130,18 +135,18 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const live = [...imported, ...waiting].filter((x) => !x.item.draft);
   const future = live.filter((x) => x.article.importedPublishedAt && x.article.importedPublishedAt > nowIso);
   const due = live.filter((x) => !future.includes(x));
-  report.drafts = imported.filter((x) => x.item.draft).map((x) => x.article);
+  report.drafts = imported.filter((x) => x.item.draft).map((x) => post(x.article));
   if (ws.autoPublish && !opts.publish && !(await destinations(ctx, ws).then(() => true, () => false))) {
     report.notes.push('Auto-publish is on but the workspace has nowhere to publish to: everything stays a draft');
     report.drafts = report.imported;
     return report;
   }
   await scheduleMany(ctx, future.map((x) => ({ article: x.article, at: x.article.importedPublishedAt! })));
-  report.scheduled = future.map((x) => ({ ...x.article, status: 'scheduled' as const, scheduledAt: x.article.importedPublishedAt }));
+  report.scheduled = future.map((x) => ({ ...post(x.article), status: 'scheduled' as const, scheduledAt: x.article.importedPublishedAt }));
   const bar = progress('Publishing', due.length);
   try {
-    const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) });
-    report.published = result.published.map((r) => r.article);
+    const onPublished = (results: PublishResult[]) => report.published.push(...results.map((r) => post(r.article)));
+    const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n), onPublished });
     const sourceOf = new Map(live.map((x) => [x.article.id, x.item.source]));
     for (const f of result.failed) failed.push({ source: sourceOf.get(f.article.id) ?? f.article.slug, error: f.error.message });
   } finally {

@@ -2,7 +2,7 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
-import { articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
+import { type CheckedDraft, articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
 import { type PublishResult, destinations } from '../publishing/publish-rows.js';
@@ -112,7 +112,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     const left = new Set(already.map((x) => x.item));
     items.splice(0, items.length, ...items.filter((i) => !left.has(i)));
   }
-  for (const p of await checkDrafts(ctx, ws, items.map((i) => ({ label: i.source, input: i.input })))) notes.problem(p.label, p.message);
+  // Each post is parsed once: the check keeps what it parsed, and the insert takes it from there.
+  const checks: Array<{ label: string; input: ImportItem['input']; checked?: CheckedDraft }> = items.map((i) => ({ label: i.source, input: i.input }));
+  for (const p of await checkDrafts(ctx, ws, checks)) notes.problem(p.label, p.message);
+  const checked = new Map(items.map((item, i) => [item, checks[i].checked]));
   const failed = notes.problems.map((p) => ({ source: p.source, error: p.message }));
   if (failed.length > 0 && !opts.keepGoing) {
     throw new AppError('invalid_import', 400, `Nothing imported; fix these first (or pass --keep-going to import the rest):\n  ${failed.map((f) => `${f.source}: ${f.error}`).join('\n  ')}`, {
@@ -122,7 +125,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
   const stored = await storePostImages(ctx, ws, images, [...good, ...already.map((x) => x.item)]);
-  const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
+  const imported = await insertAll(ctx, ws, good, checked, failed, Boolean(opts.keepGoing), progress);
   const lines = notes.lines();
   if (stored.used > 0) lines.push(`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`);
   const report: ImportReport = { imported: imported.map((x) => post(x.article)), already: already.map((x) => post(x.article)), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
@@ -159,10 +162,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
 const INSERT_BATCH = 1_000;
 
 /** Insert the drafts INSERT_BATCH to a transaction; with keepGoing a failing batch is retried one by one to name the bad post. */
-async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: ImportReport['failed'], keepGoing: boolean, progress: Progress) {
+async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], checked: Map<ImportItem, CheckedDraft | undefined>, failed: ImportReport['failed'], keepGoing: boolean, progress: Progress) {
   const out: Array<{ item: ImportItem; article: Article }> = [];
   const insert = async (batch: ImportItem[]) => {
-    const inserted = await withTransaction(ctx.db, (trx) => insertDrafts({ ...ctx, db: trx }, ws, batch.map((item) => ({ input: item.input, imported: item.dates }))));
+    const inserted = await withTransaction(ctx.db, (trx) => insertDrafts({ ...ctx, db: trx }, ws, batch.map((item) => ({ input: item.input, imported: item.dates, checked: checked.get(item) }))));
     return batch.map((item, i) => ({ item, article: inserted[i] }));
   };
   const bar = progress('Importing', items.length);

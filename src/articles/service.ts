@@ -8,6 +8,7 @@ import { slugify } from '../lib/slug.js';
 import { parseInput } from '../lib/validate.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
+import type { z } from 'zod';
 import { type ArticleCreateInput, type ArticleListInput, type ArticleUpdateInput, articleCreateInput, articleListInput, articleUpdateInput } from './inputs.js';
 import { assertRenderable } from './body-limits.js';
 import { type KeywordRival, keywordFamily } from './keyword-family.js';
@@ -51,9 +52,9 @@ export async function insertDraft(ctx: Ctx, ws: Workspace, input: ArticleCreateI
  * those with a slug given in a few multi-row statements (an import's posts), the others one by
  * one. A slug taken meanwhile fails the whole call; the caller retries one by one to name it.
  */
-export async function insertDrafts(ctx: Ctx, ws: Workspace, items: Array<{ input: ArticleCreateInput; imported?: ImportedDates }>): Promise<Article[]> {
+export async function insertDrafts(ctx: Ctx, ws: Workspace, items: Array<{ input: ArticleCreateInput; imported?: ImportedDates; checked?: CheckedDraft }>): Promise<Article[]> {
   const now = nowIso(ctx.clock);
-  const made = items.map((item) => (item.input.slug === undefined ? undefined : newDraft(ws, item.input, item.imported, now).article));
+  const made = items.map((item) => (item.input.slug === undefined ? undefined : newDraft(ws, item.input, item.imported, now, item.checked).article));
   const given = made.filter((a): a is Article => a !== undefined);
   const taken = await store.takenSlugs(ctx.db, ws.id, given.map((a) => a.slug));
   if (taken.size > 0) throw conflict(slugTaken([...taken][0], ws), { details: { field: 'slug' } });
@@ -67,12 +68,18 @@ export async function insertDrafts(ctx: Ctx, ws: Workspace, items: Array<{ input
   return out;
 }
 
-/** A new draft from its input, checked (fields, title, renderable body); its slug is '' when none is given. */
-function newDraft(ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}, now: string) {
-  const data = parseInput(articleCreateInput, input, 'article');
+/** An input as checkDrafts parsed and passed it: inserting it need not check it again. */
+export type CheckedDraft = z.output<typeof articleCreateInput>;
+
+/**
+ * A new draft from its input, checked (fields, title, renderable body) unless checkDrafts has
+ * (`checked`, the parsed input); its slug is '' when none is given.
+ */
+function newDraft(ws: Workspace, input: ArticleCreateInput, imported: ImportedDates = {}, now: string, checked?: CheckedDraft) {
+  const data = checked ?? parseInput(articleCreateInput, input, 'article');
   const title = data.title || leadingH1(data.bodyMarkdown);
   if (!title) throw invalidInput('Invalid article: a title is required (pass a title, or start the markdown with "# Title")', { details: { field: 'title' } });
-  assertRenderable(data.slug ?? title, data.bodyMarkdown);
+  if (!checked) assertRenderable(data.slug ?? title, data.bodyMarkdown);
   const created = imported.publishedAt && imported.publishedAt < now ? imported.publishedAt : now;
   const article: Article = {
     id: newId('art'),
@@ -110,11 +117,12 @@ function newDraft(ws: Workspace, input: ArticleCreateInput, imported: ImportedDa
  * missing title, and explicit slugs taken in the workspace or repeated in the batch (the later
  * one is named). Returns one problem per item that would not insert; empty when all would.
  */
-export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label: string; input: ArticleCreateInput }>): Promise<Array<{ label: string; message: string }>> {
+export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label: string; input: ArticleCreateInput; checked?: CheckedDraft }>): Promise<Array<{ label: string; message: string }>> {
   const problems: Array<{ label: string; message: string }> = [];
   const seen = new Map<string, string>();
   const slugs: Array<{ label: string; slug: string }> = [];
-  for (const { label, input } of batch) {
+  for (const entry of batch) {
+    const { label, input } = entry;
     let data;
     try {
       data = parseInput(articleCreateInput, input, 'article');
@@ -125,6 +133,7 @@ export async function checkDrafts(ctx: Ctx, ws: Workspace, batch: Array<{ label:
     if (!(data.title || leadingH1(data.bodyMarkdown))) problems.push({ label, message: 'a title is required (set title in the front matter, or start the markdown with "# Title")' });
     else if (!renderable(label, data.bodyMarkdown, problems)) continue;
     else if (data.slug !== undefined) {
+      entry.checked = data;
       const earlier = seen.get(data.slug);
       if (earlier) problems.push({ label, message: `the slug "${data.slug}" is also used by ${earlier}` });
       else {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import type { Article } from '../articles/types.js';
 import { AppError, usageError } from '../errors.js';
 import { isTimeZone } from '../lib/datetime.js';
-import type { ImportReport } from '../imports/service.js';
+import type { ImportReport, ImportedPost } from '../imports/service.js';
 import { act, servedCtx, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 import { interruptionGuard, progressBar } from './progress.js';
@@ -63,8 +62,8 @@ function counts(r: ImportReport) {
 
 /** An imported article as listed: its state after the command, and its date from the old site. */
 function summary(r: ImportReport) {
-  const state = new Map<string, Article>([...r.published, ...r.scheduled].map((a) => [a.id, a]));
-  return (a: Article) => {
+  const state = new Map<string, ImportedPost>([...r.published, ...r.scheduled].map((a) => [a.id, a]));
+  return (a: ImportedPost) => {
     const now = state.get(a.id) ?? a;
     return { id: a.id, slug: a.slug, title: a.title, status: now.status, date: a.importedPublishedAt, updated: a.importedUpdatedAt };
   };

@@ -57,7 +57,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
     indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
     articleRows.push({ article_id: index.id, article: packArticle(snap) });
     for (const tag of index.tags) {
-      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`) });
+      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`), category: index.category.slug });
     }
   }
   await insertRows(trx, 'content_index', indexRows);

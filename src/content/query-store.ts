@@ -114,19 +114,29 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
 }
 
 /**
- * The best 3 posts sharing a tag with `a`, in one statement. On PostgreSQL each candidate's index
- * row is read by its key in a lateral subquery (OFFSET 0 keeps it one: by-keys.ts says why), so a
- * database without statistics does not scan content_index; SQLite joins by the primary key.
+ * The best 3 posts sharing a tag with `a`, in one statement. Each tag's window, with the category
+ * and date that rank it, is read from the content_tags_window index alone, and only the 3 winners'
+ * index rows are read (by key): counting and sorting slim rows, not every candidate's index JSON.
+ * A tag row an older daemon wrote has no category: its index row has it.
  */
 async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, tags: string[]): Promise<Row[]> {
-  const windows = tags.map(() => `select * from (select article_id from content_tags where workspace_id = ? and tag = ? order by rank desc limit ${RELATED_WINDOW}) as w`).join(' union all ');
-  const candidates = `select article_id, count(*) as shared from (${windows}) as c where article_id <> ? group by article_id`;
+  const windows = tags
+    .map(() => `select * from (select article_id, category, published_at from content_tags where workspace_id = ? and tag = ? order by rank desc limit ${RELATED_WINDOW}) as w`)
+    .join(' union all ');
+  const category = 'coalesce(c.category, (select category from content_index as o where o.article_id = c.article_id))';
+  const grouped = `select c.article_id, count(*) as shared, max(case when ${category} = ? then 1 else 0 end) as same, max(c.published_at) as at from (${windows}) as c where c.article_id <> ? group by c.article_id`;
+  const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${grouped}) as g order by pos limit 3`;
+  // Only the 3 winners' index rows are read, and put back in their order here: no index JSON goes
+  // through a sort.
+  // On PostgreSQL by key in a lateral subquery (OFFSET 0 keeps it one: by-keys.ts says why), so a
+  // database without statistics does not scan content_index; SQLite joins by the primary key.
   const index = isPostgres(db)
-    ? 'cross join lateral (select category, published_at, index_json from content_index where article_id = s.article_id offset 0) as ci'
+    ? 'cross join lateral (select index_json from content_index where article_id = s.article_id offset 0) as ci'
     : 'join content_index as ci on ci.article_id = s.article_id';
-  const sql = `select s.article_id, ci.index_json from (${candidates}) as s ${index} order by s.shared desc, case when ci.category = ? then 1 else 0 end desc, ci.published_at desc, s.article_id desc limit 3`;
-  const result = await db.raw(sql, [...tags.flatMap((tag) => [workspaceId, tag]), a.id, a.category]);
-  return isPostgres(db) ? (result as { rows: Row[] }).rows : (result as Row[]);
+  const sql = `select s.article_id, s.pos, ci.index_json from (${ranked}) as s ${index}`;
+  const result = await db.raw(sql, [a.category, ...tags.flatMap((tag) => [workspaceId, tag]), a.id] as never);
+  const rows: Row[] = isPostgres(db) ? (result as { rows: Row[] }).rows : (result as Row[]);
+  return rows.sort((x, y) => Number(x.pos) - Number(y.pos));
 }
 
 export interface TermRow {

@@ -71,7 +71,7 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     await trx('content_index').where({ article_id: index.id }).update(row);
     blocks.add(Number(old.sitemap_block));
     for (const tag of oldTags.filter((t) => !newTags.includes(t))) await removeTag(trx, workspaceId, tag, index.id);
-    for (const tag of newTags.filter((t) => !oldTags.includes(t))) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
+    for (const tag of newTags.filter((t) => !oldTags.includes(t))) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt, index.category.slug);
   } else {
     if (old) {
       await removeIndexRow(trx, old);
@@ -84,7 +84,7 @@ async function saveSnapshot(trx: Trx, workspaceId: string, snap: Snapshot, now: 
     blocks.add(block);
     await trx('content_index').insert({ ...row, article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
     await splitIfOversized(trx, workspaceId, block, blocks);
-    for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt);
+    for (const tag of newTags) await insertTag(trx, workspaceId, tag, index.id, index.publishedAt, index.category.slug);
   }
   await trx('content_articles').insert({ article_id: index.id, article: packArticle(snap) }).onConflict('article_id').merge();
   await indexForSearch(trx, [{ articleId: index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms }]);
@@ -108,9 +108,9 @@ async function removeIndexRow(db: Queryable, old: Row): Promise<void> {
   await closeSlot(db, catGroup(old.workspace_id, old.category), Number(old.cat_rank));
 }
 
-async function insertTag(db: Queryable, workspaceId: string, tag: string, articleId: string, publishedAt: string): Promise<void> {
+async function insertTag(db: Queryable, workspaceId: string, tag: string, articleId: string, publishedAt: string, category: string): Promise<void> {
   const rank = await insertAt(db, tagGroup(workspaceId, tag), publishedAt, articleId);
-  await db('content_tags').insert({ workspace_id: workspaceId, tag, article_id: articleId, published_at: publishedAt, rank });
+  await db('content_tags').insert({ workspace_id: workspaceId, tag, article_id: articleId, published_at: publishedAt, rank, category });
 }
 
 async function removeTag(db: Queryable, workspaceId: string, tag: string, articleId: string): Promise<void> {

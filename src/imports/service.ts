@@ -2,10 +2,10 @@ import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
-import { articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
+import { type CheckedDraft, articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
-import { destinations } from '../publishing/publish-rows.js';
+import { type PublishResult, destinations } from '../publishing/publish-rows.js';
 import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
@@ -38,14 +38,19 @@ export interface ImportOptions {
   progress?: Progress;
 }
 
+/** What the report keeps of an article: no body, so an archive's report stays small. */
+export type ImportedPost = Pick<Article, 'id' | 'slug' | 'title' | 'status' | 'scheduledAt' | 'importedPublishedAt' | 'importedUpdatedAt'>;
+
+const post = (a: Article): ImportedPost => ({ id: a.id, slug: a.slug, title: a.title, status: a.status, scheduledAt: a.scheduledAt, importedPublishedAt: a.importedPublishedAt, importedUpdatedAt: a.importedUpdatedAt });
+
 export interface ImportReport {
-  imported: Article[];
+  imported: ImportedPost[];
   /** Found already imported unchanged (a re-run): left alone, published if still waiting to be. */
-  already: Article[];
-  published: Article[];
-  scheduled: Article[];
+  already: ImportedPost[];
+  published: ImportedPost[];
+  scheduled: ImportedPost[];
   /** Imported and left as drafts (drafts on the old site, or no --publish). */
-  drafts: Article[];
+  drafts: ImportedPost[];
   failed: Array<{ source: string; error: string }>;
   /** One line per kind of note: skipped items, keys not carried over, dates read as UTC. */
   notes: string[];
@@ -107,7 +112,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     const left = new Set(already.map((x) => x.item));
     items.splice(0, items.length, ...items.filter((i) => !left.has(i)));
   }
-  for (const p of await checkDrafts(ctx, ws, items.map((i) => ({ label: i.source, input: i.input })))) notes.problem(p.label, p.message);
+  // Each post is parsed once: the check keeps what it parsed, and the insert takes it from there.
+  const checks: Array<{ label: string; input: ImportItem['input']; checked?: CheckedDraft }> = items.map((i) => ({ label: i.source, input: i.input }));
+  for (const p of await checkDrafts(ctx, ws, checks)) notes.problem(p.label, p.message);
+  const checked = new Map(items.map((item, i) => [item, checks[i].checked]));
   const failed = notes.problems.map((p) => ({ source: p.source, error: p.message }));
   if (failed.length > 0 && !opts.keepGoing) {
     throw new AppError('invalid_import', 400, `Nothing imported; fix these first (or pass --keep-going to import the rest):\n  ${failed.map((f) => `${f.source}: ${f.error}`).join('\n  ')}`, {
@@ -117,10 +125,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
   const stored = await storePostImages(ctx, ws, images, [...good, ...already.map((x) => x.item)]);
-  const imported = await insertAll(ctx, ws, good, failed, Boolean(opts.keepGoing), progress);
+  const imported = await insertAll(ctx, ws, good, checked, failed, Boolean(opts.keepGoing), progress);
   const lines = notes.lines();
   if (stored.used > 0) lines.push(`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`);
-  const report: ImportReport = { imported: imported.map((x) => x.article), already: already.map((x) => x.article), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
+  const report: ImportReport = { imported: imported.map((x) => post(x.article)), already: already.map((x) => post(x.article)), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
   if (!publish) {
     report.drafts = report.imported;
     return report;
@@ -130,18 +138,18 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const live = [...imported, ...waiting].filter((x) => !x.item.draft);
   const future = live.filter((x) => x.article.importedPublishedAt && x.article.importedPublishedAt > nowIso);
   const due = live.filter((x) => !future.includes(x));
-  report.drafts = imported.filter((x) => x.item.draft).map((x) => x.article);
+  report.drafts = imported.filter((x) => x.item.draft).map((x) => post(x.article));
   if (ws.autoPublish && !opts.publish && !(await destinations(ctx, ws).then(() => true, () => false))) {
     report.notes.push('Auto-publish is on but the workspace has nowhere to publish to: everything stays a draft');
     report.drafts = report.imported;
     return report;
   }
   await scheduleMany(ctx, future.map((x) => ({ article: x.article, at: x.article.importedPublishedAt! })));
-  report.scheduled = future.map((x) => ({ ...x.article, status: 'scheduled' as const, scheduledAt: x.article.importedPublishedAt }));
+  report.scheduled = future.map((x) => ({ ...post(x.article), status: 'scheduled' as const, scheduledAt: x.article.importedPublishedAt }));
   const bar = progress('Publishing', due.length);
   try {
-    const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n) });
-    report.published = result.published.map((r) => r.article);
+    const onPublished = (results: PublishResult[]) => report.published.push(...results.map((r) => post(r.article)));
+    const result = await publishMany(ctx, ws, due.map((x) => x.article), { keepGoing: opts.keepGoing, onProgress: (n) => bar.update(n), onPublished });
     const sourceOf = new Map(live.map((x) => [x.article.id, x.item.source]));
     for (const f of result.failed) failed.push({ source: sourceOf.get(f.article.id) ?? f.article.slug, error: f.error.message });
   } finally {
@@ -154,10 +162,10 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
 const INSERT_BATCH = 1_000;
 
 /** Insert the drafts INSERT_BATCH to a transaction; with keepGoing a failing batch is retried one by one to name the bad post. */
-async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], failed: ImportReport['failed'], keepGoing: boolean, progress: Progress) {
+async function insertAll(ctx: Ctx, ws: Workspace, items: ImportItem[], checked: Map<ImportItem, CheckedDraft | undefined>, failed: ImportReport['failed'], keepGoing: boolean, progress: Progress) {
   const out: Array<{ item: ImportItem; article: Article }> = [];
   const insert = async (batch: ImportItem[]) => {
-    const inserted = await withTransaction(ctx.db, (trx) => insertDrafts({ ...ctx, db: trx }, ws, batch.map((item) => ({ input: item.input, imported: item.dates }))));
+    const inserted = await withTransaction(ctx.db, (trx) => insertDrafts({ ...ctx, db: trx }, ws, batch.map((item) => ({ input: item.input, imported: item.dates, checked: checked.get(item) }))));
     return batch.map((item, i) => ({ item, article: inserted[i] }));
   };
   const bar = progress('Importing', items.length);

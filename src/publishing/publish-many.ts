@@ -26,6 +26,11 @@ export interface PublishManyOptions {
   keepGoing?: boolean;
   /** Called after each batch with how many articles were handled so far. */
   onProgress?: (done: number) => void;
+  /**
+   * Called with each batch's results as it is written. When given, `published` stays empty: a
+   * caller publishing a whole archive keeps what it needs of them, not every article.
+   */
+  onPublished?: (results: PublishResult[]) => void;
 }
 
 export interface PublishManyResult {
@@ -66,7 +71,8 @@ export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts
     const results = await withTransaction(ctx.db, (trx) => publishRows(trx, ctx, ws, batch, connectors, rendered, opts.onlyIf));
     if (results.length > 0) announce(ctx, ws, connectors.map((c) => c.kind));
     const done = new Set(results.map((r) => r.article.id));
-    out.published.push(...results);
+    if (opts.onPublished) opts.onPublished(results);
+    else out.published.push(...results);
     out.skipped.push(...batch.filter((a) => !done.has(a.id)));
   };
   const batches: Article[][] = [];

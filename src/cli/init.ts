@@ -7,7 +7,7 @@ import { parseInput } from '../lib/validate.js';
 import type { Workspace } from '../workspaces/types.js';
 import { usageError } from '../errors.js';
 import { askNewPassword, askText, confirm } from './ask.js';
-import { act, CONFIG_SEARCH } from './harness.js';
+import { act, CONFIG_SEARCH, mayCreateDatabase } from './harness.js';
 import { redact } from '../backup/copy-to-postgres.js';
 import type { Config } from '../config/schema.js';
 import type { Io } from './io.js';
@@ -24,8 +24,7 @@ interface InitOptions {
 const MIN_PASSWORD = 8;
 
 export function registerInit(program: Command, io: Io): void {
-  program
-    .command('init')
+  mayCreateDatabase(program.command('init'))
     .description('first run: create the first user (as admin) and the first workspace')
     .option('--email <email>', 'email of the first user')
     .option('--password <password>', 'password of the first user (asked for on a terminal)')

@@ -17,7 +17,10 @@ try {
   const npm = process.env.npm_execpath;
   if (!npm) throw new Error('svc: TypeScript is not installed and npm is not the one running this script: run npm ci first');
   console.error('svc: installing the build tools (devDependencies, without install scripts) to build this clone...');
-  // The global install's settings reach this script through npm_config_*: this one is local to the clone.
-  execFileSync(process.execPath, [npm, 'install', '--global=false', '--prefix', root, '--include=dev', '--ignore-scripts', '--install-links=false', '--no-save', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  // The global install's settings reach this script through npm_config_*: this install is local to
+  // the clone, and npm refuses allow-scripts in a local install (it runs no scripts anyway).
+  const env = { ...process.env };
+  delete env.npm_config_allow_scripts;
+  execFileSync(process.execPath, [npm, 'install', '--global=false', '--prefix', root, '--include=dev', '--ignore-scripts', '--install-links=false', '--no-save', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', env });
 }
 execFileSync(process.execPath, [path.join(root, 'scripts', 'build-if-stale.mjs')], { cwd: root, stdio: 'inherit' });

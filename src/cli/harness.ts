@@ -63,8 +63,14 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const creates = mayCreate.has(command);
     if (!creates) refuseMissingDatabase(config);
     warnIfDaemonElsewhere(config, out);
-    // On PostgreSQL a new database is one without svc's tables: only createApp can tell.
-    const beforeNewDatabase = creates ? guard : () => refuseEmptyDatabase(config);
+    // On PostgreSQL a new database is one without svc's tables: only createApp can tell. Again the
+    // refusal naming the database a daemon serves comes first.
+    const beforeNewDatabase = creates
+      ? guard
+      : () => {
+          guard?.();
+          refuseEmptyDatabase(config);
+        };
     const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase }).catch(namingDatabase(config));
     try {
       await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });

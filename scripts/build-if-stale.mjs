@@ -4,13 +4,15 @@
 // clone has no dist/ and builds. tsc itself is incremental (tsconfig.json), so a rebuild after a
 // small change is short too.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const stamp = path.join(root, 'dist', '.built');
+// Every build writes dist/build-info.json last (`npm run build` too, so `npm pack`'s prepare after
+// its prepack builds nothing again): its time is the build's.
+const stamp = path.join(root, 'dist', 'build-info.json');
 // What the build reads. Directories count too: deleting a file changes its folder's time.
 const INPUTS = ['src', 'migrations', 'bench', 'tsconfig.json', 'package.json'];
 
@@ -30,5 +32,4 @@ if (built === 0 || changed > built) {
   console.error(built === 0 ? 'Building svc (first start)...' : 'Sources changed since the last build: building svc...');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
   execFileSync(process.execPath, [path.join(root, 'scripts', 'build-info.mjs')], { cwd: root, stdio: 'inherit' });
-  writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

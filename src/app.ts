@@ -11,7 +11,7 @@ import { refuseMovedDatabase } from './db/moved.js';
 export { isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
 export { type DaemonRecord, claimDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-lock.js';
-export { cannotReach, noSqliteDatabase } from './db/errors.js';
+export { cannotReach, noSvcDatabase } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { AppError } from '../errors.js';
-import { noSqliteDatabase } from '../db/errors.js';
+import { noSvcDatabase } from '../db/errors.js';
 
 /** The refusals of backup, restore and db copy, worded once. */
 export const backupErrors = {
-  noDatabase: (file: string, chosenBy: string, nothingTo: string) => noSqliteDatabase(file, chosenBy, nothingTo),
+  noDatabase: (file: string, chosenBy: string, nothingTo: string) => noSvcDatabase(file, chosenBy, nothingTo),
   outExists: (file: string) =>
     new AppError('backup_exists', 409, `${file} already exists: a backup never overwrites a file`, {
       // Not the date alone: a second backup the same day collides with that name too.

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, type DaemonRecord, cannotReach, createApp, noSqliteDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
+import { type App, type DaemonRecord, cannotReach, createApp, noSvcDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 // The settings report (settings-report.ts) reads the daemon records through the composition root too.
@@ -45,8 +45,10 @@ export function commandLogger(io: Io, config: Config): Logger {
 export const WORKSPACE_OPTION = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
 /**
- * Wrap a commander action: load config, open the app (migrating to latest, so a fresh data
- * directory just works), run, always close. Errors propagate to main.ts, which owns exit codes.
+ * Wrap a commander action: load config, open the app (migrating to latest), run, always close.
+ * A command declared with mayCreateDatabase creates and migrates a database that is not there
+ * yet; any other refuses one (no SQLite file, or a PostgreSQL database without svc's tables) and
+ * creates nothing. Errors propagate to main.ts, which owns exit codes.
  */
 export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O>) => Promise<void>) {
   return async (...params: unknown[]) => {
@@ -58,9 +60,18 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const guard = newDatabaseGuard(config, opts.newDatabase);
     // First the refusal that names the database a daemon serves (more help than "not there").
     refuseNewSqliteFile(config, guard);
-    if (READS_ONLY.has(commandPath(command))) refuseMissingDatabase(config);
+    const creates = mayCreate.has(command);
+    if (!creates) refuseMissingDatabase(config);
     warnIfDaemonElsewhere(config, out);
-    const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase: guard }).catch(namingDatabase(config));
+    // On PostgreSQL a new database is one without svc's tables: only createApp can tell. Again the
+    // refusal naming the database a daemon serves comes first.
+    const beforeNewDatabase = creates
+      ? guard
+      : () => {
+          guard?.();
+          refuseEmptyDatabase(config);
+        };
+    const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase }).catch(namingDatabase(config));
     try {
       await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });
     } catch (err) {
@@ -71,26 +82,20 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
   };
 }
 
+const mayCreate = new WeakSet<Command>();
+
 /**
- * The commands that only read: on a SQLite file that is not there they say so and create none
- * (act would migrate, creating an empty database). `svc migrate --status`, `svc doctor`,
- * `svc backup` and `svc db copy` check the same way themselves.
+ * Declare that `command` may create and migrate a database that is not there yet (init, migrate,
+ * serve, the commands that add a first user or workspace). Every other command run through act
+ * refuses a missing database: a command added later refuses unless it says otherwise here.
  */
-export const READS_ONLY: ReadonlySet<string> = new Set([
-  'users list',
-  'workspaces list',
-  'workspaces show',
-  'members list',
-  'articles list',
-  'articles show',
-  'keywords list',
-  'images list',
-  'blog-key show',
-  'webhook show',
-  'webhook deliveries',
-  'api-keys list',
-  'connections list',
-]);
+export function mayCreateDatabase<C extends Command>(command: C): C {
+  mayCreate.add(command);
+  return command;
+}
+
+/** Whether `command` was declared with mayCreateDatabase. */
+export const declaredMayCreateDatabase = (command: Command): boolean => mayCreate.has(command);
 
 /** `articles list` for the command of an action (its group and name, without aliases). */
 export function commandPath(command: Command): string {
@@ -101,7 +106,13 @@ export function commandPath(command: Command): string {
 
 /** Refuse a SQLite database that is not there yet, naming the file and why this command looks there. */
 export function refuseMissingDatabase(config: Config, nothingTo?: string): void {
-  if (config.database.client === 'sqlite3' && !existsSync(config.database.filename)) throw noSqliteDatabase(config.database.filename, sqliteChosenBy(config), nothingTo);
+  if (config.database.client === 'sqlite3' && !existsSync(config.database.filename)) throw noSvcDatabase(config.database.filename, sqliteChosenBy(config), nothingTo);
+}
+
+/** Refuse a database without svc's tables (a PostgreSQL database nothing migrated), naming it without its password. */
+export function refuseEmptyDatabase(config: Config, nothingTo?: string): never {
+  const where = config.database.client === 'pg' ? databaseIdentity(config.database) : config.database.filename;
+  throw noSvcDatabase(where, 'no svc tables', nothingTo);
 }
 
 /**

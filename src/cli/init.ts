@@ -7,7 +7,7 @@ import { parseInput } from '../lib/validate.js';
 import type { Workspace } from '../workspaces/types.js';
 import { usageError } from '../errors.js';
 import { askNewPassword, askText, confirm } from './ask.js';
-import { act, CONFIG_SEARCH } from './harness.js';
+import { act, CONFIG_SEARCH, daemonsServing, mayCreateDatabase } from './harness.js';
 import { redact } from '../backup/copy-to-postgres.js';
 import type { Config } from '../config/schema.js';
 import type { Io } from './io.js';
@@ -24,8 +24,7 @@ interface InitOptions {
 const MIN_PASSWORD = 8;
 
 export function registerInit(program: Command, io: Io): void {
-  program
-    .command('init')
+  mayCreateDatabase(program.command('init'))
     .description('first run: create the first user (as admin) and the first workspace')
     .option('--email <email>', 'email of the first user')
     .option('--password <password>', 'password of the first user (asked for on a terminal)')
@@ -58,7 +57,7 @@ export function registerInit(program: Command, io: Io): void {
             '',
             `Next: svc blog-key generate${w}   (content API key for your blog)`,
             `      svc articles import${w} posts/*.md`,
-            '      svc serve',
+            nextServe(app.config),
           ].join('\n'),
         );
       }),
@@ -104,4 +103,11 @@ function whereItLives(config: Config): string {
   return config.source
     ? `Database: ${database} (config file ${config.source})`
     : `Database: ${database} (no config file; svc looks for one at ${CONFIG_SEARCH}: run svc serve and later commands with the same settings)`;
+}
+
+/** `svc serve`, unless a daemon of this machine already serves this database: then that it does, and where. */
+function nextServe(config: Config): string {
+  const daemon = daemonsServing(config)[0];
+  if (!daemon) return '      svc serve';
+  return `      (no svc serve needed: the daemon with pid ${daemon.pid} already serves this database${daemon.served ? ` at ${daemon.served.baseUrl}` : ''})`;
 }

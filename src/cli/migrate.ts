@@ -3,13 +3,12 @@ import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastB
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { commandLogger, configFor, namingDatabase, newDatabaseGuard, refuseMissingDatabase, refuseNewSqliteFile } from './harness.js';
+import { commandLogger, configFor, mayCreateDatabase, namingDatabase, newDatabaseGuard, refuseMissingDatabase, refuseNewSqliteFile } from './harness.js';
 import { settingsReport, settingsReportLines } from './settings-report.js';
 import { type Io, output } from './io.js';
 
 export function registerMigrate(program: Command, io: Io): void {
-  program
-    .command('migrate')
+  mayCreateDatabase(program.command('migrate'))
     .description('apply pending database migrations (safe to run again)')
     .option('--status', 'list applied and pending migrations without changing anything')
     .option('--rollback', 'undo the last batch of migrations (never the install: that is a restore of a backup)')

@@ -8,15 +8,14 @@ import { type Logger, createLogger } from '../lib/log.js';
 import { VERSION } from '../version.js';
 import type { HttpServer } from '../http/server.js';
 import type { Job } from '../jobs/index.js';
-import { configFor, namingDatabase } from './harness.js';
+import { configFor, mayCreateDatabase, namingDatabase } from './harness.js';
 import type { Io } from './io.js';
 
 /** How long a step that ignores the shutdown deadline may run past it before it is left behind. */
 const PAST_DEADLINE_MS = 1000;
 
 export function registerServe(program: Command, io: Io): void {
-  program
-    .command('serve', { isDefault: true })
+  mayCreateDatabase(program.command('serve', { isDefault: true }))
     .description('run migrations, then serve the content API, the MCP endpoint and the background jobs (default command)')
     .option('--host <host>', 'interface to listen on (SVC_HOST)')
     .option('--port <port>', 'port to listen on, 0 for any free port (SVC_PORT)')

@@ -3,14 +3,13 @@ import { changePassword, removeUser } from '../accounts/users.js';
 import { createUser, listUsers } from '../workspaces/users.js';
 import { askText, confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { act } from './harness.js';
+import { act, mayCreateDatabase } from './harness.js';
 import { type Io, table } from './io.js';
 
 export function registerUsers(program: Command, io: Io): void {
   const users = program.command('users').description('manage user accounts (people who log in and own connections)');
 
-  users
-    .command('add')
+  mayCreateDatabase(users.command('add'))
     .description('create a user')
     .option('--email <email>', 'email address (login name)')
     .option('--password <password>', 'password, 8+ characters (asked for on a terminal)')

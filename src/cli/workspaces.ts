@@ -7,7 +7,7 @@ import { listMembers } from '../workspaces/members.js';
 import { createWorkspace, listWorkspaces, resolveWorkspace, subscriptionLapsed, updateWorkspace } from '../workspaces/service.js';
 import type { WorkspaceUpdateInput } from '../workspaces/inputs.js';
 import { askText } from './ask.js';
-import { act, WORKSPACE_OPTION } from './harness.js';
+import { act, mayCreateDatabase, WORKSPACE_OPTION } from './harness.js';
 import { type Io, table } from './io.js';
 
 interface SetOptions {
@@ -28,7 +28,7 @@ interface SetOptions {
 export function registerWorkspaces(program: Command, io: Io): void {
   const ws = program.command('workspaces').alias('workspace').description('manage workspaces (one per site)');
 
-  ws.command('add')
+  mayCreateDatabase(ws.command('add'))
     .description('create a workspace')
     .option('--name <name>', 'name, usually the site domain (e.g. example.com)')
     .option('--website <url>', 'the site the workspace tracks')

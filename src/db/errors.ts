@@ -58,12 +58,13 @@ export function cannotReach(database: string, err: unknown, check?: string): App
 }
 
 /**
- * A command that only reads found no SQLite file where its settings point (`chosenBy`: why that
- * file, config/load.ts sqliteChosenBy): it says so and creates none, since opening the file would
- * leave an empty database behind that the operator never asked for.
+ * A command that only reads found no svc database where its settings point: no SQLite file
+ * (`why`: why that file, config/load.ts sqliteChosenBy), or a PostgreSQL database without svc's
+ * tables. It says so and creates none: opening the file or migrating would leave an empty
+ * database behind that the operator never asked for.
  */
-export function noSqliteDatabase(filename: string, chosenBy: string, nothingTo?: string): AppError {
-  return new AppError('database_not_found', 404, `There is no svc database at ${filename} (${chosenBy})${nothingTo ? `: nothing to ${nothingTo}` : ''}`, {
+export function noSvcDatabase(filename: string, why: string, nothingTo?: string): AppError {
+  return new AppError('database_not_found', 404, `There is no svc database at ${filename} (${why})${nothingTo ? `: nothing to ${nothingTo}` : ''}`, {
     hint: 'To create it: svc init (the database, a workspace and its first user) or svc migrate (the tables only); svc serve creates it too. If the data is elsewhere, point svc at it: dataDir or database.url in the config file the daemon reads (svc doctor names the one this command read).',
     details: { database: filename },
   });

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import prompts from 'prompts';
 import { describe, expect, it } from 'vitest';
+import { serve } from '../helpers/serve.js';
 import { expectCleanError, sandbox } from './sandbox.js';
 
 describe('svc init', () => {
@@ -127,4 +128,21 @@ describe('svc init with a taken workspace name', () => {
     expectCleanError(await box.cli(['init', '--another', '--email', 'b@example.com', '--password', 'owner-password', '--website', 'https://a.example']), 1, 'error: A workspace named "a.example" already exists');
     expect((await box.json(['users', 'list'])).map((u: { email: string }) => u.email)).toEqual(['a@example.com']);
   });
+
+  it('with a daemon already serving this database, the next steps say it does instead of svc serve', async () => {
+    const box = await sandbox();
+    const daemon = await serve({ ...box.env, SVC_BASE_URL: 'https://svc.example.org' }, box.dir);
+    try {
+      const r = await box.cli(['init', '--email', 'a@example.com', '--password', 'long-enough', '--website', 'https://example.com']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('      svc serve');
+      expect(r.stdout).toContain(`      (no svc serve needed: the daemon with pid ${daemon.child.pid} already serves this database at https://svc.example.org)`);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    }
+    // Without one: svc serve.
+    const other = await sandbox();
+    expect((await other.cli(['init', '--email', 'a@example.com', '--password', 'long-enough', '--website', 'https://example.com'])).stdout).toContain('\n      svc serve\n');
+  }, 60_000);
 });

@@ -1,9 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { READS_ONLY, commandPath } from '../../src/cli/harness.js';
+import { commandPath, declaredMayCreateDatabase } from '../../src/cli/harness.js';
 import type { Command } from 'commander';
+import { PG_URL, createPgDatabase } from '../helpers/env.js';
 import { sandbox } from './sandbox.js';
 
 const leaves = (c: Command): Command[] => c.commands.flatMap((s) => (s.commands.length ? leaves(s) : [s]));
@@ -30,12 +32,18 @@ const READ_ONLY_RUNS: string[][] = [
 ];
 
 describe('commands that only read never create a database', () => {
-  it('the list of read-only commands names real commands, and each is run below', () => {
+  it('only the commands declared to may create a database do; the ones run below are real and not declared', () => {
     const program = buildProgram({ stdout: process.stdout, stderr: process.stderr, env: {}, cwd: '/' } as never);
-    const all = new Set(leaves(program).map(commandPath));
-    for (const name of READS_ONLY) expect(all, name).toContain(name);
-    const ran = new Set(READ_ONLY_RUNS.map((args) => args.filter((a) => !a.startsWith('-') && /^[a-z-]+$/.test(a)).slice(0, 2).join(' ')));
-    for (const name of READS_ONLY) expect(ran, name).toContain(name);
+    const commands = leaves(program);
+    // A new command refuses a missing database unless it is declared (mayCreateDatabase): adding one here is a decision.
+    expect(commands.filter(declaredMayCreateDatabase).map(commandPath).sort()).toEqual(['init', 'migrate', 'serve', 'users add', 'workspaces add']);
+    const byPath = new Map(commands.map((c) => [commandPath(c), c]));
+    for (const args of READ_ONLY_RUNS) {
+      const name = args.filter((a) => !a.startsWith('-') && /^[a-z-]+$/.test(a)).slice(0, 2).join(' ');
+      const command = byPath.get(name) ?? byPath.get(args[0]);
+      expect(command, name).toBeDefined();
+      if (command!.name() !== 'migrate') expect(declaredMayCreateDatabase(command!), name).toBe(false);
+    }
   });
 
   it('on a SQLite file that is not there, each says so, names why it looked there and how to create one, exits 1 and creates nothing', async () => {
@@ -57,4 +65,43 @@ describe('commands that only read never create a database', () => {
     expect(existsSync(database)).toBe(true);
     expect((await box.cli(['workspaces', 'list'], { env })).code).toBe(0);
   }, 60_000);
+
+  // On PostgreSQL a database nothing migrated has no svc tables; the SQLite-only and PostgreSQL-only
+  // cases aside (db copy copies SQLite, backup runs pg_dump and migrate --status lists what is pending),
+  // each command refuses it the same way and creates no table.
+  it.runIf(PG_URL)('on a PostgreSQL database without svc tables, each says so without the password, exits 1 and creates no table', async () => {
+    const box = await sandbox();
+    const url = await createPgDatabase(PG_URL);
+    const env = { SVC_DATABASE_URL: url };
+    for (const args of READ_ONLY_RUNS) {
+      const r = await box.cli(args, { env });
+      const said = `${args.join(' ')}:\n${r.stdout}${r.stderr}`;
+      if (args[0] === 'db') {
+        expect(r.code, said).toBe(2);
+        continue;
+      }
+      if (args[0] === 'backup' || (args[0] === 'migrate' && args[1] === '--status')) continue;
+      expect(r.code, said).toBe(1);
+      expect(r.stdout + r.stderr, said).toMatch(/There is no svc database at postgres(ql)?:\/\/[^ ]+ \(no svc tables\)/);
+      expect(r.stdout + r.stderr, said).toContain('To create it: svc init');
+      if (new URL(url).password) expect(r.stdout + r.stderr, said).not.toContain(new URL(url).password);
+    }
+    expect(await tables(url)).toEqual([]);
+    // A command declared to create one still does.
+    expect((await box.cli(['migrate'], { env })).code).toBe(0);
+    expect(await tables(url)).toContain('knex_migrations');
+    expect((await box.cli(['workspaces', 'list'], { env })).code).toBe(0);
+  }, 120_000);
 });
+
+/** The tables of every schema but PostgreSQL's own. */
+async function tables(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1");
+    return r.rows.map((row) => row.table_name);
+  } finally {
+    await client.end();
+  }
+}

@@ -29,13 +29,13 @@ describe('the operator documentation says what is true', () => {
     for (const flag of asked) expect(start).toContain(`\`${flag}\``);
   });
 
-  it('the install section offers npm, a git URL and a clone, and says what npm 11 says of sqlite3\'s install script', () => {
+  it('the install section offers npm, a git URL and a clone, and says what npm 11 says of install scripts', () => {
     const install = section(README, '## Quick start');
     expect(install).toMatch(/npm install -g [^\n]*svc-daemon\s/);
-    expect(install).toMatch(/git clone [^\n]*\nnpm ci && npm pack && npm install -g --allow-scripts=sqlite3 \.\/svc-daemon-\*\.tgz\n/);
-    // Why not npm install -g git+...: the npm bug, and what --install-links leaves out.
+    // The git URL as npm installs it: --install-links (npm/cli#6984), and both packages' scripts allowed.
+    expect(install).toMatch(/npm install -g --install-links --allow-scripts=sqlite3,svc-daemon git\+https:[^\n]*\n/);
     expect(install).toContain('npm/cli#6984');
-    expect(install).toMatch(/with `--install-links` it finishes but\s+the package it installs has no `dist\/`/);
+    expect(JSON.parse(read('package.json')).scripts.prepare).toBe('node scripts/prepare.mjs');
     expect(install).toContain('allowScripts');
   });
 

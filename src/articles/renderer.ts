@@ -29,7 +29,7 @@ export interface Renderer {
   /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links; `site` tells its own links apart. */
   audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<ReturnType<typeof auditArticle>>;
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
-  stats(): { running: number; started: number; peak: number };
+  stats(): { running: number; started: number; peak: number; ready: number };
   close(): Promise<void>;
 }
 
@@ -90,7 +90,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
     audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
-    stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak }),
+    stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak, ready: pool.ready }),
     close: () => pool.close(),
   };
 }

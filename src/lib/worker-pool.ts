@@ -61,6 +61,11 @@ export class WorkerPool {
     });
   }
 
+  /** Workers started and ready for a task. */
+  get ready(): number {
+    return [...this.slots].filter((s) => s.ready).length;
+  }
+
   /** Tasks running now. */
   get running(): number {
     return [...this.slots].filter((s) => s.job).length;

@@ -180,3 +180,20 @@ describe("Ghost 4.1's starter content, every post whole", () => {
     expect((await article('write')).html).toContain('<a href="https://opensubscriptionplatforms.com/">Open Subscription Platforms</a>');
   });
 });
+
+describe('a Hexo template site (mmdjiji/hexo-template)', () => {
+  it('its post without a date is imported and published; fences written "``` bash" keep their language; braces in code stay; the text is the source\'s', async () => {
+    const posts = path.join('hexo-template', 'source', '_posts');
+    const { report, article } = await imported('hexo-template', posts);
+    expect(report.counts).toMatchObject({ imported: 1, published: 1, failed: 0 });
+    // Hexo dates such a post by its file's creation time, which a copy does not keep: svc dates it at import.
+    expect(report.imported[0]).toMatchObject({ slug: 'hello-template', status: 'published' });
+    const a = await article('hello-template');
+    expect(a.title).toBe('Hexo Template');
+    expect(a.html).toContain('<pre><code class="language-bash">$ npm install hexo-cli -g');
+    expect(a.html).toContain('root: /{Your project name}');
+    const source = readFileSync(path.join(SHARED, posts, 'hello-template.md'), 'utf8').split('\n---\n').slice(1).join('\n---\n');
+    // A fence's language (```yml) is an attribute in the html, not text.
+    expect(wordSimilarity(source.replace(/^```\s*\w+$/gm, '```'), a.html)).toBeGreaterThanOrEqual(0.99);
+  });
+});

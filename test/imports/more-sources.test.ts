@@ -182,12 +182,14 @@ describe("Ghost 4.1's starter content, every post whole", () => {
 });
 
 describe('a Hexo template site (mmdjiji/hexo-template)', () => {
-  it('its post without a date is imported and published; fences written "``` bash" keep their language; braces in code stay; the text is the source\'s', async () => {
+  it('its post without a date is imported, published and its date named; fences written "``` bash" keep their language; braces in code stay; the text is the source\'s', async () => {
     const posts = path.join('hexo-template', 'source', '_posts');
     const { report, article } = await imported('hexo-template', posts);
     expect(report.counts).toMatchObject({ imported: 1, published: 1, failed: 0 });
-    // Hexo dates such a post by its file's creation time, which a copy does not keep: svc dates it at import.
     expect(report.imported[0]).toMatchObject({ slug: 'hello-template', status: 'published' });
+    expect(report.notes).toEqual([
+      `Posts in _posts without a date were dated at import (Hexo dates them by their file's creation time, which a copy does not keep): give each a date: to keep the old one: ${path.join(posts, 'hello-template.md')}`,
+    ]);
     const a = await article('hello-template');
     expect(a.title).toBe('Hexo Template');
     expect(a.html).toContain('<pre><code class="language-bash">$ npm install hexo-cli -g');

@@ -11,14 +11,15 @@ import type { ImportItem, ImportNotes } from './types.js';
 //   from its front matter and from directory data files (`blog/blog.11tydata.js`, `blog/blog.json`),
 //   merged as Eleventy merges them. svc runs no code: a data file's literal `tags` value is read.
 // - Jekyll and Hexo: posts are the files under `_posts` (and `_drafts`); the rest are pages.
-// - Hugo: posts are the pages of its main sections (`params.mainSections` in the site's config,
-//   else the section with the most pages); the rest of `content/` (content/about.md,
+// - Hugo: posts are the pages of its main sections (`params.mainSections` in the site's config
+//   file or its config/_default folder, else the section with the most pages); the rest of `content/` (content/about.md,
 //   content/projects/) are pages.
 // - Any: front matter with `pagination` is a list built from other posts; `permalink: false` was
 //   never written out; `eleventyExcludeFromCollections: true` is kept out of every list.
 
 const ELEVENTY_CONFIGS = ['eleventy.config.js', 'eleventy.config.mjs', 'eleventy.config.cjs', 'eleventy.config.ts', '.eleventy.js', '.eleventy.cjs'];
 const HUGO_CONFIGS = ['hugo.toml', 'hugo.yaml', 'hugo.yml', 'hugo.json', 'config.toml', 'config.yaml', 'config.yml', 'config.json'];
+const HUGO_PARAMS = ['params.toml', 'params.yaml', 'params.yml', 'params.json'];
 /** Folders above the imported one looked in for the site's config (content/blog -> the site). */
 const LEVELS = 4;
 /** The names Eleventy sites give their posts collection: its starter's `posts`, its own site's `blog`. */
@@ -137,12 +138,24 @@ export async function hugoSites(items: ImportItem[], notes: ImportNotes): Promis
     const content = item.file ? contentFolder(item.file) : undefined;
     if (!content || looked.has(content)) continue;
     looked.add(content);
-    for (const name of HUGO_CONFIGS) {
-      const file = path.join(path.dirname(content), name);
-      if (!(await exists(file))) continue;
-      let sections: string[] | null = null;
+    const site = path.dirname(content);
+    // The config file at the site's top, then the config directory's defaults (config/_default:
+    // its hugo.toml or config.toml, and params.toml, whose top-level keys are the params); of each
+    // group, the first file there, as Hugo takes hugo.toml over config.toml.
+    const defaults = path.join(site, 'config', '_default');
+    const candidates: Array<[string | undefined, boolean]> = [
+      [await firstFile(site, HUGO_CONFIGS), false],
+      [await firstFile(defaults, HUGO_CONFIGS), false],
+      [await firstFile(defaults, HUGO_PARAMS), true],
+    ];
+    let found = false;
+    let sections: string[] | null = null;
+    for (const [file, isParams] of candidates) {
+      if (sections || !file) continue;
+      found = true;
       try {
-        const params = (parseDataFile(await readTextFile(file), file) as { params?: { mainSections?: unknown; mainsections?: unknown } } | null)?.params;
+        const data = parseDataFile(await readTextFile(file), file) as Record<string, any> | null;
+        const params = isParams ? data : data?.params;
         const given = params?.mainSections ?? params?.mainsections;
         const list = typeof given === 'string' ? [given] : Array.isArray(given) ? given.filter((x): x is string => typeof x === 'string') : [];
         if (list.length) sections = list;
@@ -150,11 +163,15 @@ export async function hugoSites(items: ImportItem[], notes: ImportNotes): Promis
         if (!(err instanceof AppError)) throw err;
         notes.warn(`Hugo configs that could not be read were passed by, so the main section was taken to be the one with the most pages (${err.message.split('\n')[0]})`, file);
       }
-      sites.set(content, sections);
-      break;
     }
+    if (found) sites.set(content, sections);
   }
   return sites;
+}
+
+async function firstFile(dir: string, names: string[]): Promise<string | undefined> {
+  for (const name of names) if (await exists(path.join(dir, name))) return path.join(dir, name);
+  return undefined;
 }
 
 /** Hugo's content folders (see hugoSites) and their configured main sections. */

@@ -33,12 +33,12 @@ function card(name: string, p: Json, unknown: UnknownCards): string {
       return (p.images ?? []).map((i: Json) => figure(i.src, i.alt, i.caption)).join('') + (p.caption ? `<p>${p.caption}</p>` : '');
     case 'code':
     case 'codeblock':
-      return `<pre><code${p.language ? ` class="language-${esc(p.language)}"` : ''}>${esc(p.code)}</code></pre>`;
+      return `<pre><code${p.language ? ` class="language-${esc(p.language)}"` : ''}>${esc(p.code)}</code></pre>${p.caption ? `<p>${p.caption}</p>` : ''}`;
     case 'hr':
     case 'horizontalrule':
       return '<hr>';
     case 'bookmark':
-      return `<p><a href="${esc(p.url)}">${esc(p.metadata?.title ?? p.url)}</a></p>`;
+      return `<p><a href="${esc(p.url)}">${esc(p.metadata?.title ?? p.url)}</a></p>${p.metadata?.description ? `<p>${esc(p.metadata.description)}</p>` : ''}`;
     case 'callout':
       return `<blockquote>${p.calloutText ?? ''}</blockquote>`;
     case 'button':

@@ -34,6 +34,33 @@ const SAFE_URL = /^(?:https?:|mailto:|\/|#|\?|\.|[^:/?#]*(?:[/?#]|$))/i;
 const unsafe = (url: string | null) => url !== null && !SAFE_URL.test(url.replace(/[\u0000-\u0020\u007f]/g, ''));
 markdown.addRule('unsafeLink', { filter: (node) => node.nodeName === 'A' && unsafe(node.getAttribute('href')), replacement: (content) => content });
 markdown.addRule('unsafeImage', { filter: (node) => node.nodeName === 'IMG' && unsafe(node.getAttribute('src')), replacement: () => '' });
+// (querySelector in turndown's DOM can match elements outside the node: descendants are walked.)
+const descendants = (node: Node): HTMLElement[] => Array.from((node as HTMLElement).getElementsByTagName('*')) as HTMLElement[];
+const hasClass = (el: Element, name: string) => (el.getAttribute('class') ?? '').split(/\s+/).includes(name);
+const byClass = (node: Node, name: string) => descendants(node).find((el) => hasClass(el, name));
+const bookmarkTitle = (node: Node) => byClass(node, 'kg-bookmark-title')?.textContent?.trim() ?? '';
+// (Turndown tries the rule added last first: the bookmark card's rule follows this one.)
+// Any other link around blocks (paragraphs, divs): a markdown link cannot span them, so the
+// blocks stay as they are and the link follows them on its own line, not "[" and "](url)" as text.
+const BLOCKS = new Set(['P', 'DIV', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'FIGURE', 'BLOCKQUOTE']);
+markdown.addRule('blockLink', {
+  filter: (node) => node.nodeName === 'A' && !unsafe(node.getAttribute('href')) && descendants(node).some((el) => BLOCKS.has(el.nodeName)),
+  replacement: (content, node) => {
+    const href = ((node as HTMLElement).getAttribute('href') ?? '').replace(/[<>()]/g, '\\$&');
+    return `\n\n${content.trim()}\n\n[${markdown.escape(href)}](${href})\n\n`;
+  },
+});
+// Ghost's bookmark card (a link wrapping the linked page's title, description, icon and
+// thumbnail in divs) reads as its title linked, then its description, as the mobiledoc card does.
+markdown.addRule('ghostBookmark', {
+  filter: (node) => node.nodeName === 'A' && hasClass(node, 'kg-bookmark-container') && !unsafe(node.getAttribute('href')) && bookmarkTitle(node) !== '',
+  replacement: (_content, node) => {
+    const a = node as HTMLElement;
+    const href = (a.getAttribute('href') ?? '').replace(/[<>()]/g, '\\$&');
+    const description = byClass(a, 'kg-bookmark-description')?.textContent?.trim();
+    return `\n\n[${markdown.escape(bookmarkTitle(a))}](${href})\n\n${description ? `${markdown.escape(description)}\n\n` : ''}`;
+  },
+});
 // Images the old site served from its own paths (`/content/images/x.jpg`) stay there: absolute on --base-url.
 let imageBase: string | undefined;
 markdown.addRule('rootImage', {

@@ -90,6 +90,11 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   if (publish) {
     for (const item of items) {
       const at = item.dates.publishedAt;
+      // A Hexo post (a file under _posts) with no date in its front matter or file name: Hexo shows
+      // the file's creation time, which a copy or a clone does not keep.
+      if (!item.draft && !at && item.file && item.file.split(/[\\/]/).includes('_posts')) {
+        notes.warn('Posts in _posts without a date were dated at import (Hexo dates them by their file\'s creation time, which a copy does not keep): give each a date: to keep the old one', item.source);
+      }
       if (item.draft || !at || at <= now.toISOString()) continue;
       try {
         checkScheduleRange(at, at, now);

@@ -5,7 +5,7 @@ import { importWorld } from './world.js';
 
 // Hugo publishes as posts the pages of its main sections (params.mainSections, else the section
 // with the most pages); the rest of content/ are pages, skipped and named as other platforms' are.
-async function hugoSite(config: string) {
+async function hugoSite(config: string | null, files: Record<string, string> = {}) {
   const w = await importWorld();
   const site = path.join(w.d.dir, 'site');
   const write = (rel: string, title: string) => {
@@ -13,7 +13,11 @@ async function hugoSite(config: string) {
     writeFileSync(path.join(site, rel), `---\ntitle: ${title}\ndate: 2024-01-02T10:00:00Z\n---\nText of ${title}.\n`);
   };
   mkdirSync(site, { recursive: true });
-  writeFileSync(path.join(site, 'hugo.toml'), config);
+  if (config !== null) writeFileSync(path.join(site, 'hugo.toml'), config);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(site, rel)), { recursive: true });
+    writeFileSync(path.join(site, rel), text);
+  }
   write('content/about.md', 'About');
   write('content/_index.md', 'Home');
   write('content/posts/_index.md', 'Posts');
@@ -41,5 +45,15 @@ describe("Hugo's main sections", () => {
     const { slugs, report } = await hugoSite('title = "Site"\n[params]\nmainSections = ["projects", "posts"]\n');
     expect(slugs).toEqual(['one', 'three', 'tool', 'two']);
     expect(report.notes).toContain(`Skipped 1: pages outside Hugo's main sections (projects, posts: params.mainSections, else the section with the most pages): ${at('about.md')}`);
+  });
+});
+
+describe("Hugo's config directory", () => {
+  it('params.mainSections in config/_default/params.toml (top-level keys) or its hugo.toml names the posts when the site has no config file at its top', async () => {
+    const inParams = await hugoSite(null, { 'config/_default/hugo.toml': 'title = "Site"\n', 'config/_default/params.toml': 'mainSections = ["projects"]\n' });
+    expect(inParams.slugs).toEqual(['tool']);
+    expect(inParams.report.notes.find((n) => n.startsWith("Skipped 4: pages outside Hugo's main sections (projects: params.mainSections"))).toContain(at('posts', 'one.md'));
+    const inHugo = await hugoSite(null, { 'config/_default/hugo.toml': 'title = "Site"\n[params]\nmainSections = ["projects", "posts"]\n' });
+    expect(inHugo.slugs).toEqual(['one', 'three', 'tool', 'two']);
   });
 });

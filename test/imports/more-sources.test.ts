@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,10 @@ import { importWorld } from './world.js';
 const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function imported(fixture: string, arg: string, opts: { env?: boolean } = {}) {
+async function imported(fixture: string, arg: string, opts: { env?: boolean; prepare?: (dir: string) => void } = {}) {
   const w = await importWorld();
   cpSync(path.join(SHARED, fixture), path.join(w.d.dir, fixture), { recursive: true });
+  opts.prepare?.(w.d.dir);
   const env = opts.env ? { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url } : w.d.env;
   const r = await runCli(['articles', 'import', '--publish', arg, '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
   expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -136,5 +137,65 @@ describe('a Docusaurus blog, an Astro theme and a Gatsby theme', () => {
     const potions = readFileSync(path.join(SHARED, 'gatsby-minimal-blog', 'content', 'posts', 'with-images', 'potions.jpg'));
     expect((await article('with-images')).html).toContain(`<img src="${w.d.url}/media/${sha(potions)}.jpg" alt="Potions Class"`);
     expect(report.images.left).toEqual([{ source: path.join(posts, 'with-images', 'index.mdx'), image: './defence-against-the-dark-arts.jpg', reason: 'no such file' }]);
+  });
+});
+
+describe("Ghost 4.1's starter content, every post whole", () => {
+  const file = path.join('ghost-v4-fixtures', 'ghost-4.1-export.json');
+  const source = () => JSON.parse(readFileSync(path.join(SHARED, file), 'utf8'));
+  const posts = (source().db[0].data.posts as Array<{ slug: string; html: string; type: string; visibility: string }>).filter((p) => p.type === 'post');
+
+  async function accountedFor(prepare?: (dir: string) => void) {
+    const got = await imported('ghost-v4-fixtures', file, { prepare });
+    const { report } = got;
+    expect(report.counts).toMatchObject({ imported: 7, published: 6, drafts: 1, failed: 0 });
+    expect(report.notes).toContain(`Skipped 3: Ghost pages (svc imports posts): ${file}: page "about", ${file}: page "privacy", ${file}: page "contribute"`);
+    expect(report.imported.map((a) => a.slug).sort()).toEqual(posts.map((p) => p.slug).sort());
+    expect(report.notes).toContain(`Ghost posts with scripts (embedded widgets) lost them: svc publishes no scripts: ${file}: post "integrations"`);
+    expect(report.notes.find((n) => n.startsWith('Ghost posts for members or paid subscribers'))).toContain(`${file}: post "sell"`);
+    return got;
+  }
+
+  it("from Ghost's html: every post in, pages named, bodies as Ghost rendered them, the bookmark card a link and its description, links between posts followed", async () => {
+    const { article } = await accountedFor();
+    for (const p of posts.filter((x) => x.visibility === 'public')) expect(wordSimilarity(p.html, (await article(p.slug)).html), p.slug).toBeGreaterThanOrEqual(0.99);
+    const write = (await article('write')).html;
+    expect(write).toContain('<a href="https://opensubscriptionplatforms.com/">Open Subscription Platforms</a>');
+    expect(write).toContain('A shared movement for independent subscription data.');
+    expect(write).not.toMatch(/<p>\[<\/p>|\]\(/);
+    expect(write).toMatch(/<iframe [^>]*src="https:\/\/www\.youtube(-nocookie)?\.com\/embed\/hmH3XMlms8E/);
+    expect(write).toContain('Peaceful places');
+    const welcome = (await article('welcome')).html;
+    for (const slug of ['design', 'write', 'portal', 'sell', 'grow', 'integrations']) expect(welcome).toContain(`<a href="https://example.com/blog/${slug}">`);
+  });
+
+  it("from the mobiledoc alone (an export without html): the cards render to the same text, the code card's caption included", async () => {
+    const { article } = await accountedFor((dir) => {
+      const ex = source();
+      for (const p of ex.db[0].data.posts) delete p.html;
+      writeFileSync(path.join(dir, file), JSON.stringify(ex));
+    });
+    for (const p of posts.filter((x) => x.visibility === 'public')) expect(wordSimilarity(p.html, (await article(p.slug)).html), p.slug).toBeGreaterThanOrEqual(0.99);
+    expect((await article('design')).html).toContain('A snippet from a post template');
+    expect((await article('write')).html).toContain('<a href="https://opensubscriptionplatforms.com/">Open Subscription Platforms</a>');
+  });
+});
+
+describe('a Hexo template site (mmdjiji/hexo-template)', () => {
+  it('its post without a date is imported, published and its date named; fences written "``` bash" keep their language; braces in code stay; the text is the source\'s', async () => {
+    const posts = path.join('hexo-template', 'source', '_posts');
+    const { report, article } = await imported('hexo-template', posts);
+    expect(report.counts).toMatchObject({ imported: 1, published: 1, failed: 0 });
+    expect(report.imported[0]).toMatchObject({ slug: 'hello-template', status: 'published' });
+    expect(report.notes).toEqual([
+      `Posts in _posts without a date were dated at import (Hexo dates them by their file's creation time, which a copy does not keep): give each a date: to keep the old one: ${path.join(posts, 'hello-template.md')}`,
+    ]);
+    const a = await article('hello-template');
+    expect(a.title).toBe('Hexo Template');
+    expect(a.html).toContain('<pre><code class="language-bash">$ npm install hexo-cli -g');
+    expect(a.html).toContain('root: /{Your project name}');
+    const source = readFileSync(path.join(SHARED, posts, 'hello-template.md'), 'utf8').split('\n---\n').slice(1).join('\n---\n');
+    // A fence's language (```yml) is an attribute in the html, not text.
+    expect(wordSimilarity(source.replace(/^```\s*\w+$/gm, '```'), a.html)).toBeGreaterThanOrEqual(0.99);
   });
 });

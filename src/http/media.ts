@@ -56,7 +56,6 @@ export function createMediaRouter(app: App): Router {
       released = true;
     };
     ctx.res.once('close', release);
-    ctx.res.setTimeout(sendTimeout, () => ctx.res.destroy());
     const bytes = await publicImageBytes(app, image.hash).catch((err: unknown) => {
       release();
       throw err;
@@ -65,6 +64,8 @@ export function createMediaRouter(app: App): Router {
       release();
       throw notFound('image', ctx.params.file);
     }
+    // The clock starts once the bytes are in hand: a slow database read is not a slow client.
+    ctx.res.setTimeout(sendTimeout, () => ctx.res.destroy());
     ctx.body = bytes;
   });
   return router;

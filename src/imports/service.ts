@@ -87,14 +87,17 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
+  for (const item of items) {
+    // A Hexo post (a file under _posts) with no date in its front matter or file name: Hexo shows
+    // the file's creation time, which a copy or a clone does not keep. A draft takes its date when
+    // it is published, so the note says which date that is.
+    if (!item.draft && !item.dates.publishedAt && item.file && item.file.split(/[\\/]/).includes('_posts')) {
+      notes.warn(`Posts in _posts without a date were ${publish ? 'dated at import' : 'imported without one: publishing them dates them at the time they are published'} (Hexo dates them by their file's creation time, which a copy does not keep): give each a date: to keep the old one`, item.source);
+    }
+  }
   if (publish) {
     for (const item of items) {
       const at = item.dates.publishedAt;
-      // A Hexo post (a file under _posts) with no date in its front matter or file name: Hexo shows
-      // the file's creation time, which a copy or a clone does not keep.
-      if (!item.draft && !at && item.file && item.file.split(/[\\/]/).includes('_posts')) {
-        notes.warn('Posts in _posts without a date were dated at import (Hexo dates them by their file\'s creation time, which a copy does not keep): give each a date: to keep the old one', item.source);
-      }
       if (item.draft || !at || at <= now.toISOString()) continue;
       try {
         checkScheduleRange(at, at, now);

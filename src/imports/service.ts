@@ -13,6 +13,7 @@ import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
+import { linksToOtherFiles } from './other-files.js';
 import { SiteZones } from './site-zone.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
@@ -83,6 +84,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);
+  linksToOtherFiles(items, readerOptions.baseUrl, notes);
   const images = await findPostImages(ctx, items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything

@@ -21,11 +21,17 @@ describe("Hexo's asset folders and post links", () => {
     writeFileSync(path.join(posts, 'trip', 'cover.png'), cover);
     writeFileSync(path.join(posts, 'trip', 'map.png'), map);
     writeFileSync(path.join(posts, 'trip', 'plain.png'), plain);
+    // Files that are not images: svc stores none; the trip's old address is known, the packing list's is not.
+    writeFileSync(path.join(posts, 'trip', 'route.pdf'), '%PDF-1.4\n');
+    writeFileSync(path.join(posts, 'trip', 'tracks.zip'), 'PK');
+    mkdirSync(path.join(posts, 'packing'));
+    writeFileSync(path.join(posts, 'packing', 'list.pdf'), '%PDF-1.4\n');
     writeFileSync(
       path.join(posts, 'trip.md'),
       [
         'title: The trip',
         'date: 2024-01-02 10:00:00',
+        'permalink: 2024/01/02/trip/',
         '---',
         '{% asset_img cover.png The view from the top %}',
         '',
@@ -37,9 +43,11 @@ describe("Hexo's asset folders and post links", () => {
         '',
         '{% asset_img gone.png Missing %}',
         '',
+        'The route: {% asset_link route.pdf "the route" %}; [the tracks]({% asset_path tracks.zip %}).',
+        '',
       ].join('\n'),
     );
-    writeFileSync(path.join(posts, 'packing.md'), 'title: Packing\ndate: 2024-01-01 10:00:00\n---\nWhat I packed.\n');
+    writeFileSync(path.join(posts, 'packing.md'), 'title: "Packing: a list"\ndate: 2024-01-01 10:00:00\n---\nWhat I packed: {% asset_link list.pdf %}.\n');
     const env = { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url };
     const r = await runCli(['articles', 'import', '--publish', 'blog/source/_posts', '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
     expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -48,6 +56,9 @@ describe("Hexo's asset folders and post links", () => {
     const source = path.join('blog', 'source', '_posts', 'trip.md');
     expect(report.images).toMatchObject({ used: 3, added: 3, left: [{ source, image: 'gone.png', reason: 'no such file' }] });
     expect(report.notes.join('\n')).not.toMatch(/asset_img|post_link|post_path|asset_path/);
+    const packingSource = path.join('blog', 'source', '_posts', 'packing.md');
+    const files = report.notes.find((n: string) => n.startsWith("Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: "));
+    for (const named of [`${source} (route.pdf -> https://example.com/2024/01/02/trip/route.pdf)`, `${source} (tracks.zip -> https://example.com/2024/01/02/trip/tracks.zip)`, `${packingSource} (list.pdf)`]) expect(files).toContain(named);
     const url = (b: Buffer) => `${w.d.url}/media/${sha(b)}.png`;
     const trip = (await w.api('/articles/trip')).body.data;
     expect(trip.html).toContain(`<img src="${url(cover)}" alt="The view from the top" title="The view from the top" />`);
@@ -55,7 +66,10 @@ describe("Hexo's asset folders and post links", () => {
     expect(trip.html).toContain(`<img src="${url(plain)}" alt="" />`);
     const packing = (await w.api('/articles/packing')).body.data;
     const at = packing.url as string;
-    expect(trip.html).toContain(`Before it: <a href="${at}">packing</a>, or <a href="${at}">what I packed</a>; <a href="${at}">the list</a>.`);
+    // Without a title, post_link shows the post's title, as Hexo does.
+    expect(trip.html).toContain(`Before it: <a href="${at}">Packing: a list</a>, or <a href="${at}">what I packed</a>; <a href="${at}">the list</a>.`);
     expect(trip.html).not.toMatch(/\{%|\.md"/);
+    expect(trip.html).toContain('The route: <a href="https://example.com/2024/01/02/trip/route.pdf">the route</a>; <a href="https://example.com/2024/01/02/trip/tracks.zip">the tracks</a>.');
+    expect(packing.html).toBe('<p>What I packed: list.pdf.</p>');
   });
 });

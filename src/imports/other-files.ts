@@ -7,13 +7,13 @@ import type { ImportItem, ImportNotes } from './types.js';
 // A link to a file beside the post that is not an image (Hexo's `{% asset_link manual.pdf %}`, a
 // page bundle's `[slides](slides.zip)`): svc stores images only, and under svc's URLs the relative
 // path names nothing. The link points at the old site's copy when the post's old address is known
-// (its front matter `permalink`), else only its text is kept; either way the summary names it.
+// (its front matter `permalink`, or Hexo's permalink pattern), else only its text is kept; either
+// way the summary names it.
 
 // A markdown link (not an image) to a relative destination: its text and its destination. Links
 // elsewhere do not match, so a body without relative links costs no lex (outsideCode).
 const LINK = /(?<!!)\[([^[\]\n]*)\]\([ \t]*<?(?![a-z][\w+.-]*:|[/#])([^()\s<>]+)>?(?:[ \t]+"[^"\n]*")?[ \t]*\)/gi;
 const NOT_A_FILE = /^(?:[a-z][\w+.-]*:|\/|#)|\/$|\.(md|markdown|mdx|html?|jpe?g|png|gif|webp|avif|svg)$/i;
-const NOTE = 'Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site\'s copy, or show only their text where the post\'s old address is unknown';
 
 export function linksToOtherFiles(items: ImportItem[], baseUrl: string, notes: ImportNotes): void {
   for (const item of items) {
@@ -32,7 +32,7 @@ export function linksToOtherFiles(items: ImportItem[], baseUrl: string, notes: I
       const file = assetFolderFile(item.file!, rel) ?? path.resolve(path.dirname(item.file!), rel);
       if (!statSync(file, { throwIfNoEntry: false })?.isFile() || !realpathSync(file).startsWith(root + path.sep)) return m;
       const there = oldPage ? new URL(dest, oldPage).href : undefined;
-      notes.warn(NOTE, `${item.source} (${there ? `${dest} -> ${there}` : dest})`);
+      notes.filesLeft.push(`${item.source} (${there ? `${dest} -> ${there}` : dest})`);
       return there ? `[${text || dest}](<${there}>)` : text || dest;
     });
   }

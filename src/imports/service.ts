@@ -12,6 +12,7 @@ import { AuthorsFiles } from './authors-file.js';
 import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
+import { hexoPostPath } from './hexo-permalink.js';
 import { followLinks } from './links.js';
 import { linksToOtherFiles } from './other-files.js';
 import { SiteZones } from './site-zone.js';
@@ -79,7 +80,11 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const collections = new SiteCollections(notes);
   for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
     const zone = opts.timeZone ?? (await zones.of(src.root));
-    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors, collections)));
+    const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
+    // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
+    const permalink = await zones.hexoPermalink(src.root);
+    if (permalink) for (const item of read) item.oldUrl ??= hexoPostPath(permalink, item, zone);
+    items.push(...read);
   }
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
   uniqueSources(items, notes);

@@ -31,7 +31,7 @@ const isRelative = (dest: string) => dest !== '' && !/^(?:[a-z][\w+.-]*:|\/|#)/i
  * (`_posts/my-post.md`, `_posts/my-post/photo.jpg`), which its asset tags and (with the marked
  * renderer's `postAsset`) plain relative images name by file name alone.
  */
-function assetFolderFile(post: string, rel: string): string | undefined {
+export function assetFolderFile(post: string, rel: string): string | undefined {
   const folder = post.replace(/\.(md|markdown)$/i, '');
   if (folder === post) return undefined;
   const beside = path.resolve(path.dirname(post), rel);

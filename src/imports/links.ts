@@ -13,6 +13,8 @@ import type { ImportItem, ImportNotes } from './types.js';
 const MARKDOWN_LINK = /\]\(\s*<?[^()\s<>]+(?=>?(?:\s+["'][^"'\n]*["'])?\s*\))/g;
 const HTML_HREF = /\bhref=["'][^"'\s<>]+(?=["'])/gi;
 const SOURCE_FILE = /\.(md|markdown|mdx)$/i;
+// A link whose text is the name of the post file it points at (`[hello](<hello.md>)`).
+const UNTITLED_POST_LINK = /\[([^[\]\n]+)\]\(<([^<>\n]+)\.md>\)/g;
 const LISTS = new Set(['tag', 'tags', 'category', 'categories', 'author', 'authors', 'page', 'archive', 'archives', 'series']);
 
 export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string, notes: ImportNotes): void {
@@ -67,8 +69,17 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
   };
 
   for (const item of items) {
-    const body = item.input.bodyMarkdown;
+    let body = item.input.bodyMarkdown;
     if (!body || !/\]\(|href=/i.test(body)) continue;
+    // Hexo's `{% post_link slug %}` without a title shows the post's title: written as a link
+    // whose text is the file's name (shortcodes.ts), it takes the title once the post is found.
+    if (body.includes('.md>)')) {
+      body = outsideCode(body, UNTITLED_POST_LINK, (m) => {
+        const [, text, file] = new RegExp(UNTITLED_POST_LINK.source).exec(m)!;
+        const to = path.basename(file) === text ? target(`${file}.md`, item) : undefined;
+        return to?.input.title ? `[${to.input.title.replace(/[\\`*_[\]<>]/g, '\\$&')}](<${file}.md>)` : m;
+      });
+    }
     // A match is the lead (`](` or `href="`) and the destination: the destination is what follows the lead.
     const rewrite = (whole: string) => {
       const [, lead, href] = /^(\]\(\s*<?|href=["'])(.*)$/is.exec(whole)!;

@@ -10,9 +10,11 @@ import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
 import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
+import { hexoPostPath } from './hexo-permalink.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
+import { linksToOtherFiles } from './other-files.js';
 import { SiteZones } from './site-zone.js';
 import { listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
@@ -78,23 +80,31 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const collections = new SiteCollections(notes);
   for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
     const zone = opts.timeZone ?? (await zones.of(src.root));
-    items.push(...(await readSource(src, { ...readerOptions, zone }, notes, authors, collections)));
+    const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
+    // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
+    const permalink = await zones.hexoPermalink(src.root);
+    if (permalink) for (const item of read) item.oldUrl ??= hexoPostPath(permalink, item, zone);
+    items.push(...read);
   }
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);
+  linksToOtherFiles(items, readerOptions.baseUrl, notes);
   const images = await findPostImages(ctx, items, notes);
   const publish = Boolean(opts.publish) || ws.autoPublish;
   if (opts.publish) await destinations(ctx, ws); // --publish with nowhere to publish: say so before writing anything
   const now = ctx.clock.now();
+  for (const item of items) {
+    // A Hexo post (a file under _posts) with no date in its front matter or file name: Hexo shows
+    // the file's creation time, which a copy or a clone does not keep. A draft takes its date when
+    // it is published, so the note says which date that is.
+    if (!item.draft && !item.dates.publishedAt && item.file && item.file.split(/[\\/]/).includes('_posts')) {
+      notes.warn(`Posts in _posts without a date were ${publish ? 'dated at import' : 'imported without one: publishing them dates them at the time they are published'} (Hexo dates them by their file's creation time, which a copy does not keep): give each a date: to keep the old one`, item.source);
+    }
+  }
   if (publish) {
     for (const item of items) {
       const at = item.dates.publishedAt;
-      // A Hexo post (a file under _posts) with no date in its front matter or file name: Hexo shows
-      // the file's creation time, which a copy or a clone does not keep.
-      if (!item.draft && !at && item.file && item.file.split(/[\\/]/).includes('_posts')) {
-        notes.warn('Posts in _posts without a date were dated at import (Hexo dates them by their file\'s creation time, which a copy does not keep): give each a date: to keep the old one', item.source);
-      }
       if (item.draft || !at || at <= now.toISOString()) continue;
       try {
         checkScheduleRange(at, at, now);

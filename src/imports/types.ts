@@ -78,6 +78,9 @@ export class ImportNotes {
     this.imagesLeft.push({ source, image, reason });
   }
 
+  /** Links to files beside posts that are not images, each with its post and where it points now (every one is listed). */
+  readonly filesLeft: string[] = [];
+
   /** Links to other imported posts, pointed where svc serves them: each old target once. */
   readonly relinked = new Map<string, string>();
 
@@ -100,6 +103,9 @@ export class ImportNotes {
     }
     if (this.imagesLeft.length > 0) {
       out.push(`Images beside posts not carried over (left as written, they do not show on svc): ${this.imagesLeft.map((i) => `${i.source}: ${i.image} (${i.reason})`).join(', ')}`);
+    }
+    if (this.filesLeft.length > 0) {
+      out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: ${this.filesLeft.join(', ')}`);
     }
     if (this.movedSlugs.length > 0) {
       const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');

@@ -203,12 +203,19 @@ export function linksAndImages(markdown: string): { links: string[]; images: Arr
   return { links, images };
 }
 
-/** Words of the body, counted on its plain text (a heading's `{#id}` is no word, as in renderBody). */
+/** Words of the body, counted on its plain text as renderBody counts them (a heading's `{#id}` and the footnotes' marks are no words). */
 export function wordCount(markdown: string): number {
-  return wordsOfHtml(marked.parser(lexWithAnchors(markdown)) as string);
+  return wordsOfText(sanitisedText(withoutFootnoteMarks(renderHtml(markdown)).replace(BLOCK_END, ' ')));
 }
 
-const wordsOfHtml = (html: string): number => wordsOfText(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} }));
+// What footnotes add to a body's text that is no word of it: a reference's number
+// (`<sup><a href="#fn-1">1</a></sup>`, which would stick to the word before it) and each note's way
+// back (`↩`, `↩<sup>2</sup>` for a note referenced twice). Matched in marked-footnote's output and
+// in the sanitiser's (which moves `id` after `href`).
+const FOOTNOTE_MARKS = /<sup><a\b[^>]*\bhref="#fn-(?!ref-)[^"<>]*"[^>]*>[^<]*<\/a><\/sup>| ?<a\b[^>]*\bhref="#fn-ref-[^"<>]*"[^>]*>↩(?:<sup>\d+<\/sup>)?<\/a>/g;
+
+/** HTML without the footnotes' reference numbers and back links, for its text (words, excerpt, search terms, FAQ answers). */
+const withoutFootnoteMarks = (html: string): string => (html.includes('"#fn-') ? html.replace(FOOTNOTE_MARKS, '') : html);
 
 /** Words of text as sanitize-html leaves it (entities escaped). */
 const wordsOfText = (escaped: string): number => escaped.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
@@ -345,7 +352,7 @@ function faqOf(tokens: Token[]): FaqPair[] {
     }
     if (current && t.type !== 'space' && t.type !== 'footnotes') {
       const html = marked.parser([t] as never) as string;
-      const text = plain(html);
+      const text = htmlText(withoutFootnoteMarks(html));
       if (text) current.parts.push(text);
     }
   }
@@ -386,7 +393,7 @@ export interface RenderedBody {
 }
 
 /** The search terms of HTML's text. */
-export const htmlSearchTerms = (html: string): string => documentTerms(htmlText(html));
+export const htmlSearchTerms = (html: string): string => documentTerms(htmlText(withoutFootnoteMarks(html)));
 
 const BLOCK_END = /<\/(p|h\d|li|td|th|blockquote)>/g;
 
@@ -417,7 +424,7 @@ export function renderMarkdown(markdown: string): RenderedBody {
   // One pass over the sanitised HTML, a space at each block's end, gives the excerpt, the words
   // and the search terms: its text is that of the unsanitised HTML (sanitize-html keeps the text
   // of the tags it drops).
-  const escaped = sanitisedText(html.replace(BLOCK_END, ' '));
+  const escaped = sanitisedText(withoutFootnoteMarks(html).replace(BLOCK_END, ' '));
   const text = unescaped(escaped).replace(/\s+/g, ' ');
   return {
     markdown,

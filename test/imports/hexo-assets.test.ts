@@ -16,16 +16,26 @@ describe("Hexo's asset folders and post links", () => {
     const w = await importWorld();
     const posts = path.join(w.d.dir, 'blog', 'source', '_posts');
     mkdirSync(path.join(posts, 'trip'), { recursive: true });
-    writeFileSync(path.join(w.d.dir, 'blog', '_config.yml'), 'title: Blog\npost_asset_folder: true\n');
+    writeFileSync(path.join(w.d.dir, 'blog', '_config.yml'), 'title: Blog\npost_asset_folder: true\npermalink: :year/:i_month/:title/\n');
     const [cover, map, plain] = [png(4, 3, 1), png(2, 2, 2), png(3, 3, 3)];
     writeFileSync(path.join(posts, 'trip', 'cover.png'), cover);
     writeFileSync(path.join(posts, 'trip', 'map.png'), map);
     writeFileSync(path.join(posts, 'trip', 'plain.png'), plain);
+    // Files that are not images: svc stores none. The trip's old address is its permalink, the
+    // packing list's the site's permalink pattern; an undated post's is unknown.
+    writeFileSync(path.join(posts, 'trip', 'route.pdf'), '%PDF-1.4\n');
+    writeFileSync(path.join(posts, 'trip', 'tracks.zip'), 'PK');
+    mkdirSync(path.join(posts, 'packing'));
+    writeFileSync(path.join(posts, 'packing', 'list.pdf'), '%PDF-1.4\n');
+    mkdirSync(path.join(posts, 'someday'));
+    writeFileSync(path.join(posts, 'someday', 'plan.pdf'), '%PDF-1.4\n');
+    writeFileSync(path.join(posts, 'someday.md'), 'title: Someday\n---\nThe {% asset_link plan.pdf plan %}.\n');
     writeFileSync(
       path.join(posts, 'trip.md'),
       [
         'title: The trip',
         'date: 2024-01-02 10:00:00',
+        'permalink: 2024/01/02/trip/',
         '---',
         '{% asset_img cover.png The view from the top %}',
         '',
@@ -37,17 +47,28 @@ describe("Hexo's asset folders and post links", () => {
         '',
         '{% asset_img gone.png Missing %}',
         '',
+        'The route: {% asset_link route.pdf "the route" %}; [the tracks]({% asset_path tracks.zip %}).',
+        '',
       ].join('\n'),
     );
-    writeFileSync(path.join(posts, 'packing.md'), 'title: Packing\ndate: 2024-01-01 10:00:00\n---\nWhat I packed.\n');
+    writeFileSync(path.join(posts, 'packing.md'), 'title: "Packing: a list"\ndate: 2024-01-01 10:00:00\n---\nWhat I packed: {% asset_link list.pdf %}.\n');
     const env = { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url };
     const r = await runCli(['articles', 'import', '--publish', 'blog/source/_posts', '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
     expect(r.code, r.stderr + r.stdout).toBe(0);
     const report = r.json();
-    expect(report.counts).toMatchObject({ imported: 2, failed: 0 });
+    expect(report.counts).toMatchObject({ imported: 3, failed: 0 });
     const source = path.join('blog', 'source', '_posts', 'trip.md');
     expect(report.images).toMatchObject({ used: 3, added: 3, left: [{ source, image: 'gone.png', reason: 'no such file' }] });
     expect(report.notes.join('\n')).not.toMatch(/asset_img|post_link|post_path|asset_path/);
+    const [packingSource, somedaySource] = ['packing.md', 'someday.md'].map((f) => path.join('blog', 'source', '_posts', f));
+    const files = report.notes.find((n: string) => n.startsWith("Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: "));
+    const named = [
+      `${source} (route.pdf -> https://example.com/2024/01/02/trip/route.pdf)`,
+      `${source} (tracks.zip -> https://example.com/2024/01/02/trip/tracks.zip)`,
+      `${packingSource} (list.pdf -> https://example.com/2024/1/packing/list.pdf)`,
+      `${somedaySource} (plan.pdf)`,
+    ];
+    for (const each of named) expect(files).toContain(each);
     const url = (b: Buffer) => `${w.d.url}/media/${sha(b)}.png`;
     const trip = (await w.api('/articles/trip')).body.data;
     expect(trip.html).toContain(`<img src="${url(cover)}" alt="The view from the top" title="The view from the top" />`);
@@ -55,7 +76,11 @@ describe("Hexo's asset folders and post links", () => {
     expect(trip.html).toContain(`<img src="${url(plain)}" alt="" />`);
     const packing = (await w.api('/articles/packing')).body.data;
     const at = packing.url as string;
-    expect(trip.html).toContain(`Before it: <a href="${at}">packing</a>, or <a href="${at}">what I packed</a>; <a href="${at}">the list</a>.`);
+    // Without a title, post_link shows the post's title, as Hexo does.
+    expect(trip.html).toContain(`Before it: <a href="${at}">Packing: a list</a>, or <a href="${at}">what I packed</a>; <a href="${at}">the list</a>.`);
     expect(trip.html).not.toMatch(/\{%|\.md"/);
+    expect(trip.html).toContain('The route: <a href="https://example.com/2024/01/02/trip/route.pdf">the route</a>; <a href="https://example.com/2024/01/02/trip/tracks.zip">the tracks</a>.');
+    expect(packing.html).toBe('<p>What I packed: <a href="https://example.com/2024/1/packing/list.pdf">list.pdf</a>.</p>');
+    expect((await w.api('/articles/someday')).body.data.html).toBe('<p>The plan.</p>');
   });
 });

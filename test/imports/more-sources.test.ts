@@ -13,12 +13,12 @@ import { importWorld } from './world.js';
 const SHARED = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function imported(fixture: string, arg: string, opts: { env?: boolean; prepare?: (dir: string) => void } = {}) {
+async function imported(fixture: string, arg: string, opts: { env?: boolean; prepare?: (dir: string) => void; drafts?: boolean } = {}) {
   const w = await importWorld();
   cpSync(path.join(SHARED, fixture), path.join(w.d.dir, fixture), { recursive: true });
   opts.prepare?.(w.d.dir);
   const env = opts.env ? { ...w.d.env, SVC_SERVER_BASE_URL: w.d.url } : w.d.env;
-  const r = await runCli(['articles', 'import', '--publish', arg, '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
+  const r = await runCli(['articles', 'import', ...(opts.drafts ? [] : ['--publish']), arg, '--json', '--workspace', w.ws.name], { env, cwd: w.d.dir });
   expect(r.code, r.stderr + r.stdout).toBe(0);
   const report = r.json() as { notes: string[]; counts: Record<string, number>; imported: Array<{ slug: string; status: string }>; images: { used: number; left: unknown[] } };
   const article = async (slug: string) => (await w.api(`/articles/${slug}`)).body.data;
@@ -197,5 +197,20 @@ describe('a Hexo template site (mmdjiji/hexo-template)', () => {
     const source = readFileSync(path.join(SHARED, posts, 'hello-template.md'), 'utf8').split('\n---\n').slice(1).join('\n---\n');
     // A fence's language (```yml) is an attribute in the html, not text.
     expect(wordSimilarity(source.replace(/^```\s*\w+$/gm, '```'), a.html)).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it('imported as drafts, its post without a date is named too, with the date publishing will give it', async () => {
+    const posts = path.join('hexo-template', 'source', '_posts');
+    const { w, report } = await imported('hexo-template', posts, { drafts: true });
+    expect(report.counts).toMatchObject({ imported: 1, drafts: 1, published: 0, failed: 0 });
+    expect(report.notes).toEqual([
+      `Posts in _posts without a date were imported without one: publishing them dates them at the time they are published (Hexo dates them by their file's creation time, which a copy does not keep): give each a date: to keep the old one: ${path.join(posts, 'hello-template.md')}`,
+    ]);
+    // What the note says: published later (by the CLI, which reads the wall clock), the post is dated then.
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const r = await w.cli(['articles', 'publish', 'hello-template']);
+    expect(r.code, r.stderr).toBe(0);
+    const at: string = (await w.api('/articles/hello-template')).body.data.publishedAt;
+    expect(Date.parse(at) >= before && Date.parse(at) <= Date.now(), `${at} is when it was published`).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertRenderable, BODY_LIMITS } from '../../src/articles/body-limits.js';
-import { headings, renderHtml, renderMarkdown } from '../../src/lib/markdown.js';
+import { headings, htmlSearchTerms, renderHtml, renderMarkdown, wordCount } from '../../src/lib/markdown.js';
 
 // Footnotes as GitHub, kramdown, Hugo and Hexo render them, for every body: references a
 // superscript link to a numbered list at the end, each note linking back. Ids start with `fn-`,
@@ -16,6 +16,18 @@ describe('footnotes', () => {
     // The list opens with no heading (GitHub's is for screen readers only), and none is in the outline.
     expect(html).not.toContain('Footnotes');
     expect(headings(BODY)).toEqual([{ depth: 2, text: 'fn 1' }]);
+  });
+
+  it("the references' numbers and the notes' way back (↩, ↩²) are no words: word count, excerpt, search terms and FAQ answers hold the text alone", () => {
+    const text = 'Said once, noted and again. fn 1 Text. The first note. Another, on two lines.';
+    const r = renderMarkdown(BODY);
+    expect(r.excerpt).toBe(text);
+    expect(r.words).toBe(15);
+    expect(wordCount(BODY)).toBe(15);
+    expect(r.searchTerms).toBe('said once noted and again fn 1 text the first note another on two lines');
+    // The stored html gives the same terms (the search index is rebuilt from it).
+    expect(htmlSearchTerms(r.html)).toBe(r.searchTerms);
+    expect(renderMarkdown('## FAQ\n\n### Where is it?\n\nIn Paris[^1].\n\n[^1]: France.\n').faq).toEqual([{ question: 'Where is it?', answer: 'In Paris.' }]);
   });
 
   it("a heading never takes a note's id, whether markdown or raw HTML, and no other element keeps an id", () => {

@@ -41,20 +41,6 @@ describe(`rendering runs in worker threads under a deadline (${PG_URL ? 'Postgre
     await expect(publishArticle(f.d.app, await ws(), slow.id)).rejects.toMatchObject({ code: 'render_timeout', status: 422 });
     expect((await f.api('/articles/slow-draft')).status).toBe(404);
   });
-
-  it('a preview renders once per draft version, not once per view', async () => {
-    const draft = await seedArticle(f.d.app, await ws(), { title: 'Viewed often', bodyMarkdown: 'Version *one*.' });
-    const url = `/articles/${draft.slug}?preview=${(await createPreview(f.d.app, await ws(), draft.slug)).token}`;
-    const started = f.d.app.renderer.stats().started;
-    const views = await Promise.all([1, 2, 3].map(() => f.api(url)));
-    for (const v of views) expect(((await v.json()) as any).data.html).toBe('<p>Version <em>one</em>.</p>');
-    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>one</em>.</p>');
-    expect(f.d.app.renderer.stats().started).toBe(started + 1);
-    await updateArticle(f.d.app, await ws(), draft.id, { bodyMarkdown: 'Version *two*.' });
-    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
-    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
-    expect(f.d.app.renderer.stats().started).toBe(started + 2);
-  });
 });
 
 describe(`a publish of many renders on every worker at once (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
@@ -63,6 +49,21 @@ describe(`a publish of many renders on every worker at once (${PG_URL ? 'Postgre
     f = await contentFixture({ overrides: { 'rendering.workers': 2, 'rendering.timeout': '60s' }, jobs: false });
   });
   afterAll(() => f.d.stop());
+
+  // Here, not under the 300 ms deadline above: on a loaded machine a small render can wait longer than that for a core.
+  it('a preview renders once per draft version, not once per view', async () => {
+    const draft = await seedArticle(f.d.app, await getWorkspace(f.d.app, f.ws.id), { title: 'Viewed often', bodyMarkdown: 'Version *one*.' });
+    const url = `/articles/${draft.slug}?preview=${(await createPreview(f.d.app, await getWorkspace(f.d.app, f.ws.id), draft.slug)).token}`;
+    const started = f.d.app.renderer.stats().started;
+    const views = await Promise.all([1, 2, 3].map(() => f.api(url)));
+    for (const v of views) expect(((await v.json()) as any).data.html).toBe('<p>Version <em>one</em>.</p>');
+    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>one</em>.</p>');
+    expect(f.d.app.renderer.stats().started).toBe(started + 1);
+    await updateArticle(f.d.app, await getWorkspace(f.d.app, f.ws.id), draft.id, { bodyMarkdown: 'Version *two*.' });
+    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
+    expect((await (await f.api(url)).json() as any).data.html).toBe('<p>Version <em>two</em>.</p>');
+    expect(f.d.app.renderer.stats().started).toBe(started + 2);
+  });
 
   it('while a long render is in flight, another workspace is answered', async () => {
     const other = await seedWorkspace(f.d.app, { name: 'other.example' });

@@ -105,9 +105,45 @@ function reindentQuoted(yaml: string): { text: string; keys: string[] } | undefi
 }
 
 const FENCES: Array<[string, string, (s: string) => unknown]> = [
-  ['---', 'YAML', (s) => YAML.parse(s)],
+  ['---', 'YAML', (s) => plainYaml(s) ?? YAML.parse(s)],
   ['+++', 'TOML', (s) => parseToml(s)],
 ];
+
+// Characters no quoted or plain value of plainYaml holds: control characters, the line breaks
+// of other standards and a byte order mark (the yaml library has its own rules for them).
+const ODD = '\\x00-\\x1f\\x7f\\u0085\\u2028\\u2029\\ufeff';
+const YAML_LINE = /^([A-Za-z][\w-]*):[ ]+(\S.*?)[ \t]*$/;
+const DOUBLE_QUOTED = new RegExp(`^"([^"\\\\${ODD}]*)"$`);
+const SINGLE_QUOTED = new RegExp(`^'((?:[^'${ODD}]|'')*)'$`);
+const QUOTED_LIST = new RegExp(`^\\[ *(?:"[^"\\\\${ODD}]*" *(?:, *"[^"\\\\${ODD}]*" *)*)?\\]$`);
+const DATE_TIME = /^\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?)?$/;
+// Starts with a letter; no `#` (a comment), `:` (a mapping), quote or bracket anywhere.
+const PLAIN = new RegExp(`^[A-Za-z][^#:"'\\[\\]{}${ODD}]*$`);
+// Plain words YAML's core schema reads as null or a boolean, not as text.
+const KEYWORD = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+
+/**
+ * The front matter most posts have, read without the yaml library (which took ~0.5 ms a file,
+ * the largest cost of reading an archive): each line `key: value` with a key of its own, the value
+ * a quoted string, a list of double-quoted strings, a date, or plain text that starts with a
+ * letter and is no keyword. What it returns is what YAML.parse returns; anything else (comments,
+ * nesting, numbers, escapes, CRLF) is undefined, for the yaml library to read.
+ */
+export function plainYaml(text: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const line of text.split('\n')) {
+    const m = YAML_LINE.exec(line);
+    if (!m || KEYWORD.test(m[1]) || Object.hasOwn(out, m[1])) return undefined;
+    const v = m[2];
+    let quoted: RegExpExecArray | null;
+    if ((quoted = DOUBLE_QUOTED.exec(v))) out[m[1]] = quoted[1];
+    else if ((quoted = SINGLE_QUOTED.exec(v))) out[m[1]] = quoted[1].replace(/''/g, "'");
+    else if (QUOTED_LIST.test(v)) out[m[1]] = JSON.parse(v);
+    else if (DATE_TIME.test(v) || (PLAIN.test(v) && !KEYWORD.test(v))) out[m[1]] = v;
+    else return undefined;
+  }
+  return out;
+}
 
 // One `const name = value;` of Eleventy's JavaScript front matter, the value a JSON literal.
 const JS_CONSTANT = /^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(.+?);?\s*$/;

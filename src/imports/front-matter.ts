@@ -142,7 +142,9 @@ export function plainYaml(text: string): Record<string, unknown> | undefined {
     else if (DATE_TIME.test(v) || (PLAIN.test(v) && !KEYWORD.test(v))) out[m[1]] = v;
     else return undefined;
   }
-  return out;
+  // Copied through JSON: the values are slices of the file's text, which would each keep all of it
+  // in memory as long as the post is held (an import holds every post to the end: +70 MB at 5,000).
+  return JSON.parse(JSON.stringify(out));
 }
 
 // One `const name = value;` of Eleventy's JavaScript front matter, the value a JSON literal.

@@ -125,9 +125,12 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
     .join(' union all ');
   const category = 'coalesce(c.category, (select category from content_index as o where o.article_id = c.article_id))';
   const grouped = `select c.article_id, count(*) as shared, max(case when ${category} = ? then 1 else 0 end) as same, max(c.published_at) as at from (${windows}) as c where c.article_id <> ? group by c.article_id`;
-  const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${grouped}) as g order by pos limit 3`;
-  // Only the 3 winners' index rows are read, and put back in their order here: no index JSON goes
-  // through a sort.
+  // A sort that keeps only its best 3 (half the time of numbering every candidate with
+  // row_number() at 50,000 posts), then the 3 numbered in that order (by the database's collation,
+  // as the sort was): only their index rows are read, and put back in their order here, so no
+  // index JSON goes through a sort.
+  const best = `select article_id, shared, same, at from (${grouped}) as g order by shared desc, same desc, at desc, article_id desc limit 3`;
+  const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${best}) as b`;
   // On PostgreSQL by key in a lateral subquery (OFFSET 0 keeps it one: by-keys.ts says why), so a
   // database without statistics does not scan content_index; SQLite joins by the primary key.
   const index = isPostgres(db)

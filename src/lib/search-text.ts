@@ -16,6 +16,7 @@ export function normaliseSearchText(text: string): string {
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_RUN = /[a-z0-9]+/g;
 
 /** Runs of letters and digits, each split where it changes between spaced and unspaced scripts. */
 export function segments(text: string): Array<{ text: string; unspaced: boolean }> {
@@ -51,6 +52,8 @@ export const pairs = (chars: string[]) => chars.slice(0, -1).map((c, i) => c + c
  * pair or ends a run).
  */
 export function documentTerms(text: string): string {
+  // ASCII holds no unspaced script, and its letters, digits and marks are [a-z0-9] once lower-cased.
+  if (ASCII.test(text)) return (text.toLowerCase().match(ASCII_RUN) ?? []).join(' ');
   const terms: string[] = [];
   for (const s of segments(text)) {
     if (!s.unspaced) terms.push(s.text);

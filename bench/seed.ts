@@ -109,7 +109,7 @@ export function archivePost(i: number): string {
     const w = Array.from({ length: n }, word);
     w[0] = w[0][0].toUpperCase() + w[0].slice(1);
     if (r() < 0.3) w[2] = `**${w[2]}**`;
-    if (r() < 0.2) w[4] = `[${w[4]}](https://example.com/${w[4]})`;
+    if (r() < 0.2 && n > 4) w[4] = `[${w[4]}](https://example.com/${w[4]})`;
     return `${w.join(' ')}.`;
   };
   const sections = 3 + Math.floor(r() * 3);

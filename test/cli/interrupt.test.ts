@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { constants, mkdirSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { beforeExit } from '../helpers/settle.js';
 import { initialised } from './sandbox.js';
 
 // Issue 24: Ctrl-C during an import or a bulk publish used to end with exit 130 and not a word.
@@ -56,8 +57,15 @@ describe('Ctrl-C during bulk work (issue 24)', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-    // Opening the pipe to write completes once svc has opened it to read.
-    const writer = await open(path.join(box.dir, 'slow.md'), 'w');
+    // Opening the pipe to write completes once svc has opened it to read. If svc ends first, the
+    // open would wait for a reader forever: the test opens one itself to let it go, and fails.
+    const fifo = path.join(box.dir, 'slow.md');
+    const opening = open(fifo, 'w');
+    const writer = await beforeExit(opening, child, 'svc opening slow.md to read it', () => stderr).catch(async (err) => {
+      await (await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK)).close();
+      await (await opening).close();
+      throw err;
+    });
     child.kill('SIGINT');
     const r = await ended;
     await writer.close();

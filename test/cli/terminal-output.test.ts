@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import stringWidth from 'string-width';
@@ -8,6 +8,8 @@ import { pageLine } from '../../src/cli/articles.js';
 import { createLogger } from '../../src/lib/log.js';
 import { BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/env.js';
+import { until } from '../helpers/serve.js';
+import { beforeExit, exitOf } from '../helpers/settle.js';
 import { expectCleanError, initialised, sandbox } from './sandbox.js';
 
 // Issue 24, "a terminal that reads well": the real binary as a subprocess.
@@ -41,12 +43,13 @@ describe('terminal output (issue 24)', () => {
   it('articles list: words as headers, "1-2 of 3", a scheduled-time column for scheduled articles', async () => {
     const box = await initialised();
     for (const n of [1, 2, 3]) writeFileSync(path.join(box.dir, `p${n}.md`), `---\ntitle: Post ${n}\n---\nBody\n`);
-    expect((await box.spawn(['articles', 'import', 'p1.md', 'p2.md', 'p3.md'])).code).toBe(0);
+    // Setting up runs in-process (box.cli, the same code): only the output checked needs the binary.
+    expect((await box.cli(['articles', 'import', 'p1.md', 'p2.md', 'p3.md'])).code).toBe(0);
     const page = await box.spawn(['articles', 'list', '--limit', '2']);
     expect(page.stdout).toMatch(/^ID\s+SLUG\s+STATUS\s+CONTENT TYPE\s+TITLE\s+UPDATED AT\n/);
     expect(page.stdout.trimEnd().split('\n').at(-1)).toBe('1-2 of 3 articles; --limit/--offset show others');
     expect((await box.spawn(['articles', 'list'])).stdout.trimEnd().split('\n').at(-1)).toBe('3 articles');
-    expect((await box.spawn(['articles', 'schedule', 'p2', '--at', '2030-01-02T03:04:00Z'])).code).toBe(0);
+    expect((await box.cli(['articles', 'schedule', 'p2', '--at', '2030-01-02T03:04:00Z'])).code).toBe(0);
     const scheduled = await box.spawn(['articles', 'list', '--status', 'scheduled']);
     expect(scheduled.stdout).toMatch(/^ID\s+SLUG\s+STATUS\s+SCHEDULED FOR \(UTC\)\s+CONTENT TYPE/);
     expect(scheduled.stdout).toMatch(/p2\s+scheduled\s+2030-01-02 03:04\s+BLOG_POST/);
@@ -57,17 +60,18 @@ describe('terminal output (issue 24)', () => {
   it('the publish table keeps where each article went; webhook test prints no log line; deliveries fit 80 columns', async () => {
     const box = await initialised();
     for (const n of [1, 2]) writeFileSync(path.join(box.dir, `a-rather-long-slug-for-post-number-${n}.md`), `---\ntitle: Post ${n}\n---\nBody\n`);
-    await box.spawn(['articles', 'import', 'a-rather-long-slug-for-post-number-1.md', 'a-rather-long-slug-for-post-number-2.md']);
-    await box.spawn(['blog-key', 'generate']);
+    // Setting up runs in-process (box.cli, the same code): only the output checked needs the binary.
+    expect((await box.cli(['articles', 'import', 'a-rather-long-slug-for-post-number-1.md', 'a-rather-long-slug-for-post-number-2.md'])).code).toBe(0);
+    expect((await box.cli(['blog-key', 'generate'])).code).toBe(0);
     // A loopback port nothing listens on: every delivery fails with "connection refused".
-    expect((await box.spawn(['webhook', 'set', '--url', 'http://127.0.0.1:9/hook'])).code).toBe(0);
+    expect((await box.cli(['webhook', 'set', '--url', 'http://127.0.0.1:9/hook'])).code).toBe(0);
     const published = await box.spawn(['articles', 'publish', '--all-drafts']);
     expect(published.stdout).toMatch(/SLUG\s+TO\s+ID\na-rather-long-slug-for-post-number-\d\s+headless, webhook: published\s+art_/);
 
     const test = await box.spawn(['webhook', 'test']);
     expectCleanError(test, 1, /^error: Test delivery to http:\/\/127\.0\.0\.1:9\/hook failed: /);
     expect(test.stderr).not.toContain('"level"');
-    for (let i = 0; i < 2; i++) await box.spawn(['webhook', 'test']);
+    for (let i = 0; i < 2; i++) expect((await box.cli(['webhook', 'test'])).code).toBe(1); // more deliveries for the table
     const deliveries = await box.spawn(['webhook', 'deliveries']);
     const lines = deliveries.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^WHEN \(UTC\)\s+EVENT\s+TRY\s+HTTP\s+RESULT\s+ID$/);
@@ -94,17 +98,28 @@ describe('the daemon log (issue 24): human lines on a terminal, JSON lines elsew
     expect(JSON.parse(pipe.text())).toEqual({ level: 30, time: expect.any(Number), requestId: 'req_1', msg: 'request done' });
   });
 
-  it.skipIf(spawnSync('script', ['--version']).status !== 0)('svc serve on a real terminal (script(1) gives it one) logs human lines', () => {
-    // The daemon starts, logs, and is stopped by the 15 s timeout of script's child.
-    const r = spawnSync('script', ['-qec', `timeout -s INT 15 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
-      // In a directory of its own with no config file: never the repository's (or /etc/svc's) config.yaml.
-      cwd: tempDir('svc-tty-'),
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('svc serve on a real terminal (script(1) gives it one) logs human lines', async () => {
+    // In a directory of its own with no config file: never the repository's (or /etc/svc's) config.yaml.
+    const cwd = tempDir('svc-tty-');
+    // timeout(1) stops the daemon if the test does not: it does once the daemon has said it
+    // listens and logged a line, with SIGINT to the pid its record in the state directory names.
+    const child = spawn('script', ['-qec', `timeout -s INT 30 ${process.execPath} ${BIN} serve --port 0`, '/dev/null'], {
+      cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_CONFIG: 'none', SVC_DATA_DIR: 'data', SVC_STATE_DIR: 'state', NO_COLOR: '1', TERM: 'xterm' },
-      encoding: 'utf8',
-      timeout: 30_000,
     });
-    expect(r.stdout).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
-    expect(r.stdout).toMatch(/\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: /);
-    expect(r.stdout).not.toContain('"level":30');
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stdin.end();
+    const ended = exitOf(child);
+    const listening = /listening on http:\/\/127\.0\.0\.1:\d+/;
+    const human = /\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: /;
+    await beforeExit(until(() => listening.test(out) && human.test(out), 20_000, 'the daemon listening and logging a line'), child, 'svc serve on a terminal', () => out);
+    const record = readdirSync(path.join(cwd, 'state')).find((f) => /^daemon-\d+\.json$/.test(f));
+    expect(record, `no daemon record in ${cwd}/state; the daemon said:\n${out}`).toBeDefined();
+    process.kill(Number(/\d+/.exec(record!)![0]), 'SIGINT');
+    await ended;
+    expect(out).toMatch(listening);
+    expect(out).toMatch(human);
+    expect(out).not.toContain('"level":30');
   }, 60_000);
 });

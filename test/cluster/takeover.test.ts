@@ -9,6 +9,7 @@ import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 import { spawnDaemon } from '../webhooks/daemon-on.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { arrivalSeqs, drained, inOrder, onWebhook, receiverView } from '../webhooks/view.js';
+import { exitOf } from '../helpers/settle.js';
 
 // test/webhooks/takeover.test.ts follows one held event from a killed daemon to a survivor; here
 // three daemons share many articles' events when one of them is killed with deliveries in flight.
@@ -42,7 +43,7 @@ describe.skipIf(!clusterSupported)('kill -9 one of three daemons mid-delivery (P
     const victim = daemons.find((d) => held.some((h) => h.pid === d.pid));
     expect(victim, `leases held by pids ${held.map((h) => h.pid)}`).toBeDefined();
     victim!.kill('SIGKILL');
-    await new Promise((r) => victim!.once('close', r));
+    await exitOf(victim!);
     const inFlight = new Set(receiver.received.map((r) => r.body.eventId)); // arrived, none answered yet
     hold = false;
 

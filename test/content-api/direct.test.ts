@@ -20,6 +20,7 @@ function raw(port: number, method: string, target: string, headers: Record<strin
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+      res.on('error', reject); // the connection closed before the answer's end
     })
       .on('error', reject)
       .end();

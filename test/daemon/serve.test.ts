@@ -4,6 +4,7 @@ import { VERSION } from '../../src/version.js';
 import { spawnCli } from '../helpers/cli.js';
 import { freshEnv } from '../helpers/env.js';
 import { logLines, refusesConnections, serve } from '../helpers/serve.js';
+import { beforeClose, beforeExit } from '../helpers/settle.js';
 
 describe('svc serve (the real binary)', () => {
   it('migrates a fresh database, serves /healthz, logs each request with its id, and stops on SIGTERM after finishing an in-flight request', async () => {
@@ -34,7 +35,7 @@ describe('svc serve (the real binary)', () => {
       socket.write(
         `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
       );
-      await continued;
+      await beforeExit(beforeClose(continued, socket, "the daemon's 100 Continue"), svc.child, "the daemon's 100 Continue", svc.stderr);
 
       svc.child.kill('SIGTERM');
       expect(await refusesConnections(svc.port)).toBe(true);

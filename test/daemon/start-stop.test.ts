@@ -45,8 +45,17 @@ function rawClient(port: number) {
     write: (text: string) => socket.write(text),
     received: () => received,
     closed,
-    /** Resolves once the bytes received so far match. */
-    seen: (re: RegExp) => until(() => re.test(received), 10_000, `${re} from the daemon`),
+    /** Resolves once the bytes received so far match; fails at once when the connection closed without them. */
+    seen: (re: RegExp) =>
+      until(
+        () => {
+          if (re.test(received)) return true;
+          if (socket.closed) throw new Error(`the daemon closed the connection without ${re}: ${JSON.stringify(received)}`);
+          return false;
+        },
+        10_000,
+        `${re} from the daemon`,
+      ),
   };
 }
 

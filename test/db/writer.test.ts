@@ -7,6 +7,14 @@ import { startHolder } from '../../src/webhooks/lease.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { PG_URL } from '../helpers/env.js';
 import { seedWorkspace } from '../helpers/seed.js';
+import { turnsUntil } from '../helpers/settle.js';
+
+/** What `p` failed with, once it did (asked while waiting for a step of it that will then never come). */
+const failure = (p: Promise<unknown>) => {
+  let err: unknown;
+  p.catch((e) => (err = e ?? 'rejected'));
+  return () => err;
+};
 
 const gate = () => {
   let open!: () => void;
@@ -35,7 +43,7 @@ describe('the SQLite writer (db/connect.ts writerOf)', () => {
       });
     const a = write('a', first.opened);
     // b and c arrive while a holds the writer (a has written, so SQLite's lock is a's).
-    while (!events.includes('a starts')) await new Promise((r) => setImmediate(r));
+    await turnsUntil(() => events.includes('a starts'), 'a starts', { failed: failure(a) });
     const b = write('b');
     // c arrives once b waits for the writer (a transaction asks for it a few promise steps later than a statement).
     await new Promise((r) => setImmediate(r));
@@ -47,7 +55,8 @@ describe('the SQLite writer (db/connect.ts writerOf)', () => {
       .then(() => events.push('c ends'));
     if (isPostgres(db)) {
       // b waits for a's row lock inside its transaction, c for the same row: both have started.
-      while (!events.includes('b starts') || !events.includes('c starts')) await new Promise((r) => setImmediate(r));
+      const [bFailed, cFailed] = [failure(b), failure(c)];
+      await turnsUntil(() => events.includes('b starts') && events.includes('c starts'), 'b and c start', { failed: () => bFailed() ?? cFailed() });
       expect(events).not.toContain('a ends');
       first.open();
       await Promise.all([a, b, c]);
@@ -123,7 +132,7 @@ describe('the SQLite writer (db/connect.ts writerOf)', () => {
       await first.opened;
       events.push('a ends');
     });
-    while (!events.includes('a wrote')) await new Promise((r) => setImmediate(r));
+    await turnsUntil(() => events.includes('a wrote'), 'a wrote', { failed: failure(a) });
     /** Time for the other statement to reach SQLite if it could (before: at once, to nap there while a held the lock), then a ends. */
     const finish = async () => {
       await new Promise((r) => setTimeout(r, 50));

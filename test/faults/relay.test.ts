@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRelay } from '../helpers/relay.js';
+import { beforeClose } from '../helpers/settle.js';
 
 /** An echo server and a client that reads what comes back, for the fault proxy's own test. */
 async function echoServer(): Promise<number> {
@@ -32,7 +33,9 @@ function connect(port: number) {
   socket.on('data', (b) => (got += b));
   socket.on('error', (e: NodeJS.ErrnoException) => events.push(e.code ?? 'error'));
   socket.on('close', () => events.push('close'));
-  const opened = new Promise<void>((r) => socket.once('connect', () => r()));
+  // A refused or reset connect fails here with what happened, rather than never opening.
+  const opened = beforeClose(new Promise<void>((r) => socket.once('connect', () => r())), socket, `connecting to ${port}`);
+  opened.catch(() => undefined); // a connection expected to be refused never awaits it
   /** Resolves with what arrived once `text` arrived, or rejects after ms. */
   const until = (text: string, ms = 2000) =>
     new Promise<string>((resolve, reject) => {

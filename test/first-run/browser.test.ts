@@ -43,12 +43,18 @@ describe('first run (issue 13): finding a browser for the page tests', () => {
     // PATH, HOME and CHROMIUM_PATH point nowhere: the machine of a newcomer with no browser.
     const empty = tempDir();
     const env = { PATH: empty, HOME: empty, CHROMIUM_PATH: path.join(empty, 'chrome'), CI: 'true' };
-    const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const run = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/oauth/browser-flow.test.ts'], { cwd: ROOT, env });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
-      child.on('close', (code) => resolve({ code, output }));
+      // Stopped before the test's own timeout, so a run that hangs fails with what it printed.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 80_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      });
     });
     expect(run.output).toContain(NO_BROWSER);
     expect(run.output).toMatch(/1 skipped/);

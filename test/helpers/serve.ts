@@ -44,6 +44,7 @@ export function spawnServe(env: Record<string, string>, cwd: string, options: { 
       if (m) resolve(Number(m[1]));
     });
     exited.then(({ code, signal }) => reject(new Error(`svc serve exited (${code ?? signal}) before listening:\n${err}`)));
+    child.once('error', (e) => reject(new Error(`svc serve could not run: ${e.message}`)));
   });
   ready.catch(() => {}); // tests that expect an early exit never await it
   return { child, ready, stdout: () => out, stderr: () => err, logs: () => logLines(err), exited };

@@ -31,8 +31,8 @@ export interface FakeDataForSeo {
   /** Hold every request until release() (a provider that never answers). */
   hold(): void;
   release(): void;
-  /** Resolves when n requests have arrived. */
-  received(n: number): Promise<void>;
+  /** Resolves when n requests have arrived; fails, saying what came, after ms (15 s). */
+  received(n: number, ms?: number): Promise<void>;
   env: Record<string, string>;
 }
 
@@ -162,7 +162,13 @@ export async function startFakeDataForSeo(options: { login?: string; password?: 
       for (const fn of held) fn();
       held = [];
     },
-    received: (n) => (requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+    received: (n, ms = 15_000) =>
+      requests.length >= n
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`the fake DataForSEO got ${requests.length} of ${n} requests within ${ms} ms: ${requests.map((r) => r.path).join(', ')}`)), ms);
+            waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+          }),
     env: { SVC_KEYWORDS_PROVIDER: 'dataforseo', SVC_KEYWORDS_DATAFORSEO_LOGIN: login, SVC_KEYWORDS_DATAFORSEO_PASSWORD: password, SVC_KEYWORDS_DATAFORSEO_BASE_URL: url },
   };
 }

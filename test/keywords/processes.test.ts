@@ -9,6 +9,7 @@ import { getUsage } from '../../src/workspaces/usage.js';
 import { initialised } from '../cli/sandbox.js';
 import { BIN, spawnCli } from '../helpers/cli.js';
 import { TestClock } from '../helpers/clock.js';
+import { beforeExit, exitOf } from '../helpers/settle.js';
 import { startFakeDataForSeo } from './fake-dataforseo.js';
 
 // A lookup reserves its credits before calling the provider. When the process making it is
@@ -20,11 +21,13 @@ describe('a lookup whose process is killed during the provider call', () => {
     const fake = await startFakeDataForSeo();
     const env = { ...b.env, ...fake.env, SVC_KEYWORDS_DATAFORSEO_TIMEOUT: '60s' };
     fake.hold();
-    const child = spawn(process.execPath, [BIN, 'keywords', 'lookup', 'slow keyword', 'another one'], { cwd: b.dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...env }, stdio: 'ignore' });
-    const exited = new Promise((r) => child.on('exit', r));
-    await fake.received(3); // volume, difficulty and intent: the reservation is committed before them
+    const child = spawn(process.execPath, [BIN, 'keywords', 'lookup', 'slow keyword', 'another one'], { cwd: b.dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    // volume, difficulty and intent: the reservation is committed before them
+    await beforeExit(fake.received(3), child, 'the lookup calling the provider three times', () => stderr);
     child.kill('SIGKILL');
-    await exited;
+    await exitOf(child);
     fake.release();
 
     const clock = new TestClock();

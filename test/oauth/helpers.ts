@@ -5,15 +5,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { browserPath } from '../helpers/browser.js';
 import { afterFile } from '../helpers/cleanup.js';
 
 export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/oauth');
 
-/** Headless Chromium or Chrome (helpers/browser.ts finds it), closed after the file. */
+/**
+ * Headless Chromium or Chrome (helpers/browser.ts finds it), closed after the file. playwright-core
+ * is loaded here, not with this module: two dozen files use the other helpers, and loading it
+ * took each of them 0.6-2 s.
+ */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: browserPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -23,7 +28,7 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A loopback "native app" redirect target that records each callback's query. */
-export async function callbackServer(): Promise<{ url: string; next(): Promise<URLSearchParams> }> {
+export async function callbackServer(): Promise<{ url: string; /** The next callback's query; fails after ms (15 s). */ next(ms?: number): Promise<URLSearchParams> }> {
   const waiting: Array<(q: URLSearchParams) => void> = [];
   const received: URLSearchParams[] = [];
   const server = http.createServer((req, res) => {
@@ -38,7 +43,19 @@ export async function callbackServer(): Promise<{ url: string; next(): Promise<U
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}/callback`,
-    next: () => (received.length ? Promise.resolve(received.shift()!) : new Promise((r) => waiting.push(r))),
+    next: (ms = 15_000) => {
+      if (received.length) return Promise.resolve(received.shift()!);
+      const p = new Promise<URLSearchParams>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(take), 1);
+          reject(new Error(`no callback to http://127.0.0.1:${port}/callback within ${ms} ms`));
+        }, ms);
+        const take = (q: URLSearchParams) => (clearTimeout(timer), resolve(q));
+        waiting.push(take);
+      });
+      p.catch(() => undefined); // taken before the click that leads to it: a click that failed failed the test already
+      return p;
+    },
   };
 }
 

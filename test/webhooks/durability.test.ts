@@ -3,6 +3,7 @@ import { runCli } from '../helpers/cli.js';
 import { freshEnv } from '../helpers/env.js';
 import { startDaemonOn, spawnDaemon } from './daemon-on.js';
 import { startReceiver } from './receiver.js';
+import { exitOf } from '../helpers/settle.js';
 
 describe('durable outbox', () => {
   it('delivers what the CLI queued without a daemon, and loses nothing when the daemon is killed mid-delivery', async () => {
@@ -27,7 +28,7 @@ describe('durable outbox', () => {
     const [first] = await receiver.waitFor(1);
     expect(first.body.event).toBe('article.published');
     daemon.kill('SIGKILL');
-    await new Promise((r) => daemon.once('close', r));
+    await exitOf(daemon);
 
     // Queued while nothing runs; must go out after the publish, in order.
     expect((await cli('articles', 'publish', 'survivor')).stderr).toContain('no daemon is running');

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { closeIdleConnections, postOnce } from '../../src/webhooks/http-post.js';
+import { until } from '../helpers/serve.js';
 
 // postOnce against receivers written at the socket level, so each can break HTTP the way a real
 // one does: keep the connection after a whole answer, never end the body, stop mid-body.
@@ -162,7 +163,7 @@ describe('postOnce against receivers that keep the connection', () => {
     const r = await rawReceiver(() => {}); // never answers
     const giveUp = new AbortController();
     const sent = Array.from({ length: 20 }, (_, i) => postOnce(r.url, Buffer.from(`{"n":${i}}`), {}, { ...config, timeout: 10_000 }, giveUp.signal));
-    while (r.requests < 20) await new Promise((ok) => setTimeout(ok, 5));
+    await until(() => r.requests >= 20, 5_000, 'the 20 requests at the receiver');
     expect(getEventListeners(giveUp.signal, 'abort')).toHaveLength(1);
     giveUp.abort();
     for (const res of await within(Promise.all(sent), 2_000, 'every request given up')) expect(res).toMatchObject({ status: null, error: 'given up: the daemon is shutting down' });

@@ -149,7 +149,12 @@ describe('webhook order per article, unpublish included', () => {
     await publishArticle(w.d.app, w.ws, a.id); // the update is queued behind it
     const unpublishing = errorOf(unpublishArticle(w.d.app, w.ws, a.id));
     const decided = () => w.d.app.db('webhook_events').where({ article_id: a.id, event: 'article.unpublished' }).first();
-    while (!(await decided())) await sleep(5);
+    let settled: unknown;
+    void unpublishing.then((err) => (settled = err ?? 'done'));
+    for (const deadline = Date.now() + 15_000; !(await decided()); await sleep(5)) {
+      // The unpublish settles only after it decided: settled without deciding, it never will.
+      if (settled !== undefined || Date.now() > deadline) throw new Error(`the unpublish's event was not queued (the unpublish: ${settled === undefined ? 'still waiting' : String(settled)})`);
+    }
     answerPublish(); // the unpublish waited for the publish in flight; it holds the update back
     expect((await unpublishing)?.code).toBe('receiver_refused');
     await drained(w.d.app);

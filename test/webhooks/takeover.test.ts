@@ -3,6 +3,7 @@ import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshEnv } from '../helpers/env.js';
 import { spawnDaemon } from './daemon-on.js';
 import { startReceiver } from './receiver.js';
+import { exitOf } from '../helpers/settle.js';
 
 // On PostgreSQL two daemons run side by side; SQLite serves one daemon per file, so there the
 // replacement starts after the kill, as systemd would restart it.
@@ -37,7 +38,7 @@ describe('kill -9 the daemon holding a lease (two daemons on PostgreSQL, a resta
 
     const killedAt = Date.now();
     holder.kill('SIGKILL');
-    await new Promise((r) => holder.once('close', r));
+    await exitOf(holder);
     survivor ??= await spawnDaemon(env, dir);
     const got = await receiver.waitFor(3);
     const takeover = Date.now() - killedAt;

@@ -5,6 +5,7 @@ import { publishArticle, scheduleArticle } from '../../src/publishing/publish.js
 import { BIN, spawnCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
 import { drained, receiverView } from './view.js';
+import { exitOf } from '../helpers/settle.js';
 
 // Small enough for a quick test, large enough that a loaded machine does not make a live holder look gone.
 const BEATS = { 'webhooks.heartbeatInterval': 100, 'webhooks.heartbeatStaleAfter': 1_000 };
@@ -49,7 +50,7 @@ describe('an unpublish run by the CLI holds its lease with its own heartbeat', (
       throw new Error(`${(err as Error).message}; the CLI said: ${output}`);
     });
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('close', r));
+    await exitOf(child);
 
     // The daemon's worker marks it abandoned once the CLI's heartbeat is stale.
     const deadline = Date.now() + 10_000;

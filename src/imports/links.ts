@@ -13,6 +13,8 @@ import type { ImportItem, ImportNotes } from './types.js';
 const MARKDOWN_LINK = /\]\(\s*<?[^()\s<>]+(?=>?(?:\s+["'][^"'\n]*["'])?\s*\))/g;
 const HTML_HREF = /\bhref=["'][^"'\s<>]+(?=["'])/gi;
 const SOURCE_FILE = /\.(md|markdown|mdx)$/i;
+/** A link to a post's source file (a path, not a URL). */
+const toSourceFile = (bare: string) => SOURCE_FILE.test(bare) && !/^[a-z][\w+.-]*:/i.test(bare);
 // A link whose text is the name of the post file it points at (`[hello](<hello.md>)`).
 const UNTITLED_POST_LINK = /\[([^[\]\n]+)\]\(<([^<>\n]+)\.md>\)/g;
 const LISTS = new Set(['tag', 'tags', 'category', 'categories', 'author', 'authors', 'page', 'archive', 'archives', 'series']);
@@ -31,7 +33,6 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
     byFile.set(file, item);
     byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), file]);
   }
-  if (bySlug.size < 2) return;
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined;
   for (const item of items) {
     const old = item.oldUrl && item.input.slug ? pathOf(item.oldUrl, host) : undefined;
@@ -41,7 +42,7 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
   const target = (href: string, from: ImportItem): ImportItem | undefined => {
     const bare = href.split(/[?#]/)[0];
     if (!bare) return undefined;
-    if (SOURCE_FILE.test(bare) && !/^[a-z][\w+.-]*:/i.test(bare)) {
+    if (toSourceFile(bare)) {
       let decoded = bare;
       try {
         decoded = decodeURI(bare);
@@ -84,6 +85,7 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
     const rewrite = (whole: string) => {
       const [, lead, href] = /^(\]\(\s*<?|href=["'])(.*)$/is.exec(whole)!;
       const to = target(href, item);
+      if (!to && toSourceFile(href.split(/[?#]/)[0])) notes.postLinksLeft.push(`${item.source} (${href})`);
       const url = to && to !== item ? articleUrl(ws, to.input.slug!) : null;
       if (!url) return whole;
       const hash = href.includes('#') ? href.slice(href.indexOf('#')) : '';

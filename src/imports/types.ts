@@ -81,6 +81,9 @@ export class ImportNotes {
   /** Links to files beside posts that are not images, each with its post and where it points now (every one is listed). */
   readonly filesLeft: string[] = [];
 
+  /** Links to post files that are not in this import, kept as written, each with its post (every one is listed). */
+  readonly postLinksLeft: string[] = [];
+
   /** Links to other imported posts, pointed where svc serves them: each old target once. */
   readonly relinked = new Map<string, string>();
 
@@ -106,6 +109,9 @@ export class ImportNotes {
     }
     if (this.filesLeft.length > 0) {
       out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: ${this.filesLeft.join(', ')}`);
+    }
+    if (this.postLinksLeft.length > 0) {
+      out.push(`Links to post files that are not in this import (kept as written, they lead nowhere on svc until that post is imported too): ${this.postLinksLeft.join(', ')}`);
     }
     if (this.movedSlugs.length > 0) {
       const list = this.movedSlugs.map((m) => `${m.from} -> ${m.to} (${m.source})`).join(', ');

@@ -30,10 +30,19 @@ export function linksToOtherFiles(items: ImportItem[], baseUrl: string, notes: I
       const rel = dest.split(/[?#]/)[0];
       if (NOT_A_FILE.test(rel)) return m;
       const file = assetFolderFile(item.file!, rel) ?? path.resolve(path.dirname(item.file!), rel);
-      if (!statSync(file, { throwIfNoEntry: false })?.isFile() || !realpathSync(file).startsWith(root + path.sep)) return m;
+      if (!isFileInside(file, root)) return m;
       const there = oldPage ? new URL(dest, oldPage).href : undefined;
       notes.filesLeft.push(`${item.source} (${there ? `${dest} -> ${there}` : dest})`);
       return there ? `[${text || dest}](<${there}>)` : text || dest;
     });
+  }
+}
+
+/** A regular file inside `root`; false too for a path the system refuses (a name too long, a folder not readable). */
+function isFileInside(file: string, root: string): boolean {
+  try {
+    return statSync(file, { throwIfNoEntry: false })?.isFile() === true && realpathSync(file).startsWith(root + path.sep);
+  } catch {
+    return false;
   }
 }

@@ -135,22 +135,29 @@ async function bareInsertLoop(name: string, dataDir: string, urls: { svc?: strin
       ms += performance.now() - t;
     };
     const trx = await to.transaction();
-    // The copy keeps the rows' references without checking them (the same rows, already checked).
-    if (isPg(to)) await trx.raw('set local session_replication_role = replica');
-    for (const table of await tables(from)) {
-      const pk = isPg(from) ? 'ctid' : 'rowid';
-      const columns = (await from(table).columnInfo()) as Record<string, unknown>;
-      const names = Object.keys(columns);
-      const per = Math.max(1, Math.floor(30_000 / (names.length + 1)));
-      for (let offset = 0; ; offset += per) {
-        const rows: Array<Record<string, unknown>> = await from(table).select(names).orderBy(isPg(from) ? names[0] : pk).offset(offset).limit(per);
-        if (rows.length === 0) break;
-        const step = () => (isPg(to) ? trx(table).insert(rows) : trx.raw(`insert into ?? (${names.map(() => '??').join(', ')}) values ${rows.map(() => `(${names.map(() => '?').join(', ')})`).join(', ')}`, [table, ...names, ...rows.flatMap((r) => names.map((n) => r[n] ?? null))] as never));
-        if (grown.includes(table)) await timed(step);
-        else await step();
+    try {
+      // The copy keeps the rows' references without checking them (the same rows, already checked).
+      if (isPg(to)) await trx.raw('set local session_replication_role = replica');
+      for (const table of await tables(from)) {
+        // The physical row order: deterministic, so paging by offset reads each row once (a non-unique first column would not).
+        const pk = isPg(from) ? 'ctid' : 'rowid';
+        const columns = (await from(table).columnInfo()) as Record<string, unknown>;
+        const names = Object.keys(columns);
+        const per = Math.max(1, Math.floor(30_000 / (names.length + 1)));
+        for (let offset = 0; ; offset += per) {
+          const rows: Array<Record<string, unknown>> = await from(table).select(names).orderBy(pk).offset(offset).limit(per);
+          if (rows.length === 0) break;
+          const step = () => (isPg(to) ? trx(table).insert(rows) : trx.raw(`insert into ?? (${names.map(() => '??').join(', ')}) values ${rows.map(() => `(${names.map(() => '?').join(', ')})`).join(', ')}`, [table, ...names, ...rows.flatMap((r) => names.map((n) => r[n] ?? null))] as never));
+          if (grown.includes(table)) await timed(step);
+          else await step();
+        }
       }
+      await timed(() => trx.commit());
+    } catch (err) {
+      // An open transaction would keep destroy() below waiting for its connection forever.
+      await trx.rollback().catch(() => undefined);
+      throw err;
     }
-    await timed(() => trx.commit());
   } finally {
     await from.destroy();
     await to.destroy();

@@ -10,7 +10,7 @@ import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
 import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
-import { hexoPostPath } from './hexo-permalink.js';
+import { hexoAddresses } from './hexo-permalink.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
@@ -82,8 +82,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     const zone = opts.timeZone ?? (await zones.of(src.root));
     const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
     // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
-    const permalink = await zones.hexoPermalink(src.root);
-    if (permalink) for (const item of read) item.oldUrl ??= hexoPostPath(permalink, item, zone);
+    const hexo = await zones.hexoSite(src.root);
+    if (hexo) hexoAddresses(hexo, read, zone);
     items.push(...read);
   }
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));

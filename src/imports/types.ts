@@ -14,6 +14,12 @@ export interface ImportItem {
   file?: string;
   /** Where the old site served it (a front matter `permalink`), so links to there find it. */
   oldUrl?: string;
+  /** Where the old site served the files beside it, when not beside its page (Hexo's asset folder). */
+  oldFolder?: string;
+  /** Why its old address cannot be known (a Hexo permalink pattern it cannot fill), for the notes that need it. */
+  oldUrlUnknown?: string;
+  /** A markdown post's front matter as read, for the placeholders of its old site's permalink pattern. */
+  frontMatter?: Record<string, unknown>;
   /** The folder the import read it from: images beside the post are taken from inside it only. */
   root?: string;
   /** A markdown post's collections: its tags, and in an Eleventy site its directory data files' tags. */
@@ -108,7 +114,7 @@ export class ImportNotes {
       out.push(`Images beside posts not carried over (left as written, they do not show on svc): ${this.imagesLeft.map((i) => `${i.source}: ${i.image} (${i.reason})`).join(', ')}`);
     }
     if (this.filesLeft.length > 0) {
-      out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: ${this.filesLeft.join(', ')}`);
+      out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown (a video's or audio's source then stays as written): ${this.filesLeft.join(', ')}`);
     }
     if (this.postLinksLeft.length > 0) {
       out.push(`Links to post files that are not in this import (kept as written, they lead nowhere on svc until that post is imported too): ${this.postLinksLeft.join(', ')}`);

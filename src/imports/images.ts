@@ -14,7 +14,8 @@ import type { ImportItem, ImportNotes } from './types.js';
 // reference definition `[ref]: dest`, an HTML `<img src=dest>`. Each bounded, one pass. (An HTML
 // link to an image file and a video's poster image are found by the HTML parser: htmlImage.)
 const MARKDOWN_DEST = /(\]\([ \t]*<?)([^()\s<>]+)/g;
-const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
+/** A markdown reference definition `[ref]: dest`: its lead and its destination. */
+export const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
 const HTML_IMG_SRC = /(<img\b[^>]{0,500}?\bsrc=["']?)([^"'\s>]+)/gi;
 // A `srcset` of `<img>` or of a `<picture>`'s `<source>`: candidates `url [descriptor]`, comma separated.
 const SRCSET = /(<(?:img|source)\b[^>]{0,500}?\bsrcset=)(["'])([^"'<>]{0,4000})\2/gi;

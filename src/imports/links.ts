@@ -3,6 +3,7 @@ import { articleUrl } from '../content/article-url.js';
 import type { Workspace } from '../workspaces/types.js';
 import { outsideCode } from './body-syntax.js';
 import { htmlUrls, rewriteHtmlUrls } from './html-urls.js';
+import { REFERENCE_DEST } from './images.js';
 import type { ImportItem, ImportNotes } from './types.js';
 
 // A post links to another of the same blog by its source file (`./other.md`, `/blog/other.md`,
@@ -71,7 +72,7 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
 
   for (const item of items) {
     let body = item.input.bodyMarkdown;
-    if (!body || !/\]\(|<a\b/i.test(body)) continue;
+    if (!body || !/\]\(|\]:|<a\b/i.test(body)) continue;
     // Hexo's `{% post_link slug %}` without a title shows the post's title: written as a link
     // whose text is the file's name (shortcodes.ts), it takes the title once the post is found.
     if (body.includes('.md>)')) {
@@ -93,11 +94,19 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
     };
     // HTML first (its attributes' places are the body's as read); a markdown match is the lead `](` and the destination.
     const html = htmlUrls(body).filter((u) => u.tag === 'a' && u.name === 'href');
-    item.input.bodyMarkdown = outsideCode(rewriteHtmlUrls(body, html, (u) => relink(u.value)), MARKDOWN_LINK, (whole) => {
+    const inline = outsideCode(rewriteHtmlUrls(body, html, (u) => relink(u.value)), MARKDOWN_LINK, (whole) => {
       const [, lead, href] = /^(\]\(\s*<?)(.*)$/s.exec(whole)!;
       const url = relink(href);
       return url ? lead + url : whole;
     });
+    // Reference definitions (`[other]: ./other.md`) are links too.
+    item.input.bodyMarkdown = !inline.includes(']:')
+      ? inline
+      : outsideCode(inline, REFERENCE_DEST, (whole) => {
+          const [, lead, href] = new RegExp(REFERENCE_DEST.source).exec(whole)!;
+          const url = relink(href);
+          return url ? lead + url : whole;
+        });
   }
 }
 

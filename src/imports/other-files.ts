@@ -2,11 +2,12 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { outsideCode } from './body-syntax.js';
 import { type HtmlUrl, htmlUrls, rewriteHtmlUrls } from './html-urls.js';
-import { assetFolderFile } from './images.js';
+import { REFERENCE_DEST, assetFolderFile } from './images.js';
 import type { ImportItem, ImportNotes } from './types.js';
 
 // A link to a file beside the post that is not an image (Hexo's `{% asset_link manual.pdf %}`, a
-// page bundle's `[slides](slides.zip)`, `<a href="slides.zip">`, a `<video src="clip.mp4">`):
+// page bundle's `[slides](slides.zip)` or `[slides]: slides.zip`, `<a href="slides.zip">`, a
+// `<video src="clip.mp4">`):
 // svc stores images only, and under svc's URLs the relative path names nothing. The link points
 // at the old site's copy when the post's old address is known (its front matter `permalink`, or
 // Hexo's permalink pattern), else only a link's text is kept (a player's source stays as written:
@@ -26,8 +27,9 @@ export function linksToOtherFiles(items: ImportItem[], baseUrl: string, notes: I
     if (!body || !item.file || !item.root) continue;
     // Most relative links name another post or an image: only a link to some other file is looked at.
     const markdown = body.includes('](') && [...body.matchAll(LINK)].some((m) => isOtherFile(m[2]));
+    const references = body.includes(']:') && [...body.matchAll(REFERENCE_DEST)].some((m) => isOtherFile(m[2]));
     const html = htmlUrls(body).filter((u) => fileAttribute(u) && isOtherFile(u.value));
-    if (!markdown && html.length === 0) continue;
+    if (!markdown && !references && html.length === 0) continue;
     const root = realpathSync(item.root);
     // The folder of the old page (`/2024/01/02/trip/` as it is, `/2024/trip.html` without its
     // file name), where the page's relative links led, unless the site served its files elsewhere.
@@ -55,6 +57,15 @@ export function linksToOtherFiles(items: ImportItem[], baseUrl: string, notes: I
         const there = oldCopy(dest);
         if (there === undefined) return m;
         return there ? `[${text || dest}](<${there}>)` : text || dest;
+      });
+    }
+    if (references) {
+      // A reference definition (`[slides]: slides.pdf`) stays as written when the old address is
+      // unknown: without it, the links naming it would show their brackets as text.
+      out = outsideCode(out, REFERENCE_DEST, (m) => {
+        const [, lead, dest] = new RegExp(REFERENCE_DEST.source).exec(m)!;
+        const there = isOtherFile(dest) ? oldCopy(dest) : undefined;
+        return there ? lead + there : m;
       });
     }
     item.input.bodyMarkdown = out;

@@ -10,7 +10,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 // Markdown bodies hold HTML too (Hugo and Jekyll themes' posts, WordPress posts moved to
 // markdown): its links, images and players name files beside the post as markdown does.
-describe('HTML in a markdown body names files beside the post', () => {
+describe('HTML and reference definitions in a markdown body name files beside the post', () => {
   it('<a href> to a file, an image or a post, <video src> and its poster: each treated as the markdown form is', async () => {
     const w = await importWorld();
     const blog = path.join(w.d.dir, 'blog');
@@ -22,6 +22,7 @@ describe('HTML in a markdown body names files beside the post', () => {
     writeFileSync(path.join(blog, 'trip', 'route.pdf'), '%PDF-1.4\n');
     writeFileSync(path.join(blog, 'trip', 'tracks.zip'), 'PK');
     writeFileSync(path.join(blog, 'trip', 'clip.mp4'), 'mp4');
+    writeFileSync(path.join(blog, 'trip', 'slides.pdf'), '%PDF-1.4\n');
     writeFileSync(path.join(blog, 'notes', 'notes.pdf'), '%PDF-1.4\n');
     // The trip's old address is its permalink; the notes' is unknown.
     writeFileSync(
@@ -38,6 +39,12 @@ describe('HTML in a markdown body names files beside the post', () => {
         'Before it: <a href="../notes/index.md#packing">my notes</a>; after it: <a href=\'../later/index.md\'>later</a>.',
         '',
         'Shown as code, left alone: `<a href="route.pdf">`.',
+        '',
+        // The neighbours in markdown: reference definitions name files and posts as inline links do.
+        'See [the slides][slides] and [my notes again][notes].',
+        '',
+        '[slides]: slides.pdf',
+        '[notes]: ../notes/index.md',
         '',
       ].join('\n'),
     );
@@ -57,6 +64,7 @@ describe('HTML in a markdown body names files beside the post', () => {
         `${tripSource} (route.pdf -> https://example.com/2024/trip/route.pdf)`,
         `${tripSource} (tracks.zip -> https://example.com/2024/trip/tracks.zip)`,
         `${tripSource} (clip.mp4 -> https://example.com/2024/trip/clip.mp4)`,
+        `${tripSource} (slides.pdf -> https://example.com/2024/trip/slides.pdf)`,
       ].join(', '),
     );
     expect(report.notes).toContain(`Links to post files that are not in this import (kept as written, they lead nowhere on svc until that post is imported too): ${tripSource} (../later/index.md)`);
@@ -71,6 +79,7 @@ describe('HTML in a markdown body names files beside the post', () => {
     );
     expect(trip.html).toContain(`Before it: <a href="${notes.url}#packing">my notes</a>; after it: <a href="../later/index.md">later</a>.`);
     expect(trip.html).toContain('<code>&lt;a href="route.pdf"&gt;</code>');
+    expect(trip.html).toContain(`See <a href="https://example.com/2024/trip/slides.pdf">the slides</a> and <a href="${notes.url}">my notes again</a>.`);
     expect(trip.markdown).toContain(`<video src="https://example.com/2024/trip/clip.mp4" poster="${w.d.url}/media/${sha(still)}.png" controls>Watch the clip</video>`);
     // Without the post's old address, the link keeps its text only, as a markdown link does.
     expect(notes.html).toContain('<p>The <a>notes</a> in full.</p>');

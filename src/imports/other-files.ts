@@ -7,11 +7,10 @@ import type { ImportItem, ImportNotes } from './types.js';
 
 // A link to a file beside the post that is not an image (Hexo's `{% asset_link manual.pdf %}`, a
 // page bundle's `[slides](slides.zip)` or `[slides]: slides.zip`, `<a href="slides.zip">`, a
-// `<video src="clip.mp4">`):
-// svc stores images only, and under svc's URLs the relative path names nothing. The link points
-// at the old site's copy when the post's old address is known (its front matter `permalink`, or
-// Hexo's permalink pattern), else only a link's text is kept (a player's source stays as written:
-// svc renders no players); either way the summary names it.
+// `<video src="clip.mp4">`): svc stores images only, and under svc's URLs the relative path
+// names nothing. The link points at the old site's copy when the post's old address is known (its
+// front matter `permalink`, or Hexo's permalink pattern), else only a link's text is kept (a
+// reference definition and a player's source stay as written); either way the summary names it.
 
 // A markdown link (not an image) to a relative destination: its text and its destination. Links
 // elsewhere do not match, so a body without relative links costs no lex (outsideCode).

@@ -44,7 +44,7 @@ export function registerImport(articles: Command, io: Io): void {
           timeZone: opts.timezone,
           progress: (label, total) => progressBar(io, total, label, resumable),
         }).finally(() => guard.done());
-        for (const line of report.notes) out.note(`note: ${line}`);
+        for (const line of report.briefNotes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, images: report.images, notes: report.notes };
         if (report.failed.length > 0) {
           // --keep-going: the rest is in; the command still fails so scripts notice.

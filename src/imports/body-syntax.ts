@@ -51,11 +51,18 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
       return m;
     });
   }
+  if (/<(?:video|audio)\b/i.test(out)) {
+    outsideCode(out, PLAYER_ALL, (m) => {
+      notes.add('HTML video and audio players were kept in the markdown, but svc renders no players: readers see only the text inside them (link to the file, or embed the video from YouTube or Vimeo)');
+      return m;
+    });
+  }
   for (const text of notes) note(text);
   return out;
 }
 
 const SCRIPT_ALL = /<script\b/gi;
+const PLAYER_ALL = /<(?:video|audio)\b/gi;
 // An HTML tag's JSX style attribute: `<span style={{color: "#686868"}}>`, its object holding no braces.
 const JSX_STYLE = /<[A-Za-z][\w-]*\b[^<>{}]{0,500}?\sstyle=\{\{[^{}]{0,1000}\}\}/g;
 const JSX_STYLE_ONE = /^(<[A-Za-z][\w-]*\b[^<>{}]*?)\sstyle=\{\{[^{}]*\}\}/;

@@ -7,17 +7,22 @@ import { type CheckedImage, addImage, checkImage, readImageFile } from '../image
 import { linksAndImages } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { outsideCode } from './body-syntax.js';
+import { type HtmlUrl, htmlUrls, rewriteHtmlUrls } from './html-urls.js';
 import type { ImportItem, ImportNotes } from './types.js';
 
 // Where a post names an image beside it: a markdown image or link destination `](dest`, a
-// reference definition `[ref]: dest`, an HTML `<img src=dest>`. Each bounded, one pass.
+// reference definition `[ref]: dest`, an HTML `<img src=dest>`. Each bounded, one pass. (An HTML
+// link to an image file and a video's poster image are found by the HTML parser: htmlImage.)
 const MARKDOWN_DEST = /(\]\([ \t]*<?)([^()\s<>]+)/g;
-const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
+/** A markdown reference definition `[ref]: dest`: its lead and its destination. */
+export const REFERENCE_DEST = /^( {0,3}\[[^\]\n]{1,1000}\]:[ \t]*<?)([^\s<>]+)/gm;
 const HTML_IMG_SRC = /(<img\b[^>]{0,500}?\bsrc=["']?)([^"'\s>]+)/gi;
 // A `srcset` of `<img>` or of a `<picture>`'s `<source>`: candidates `url [descriptor]`, comma separated.
 const SRCSET = /(<(?:img|source)\b[^>]{0,500}?\bsrcset=)(["'])([^"'<>]{0,4000})\2/gi;
 const IMAGE_NAME = /\.(jpe?g|png|gif|webp|avif|svg)$/i;
-const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b|\bsrcset=/i;
+const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b|\bsrcset=|<a\b|\bposter=/i;
+/** An HTML link to an image file (`<a href="full.jpg">`, as a markdown link to one is) or a video's poster image. */
+const htmlImage = (u: HtmlUrl) => isRelative(u.value) && ((u.tag === 'a' && u.name === 'href' && IMAGE_NAME.test(u.value.split(/[?#]/)[0])) || (u.tag === 'video' && u.name === 'poster'));
 const one = (pattern: RegExp) => new RegExp(pattern.source, pattern.flags.replace('g', ''));
 const PATTERNS = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map((all) => ({ all, one: one(all) }));
 const SRCSET_ONE = one(SRCSET);
@@ -114,8 +119,11 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
       for (const dest of candidates(SRCSET_ONE.exec(m)![3])) if (isRelative(dest)) urls.set(dest, undefined);
       return m;
     });
+    const html = htmlUrls(body).filter(htmlImage);
+    for (const u of html) urls.set(u.value, undefined);
     for (const dest of urls.keys()) urls.set(dest, await carry(item, dest));
     if ([...urls.values()].some(Boolean)) {
+      // HTML first: its attributes' places are the body's as read.
       const rewritten = PATTERNS.reduce(
         (text, p) =>
           outsideCode(text, p.all, (m) => {
@@ -123,7 +131,7 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
             const url = urls.get(dest);
             return url ? lead + url : m;
           }),
-        body,
+        rewriteHtmlUrls(body, html, (u) => urls.get(u.value)),
       );
       item.input.bodyMarkdown = outsideCode(rewritten, SRCSET, (m) => {
         const [, lead, quote, value] = SRCSET_ONE.exec(m)!;

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { articleUrl } from '../content/article-url.js';
 import type { Workspace } from '../workspaces/types.js';
 import { outsideCode } from './body-syntax.js';
+import { htmlUrls, rewriteHtmlUrls } from './html-urls.js';
+import { REFERENCE_DEST } from './images.js';
 import type { ImportItem, ImportNotes } from './types.js';
 
 // A post links to another of the same blog by its source file (`./other.md`, `/blog/other.md`,
@@ -9,9 +11,8 @@ import type { ImportItem, ImportNotes } from './types.js';
 // `https://old.example/2020/01/other/`). Once both are here, the link points where svc serves
 // the other post; every target changed is listed once in a note.
 
-// A markdown link's or image's destination, and an HTML href; bounded by ) or ", so one pass.
+// A markdown link's or image's destination, bounded by ), so one pass (an HTML <a href> is htmlUrls').
 const MARKDOWN_LINK = /\]\(\s*<?[^()\s<>]+(?=>?(?:\s+["'][^"'\n]*["'])?\s*\))/g;
-const HTML_HREF = /\bhref=["'][^"'\s<>]+(?=["'])/gi;
 const SOURCE_FILE = /\.(md|markdown|mdx)$/i;
 /** A link to a post's source file (a path, not a URL). */
 const toSourceFile = (bare: string) => SOURCE_FILE.test(bare) && !/^[a-z][\w+.-]*:/i.test(bare);
@@ -71,7 +72,7 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
 
   for (const item of items) {
     let body = item.input.bodyMarkdown;
-    if (!body || !/\]\(|href=/i.test(body)) continue;
+    if (!body || !/\]\(|\]:|<a\b/i.test(body)) continue;
     // Hexo's `{% post_link slug %}` without a title shows the post's title: written as a link
     // whose text is the file's name (shortcodes.ts), it takes the title once the post is found.
     if (body.includes('.md>)')) {
@@ -81,18 +82,31 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
         return to?.input.title ? `[${to.input.title.replace(/[\\`*_[\]<>]/g, '\\$&')}](<${file}.md>)` : m;
       });
     }
-    // A match is the lead (`](` or `href="`) and the destination: the destination is what follows the lead.
-    const rewrite = (whole: string) => {
-      const [, lead, href] = /^(\]\(\s*<?|href=["'])(.*)$/is.exec(whole)!;
+    // The new destination of a link's destination, or undefined to keep it.
+    const relink = (href: string): string | undefined => {
       const to = target(href, item);
       if (!to && toSourceFile(href.split(/[?#]/)[0])) notes.postLinksLeft.push(`${item.source} (${href})`);
       const url = to && to !== item ? articleUrl(ws, to.input.slug!) : null;
-      if (!url) return whole;
+      if (!url) return undefined;
       const hash = href.includes('#') ? href.slice(href.indexOf('#')) : '';
       notes.relinked.set(href, url + hash);
-      return lead + url + hash;
+      return url + hash;
     };
-    item.input.bodyMarkdown = outsideCode(outsideCode(body, MARKDOWN_LINK, rewrite), HTML_HREF, rewrite);
+    // HTML first (its attributes' places are the body's as read); a markdown match is the lead `](` and the destination.
+    const html = htmlUrls(body).filter((u) => u.tag === 'a' && u.name === 'href');
+    const inline = outsideCode(rewriteHtmlUrls(body, html, (u) => relink(u.value)), MARKDOWN_LINK, (whole) => {
+      const [, lead, href] = /^(\]\(\s*<?)(.*)$/s.exec(whole)!;
+      const url = relink(href);
+      return url ? lead + url : whole;
+    });
+    // Reference definitions (`[other]: ./other.md`) are links too.
+    item.input.bodyMarkdown = !inline.includes(']:')
+      ? inline
+      : outsideCode(inline, REFERENCE_DEST, (whole) => {
+          const [, lead, href] = new RegExp(REFERENCE_DEST.source).exec(whole)!;
+          const url = relink(href);
+          return url ? lead + url : whole;
+        });
   }
 }
 

@@ -140,7 +140,7 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     const tags = remainingTags(body);
     if (tags.length > 0) notes.warn(`Template tags of the old site with no meaning svc knows were kept as text (${tags.join(', ')})`, file);
     const collections = [...new Set([...(directoryTags ?? []), ...(post.tags ?? [])])];
-    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')), collections, ...(directoryTags ? { eleventy: true } : {}) };
+    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')), frontMatter: data, collections, ...(directoryTags ? { eleventy: true } : {}) };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(file, err.message);
@@ -246,11 +246,12 @@ const textish = (v: unknown) => (typeof v === 'string' || typeof v === 'number' 
 /**
  * A list as a YAML/TOML list, or a string: comma separated when it holds a comma, else one name
  * (Eleventy's `tags: second tag`) or, in a Jekyll site's `_posts`, space separated as Jekyll reads them.
+ * Lists in the list are Hexo's categories each with its parents (`[[Travel, Asia], [Food]]`): their names.
  */
 function listOf(e: Entry | undefined, spaces: boolean): string[] | undefined {
   if (!e) return undefined;
   if (typeof e.value === 'string') return e.value.split(e.value.includes(',') || !spaces ? ',' : /\s+/).map((s) => s.trim()).filter(Boolean);
-  const items = Array.isArray(e.value) ? e.value.map(nameOf) : undefined;
+  const items = Array.isArray(e.value) ? e.value.flatMap((v: unknown) => (Array.isArray(v) ? v.map(nameOf) : [nameOf(v)])) : undefined;
   if (!items || items.some((i) => i === undefined)) throw invalidInput(`${e.key} must be a list of names or a comma-separated string`);
   return items as string[];
 }

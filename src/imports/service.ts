@@ -10,7 +10,7 @@ import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
 import { SiteCollections, hugoSites, leaveOutPages } from './collections.js';
-import { hexoPostPath } from './hexo-permalink.js';
+import { hexoAddresses } from './hexo-permalink.js';
 import { findPostImages, storePostImages } from './images.js';
 import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
@@ -54,8 +54,10 @@ export interface ImportReport {
   /** Imported and left as drafts (drafts on the old site, or no --publish). */
   drafts: ImportedPost[];
   failed: Array<{ source: string; error: string }>;
-  /** One line per kind of note: skipped items, keys not carried over, dates read as UTC. */
+  /** One line per kind of note (skipped items, keys not carried over, dates read as UTC ...), naming every post each applies to. */
   notes: string[];
+  /** The same notes for a terminal: one about many posts names a few and how many more. */
+  briefNotes: string[];
   /** Slugs of the old site svc could not keep, with the new ones (also in notes). */
   moved: Array<{ source: string; from: string; to: string }>;
   /** Images beside the posts: how many the posts use, how many were stored new, and those left as written (also in notes). */
@@ -82,8 +84,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     const zone = opts.timeZone ?? (await zones.of(src.root));
     const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
     // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
-    const permalink = await zones.hexoPermalink(src.root);
-    if (permalink) for (const item of read) item.oldUrl ??= hexoPostPath(permalink, item, zone);
+    const hexo = await zones.hexoSite(src.root);
+    if (hexo) hexoAddresses(hexo, read, zone);
     items.push(...read);
   }
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
@@ -141,9 +143,19 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const good = items.filter((i) => !bad.has(i.source));
   const stored = await storePostImages(ctx, ws, images, [...good, ...already.map((x) => x.item)]);
   const imported = await insertAll(ctx, ws, good, checked, failed, Boolean(opts.keepGoing), progress);
-  const lines = notes.lines();
-  if (stored.used > 0) lines.push(`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`);
-  const report: ImportReport = { imported: imported.map((x) => post(x.article)), already: already.map((x) => post(x.article)), published: [], scheduled: [], drafts: [], failed, notes: lines, moved: notes.movedSlugs, images: { ...stored, left: notes.imagesLeft } };
+  const counted = stored.used > 0 ? [`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`] : [];
+  const report: ImportReport = {
+    imported: imported.map((x) => post(x.article)),
+    already: already.map((x) => post(x.article)),
+    published: [],
+    scheduled: [],
+    drafts: [],
+    failed,
+    notes: [...notes.lines(), ...counted],
+    briefNotes: [...notes.brief(), ...counted],
+    moved: notes.movedSlugs,
+    images: { ...stored, left: notes.imagesLeft },
+  };
   if (!publish) {
     report.drafts = report.imported;
     return report;
@@ -155,7 +167,9 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const due = live.filter((x) => !future.includes(x));
   report.drafts = imported.filter((x) => x.item.draft).map((x) => post(x.article));
   if (ws.autoPublish && !opts.publish && !(await destinations(ctx, ws).then(() => true, () => false))) {
-    report.notes.push('Auto-publish is on but the workspace has nowhere to publish to: everything stays a draft');
+    const nowhere = 'Auto-publish is on but the workspace has nowhere to publish to: everything stays a draft';
+    report.notes.push(nowhere);
+    report.briefNotes.push(nowhere);
     report.drafts = report.imported;
     return report;
   }

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { isTimeZone } from '../lib/datetime.js';
 import { readTextFile } from '../lib/text-file.js';
 import { normaliseKey, parseDataFile } from './front-matter.js';
+import { type HexoSite, hexoSite } from './hexo-permalink.js';
 import type { ImportNotes } from './types.js';
 
 // The time zone a static site's generator reads dates without an offset in: Hugo's `timeZone`
@@ -36,13 +37,14 @@ export class SiteZones {
   }
 
   /**
-   * Hexo's `permalink` pattern (default `:year/:month/:day/:title/`) when the site keeps files in
-   * post asset folders (`post_asset_folder: true` in _config.yml), which Hexo serves beside each post.
+   * Hexo's settings for its posts' addresses (the `permalink` pattern and what fills it) when the
+   * site keeps files in post asset folders (`post_asset_folder: true` in _config.yml), which Hexo
+   * serves beside each post.
    */
-  async hexoPermalink(imported: string): Promise<string | undefined> {
+  async hexoSite(imported: string): Promise<HexoSite | undefined> {
     const config = await this.nearest(imported);
     if (!config || !path.basename(config.file).startsWith('_config') || config.data.post_asset_folder !== true) return undefined;
-    return typeof config.data.permalink === 'string' ? config.data.permalink : ':year/:month/:day/:title/';
+    return hexoSite(config.data);
   }
 
   /** The config of the site holding `imported`: in its folder or up to LEVELS - 1 above; null for one that cannot be read. */

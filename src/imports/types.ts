@@ -14,6 +14,12 @@ export interface ImportItem {
   file?: string;
   /** Where the old site served it (a front matter `permalink`), so links to there find it. */
   oldUrl?: string;
+  /** Where the old site served the files beside it, when not beside its page (Hexo's asset folder). */
+  oldFolder?: string;
+  /** Why its old address cannot be known (a Hexo permalink pattern it cannot fill), for the notes that need it. */
+  oldUrlUnknown?: string;
+  /** A markdown post's front matter as read, for the placeholders of its old site's permalink pattern. */
+  frontMatter?: Record<string, unknown>;
   /** The folder the import read it from: images beside the post are taken from inside it only. */
   root?: string;
   /** A markdown post's collections: its tags, and in an Eleventy site its directory data files' tags. */
@@ -33,8 +39,9 @@ export interface ReaderOptions {
   zone?: string;
 }
 
+/** How many posts a note about many shows in brief (ImportNotes.brief). */
 const EXAMPLES = 3;
-const some = (sources: string[]) => `${sources.slice(0, EXAMPLES).join(', ')}${sources.length > EXAMPLES ? ` and ${sources.length - EXAMPLES} more` : ''}`;
+const MORE = ' (--json lists every one)';
 const push = <K>(map: Map<K, string[]>, key: K, source: string) => map.set(key, [...(map.get(key) ?? []), source]);
 
 /** What reading a batch found besides its posts, said once at the end (never once per file). */
@@ -91,16 +98,37 @@ export class ImportNotes {
     if (this.warnings.get(text)?.at(-1) !== source) push(this.warnings, text, source); // a post said once per kind
   }
 
-  /** One line per kind of note, for people. */
+  /** One line per kind of note, every post of each named (what --json gives). */
   lines(): string[] {
+    return this.written(Infinity);
+  }
+
+  /**
+   * The same lines for a terminal: a note about many posts names the first few and how many
+   * more, and says where the rest are. Notes naming a URL that moves, an image, a file or a link
+   * left as written name every one (each asks for something to be done).
+   */
+  brief(): string[] {
+    return this.written(EXAMPLES);
+  }
+
+  private written(examples: number): string[] {
+    let cut = false;
+    const some = (sources: string[]) => {
+      if (sources.length <= examples) return sources.join(', ');
+      cut = true;
+      return `${sources.slice(0, examples).join(', ')} and ${sources.length - examples} more`;
+    };
+    // Said at the end of a line that left some out.
+    const more = () => (cut ? ((cut = false), MORE) : '');
     const out: string[] = [];
-    for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length}: ${reason}: ${some(sources)}`);
+    for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length}: ${reason}: ${some(sources)}${more()}`);
     if (this.unknownKeys.size > 0) {
-      const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'})`);
-      out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}`);
+      const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'}: ${some(sources)})`);
+      out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}${more()}`);
     }
-    for (const [zone, dates] of this.naive) out.push(`${dates.length} date${dates.length === 1 ? '' : 's'} without a time zone read ${zone === 'UTC' ? 'as UTC' : `in ${zone}`}: ${some(dates)}`);
-    for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}`);
+    for (const [zone, dates] of this.naive) out.push(`${dates.length} date${dates.length === 1 ? '' : 's'} without a time zone read ${zone === 'UTC' ? 'as UTC' : `in ${zone}`}: ${some(dates)}${more()}`);
+    for (const [text, sources] of this.warnings) out.push(`${text}: ${some(sources)}${more()}`);
     if (this.relinked.size > 0) {
       out.push(`Links between imported posts now point where svc serves them: ${[...this.relinked].map(([from, to]) => `${from} -> ${to}`).join(', ')}`);
     }
@@ -108,7 +136,7 @@ export class ImportNotes {
       out.push(`Images beside posts not carried over (left as written, they do not show on svc): ${this.imagesLeft.map((i) => `${i.source}: ${i.image} (${i.reason})`).join(', ')}`);
     }
     if (this.filesLeft.length > 0) {
-      out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown: ${this.filesLeft.join(', ')}`);
+      out.push(`Files beside posts that are not images were not carried over (svc stores images only): links to them point at the old site's copy, or show only their text where the post's old address is unknown (a video's or audio's source then stays as written): ${this.filesLeft.join(', ')}`);
     }
     if (this.postLinksLeft.length > 0) {
       out.push(`Links to post files that are not in this import (kept as written, they lead nowhere on svc until that post is imported too): ${this.postLinksLeft.join(', ')}`);

@@ -95,7 +95,7 @@ describe('bad files in an import', () => {
     expect(await w.total()).toBe(0);
     const lax = await w.cli(['articles', 'import', 'layout.md', 'plain.md']);
     expect(lax.code).toBe(0);
-    expect(lax.stderr).toBe('note: Front matter keys not carried over (svc has no field for them): layout (1 file), comments (1 file)\n');
+    expect(lax.stderr).toBe('note: Front matter keys not carried over (svc has no field for them): layout (1 file: layout.md), comments (1 file: layout.md)\n');
   });
 
   it('--publish with nowhere to publish stops before anything is written; a date too far ahead to schedule waits as a draft', async () => {

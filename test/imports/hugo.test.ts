@@ -15,7 +15,7 @@ describe('import a Hugo site (YAML and TOML front matter, page bundles, drafts)'
     // Said once each, never a reason to refuse the batch.
     expect(r.stderr.split('\n').filter(Boolean)).toEqual([
       'note: Skipped 1: Hugo section pages (_index.md, lists rather than posts): hugo/content/posts/_index.md',
-      'note: Front matter keys not carried over (svc has no field for them): layout (1 file), weight (1 file)',
+      'note: Front matter keys not carried over (svc has no field for them): layout (1 file: hugo/content/posts/naive-date.md), weight (1 file: hugo/content/posts/second-post/index.md)',
       'note: 2 dates without a time zone read as UTC: hugo/content/posts/naive-date.md: date 2020-01-02 03:04:05, hugo/content/posts/work-in-progress.md: date 2024-08-09',
     ]);
 

@@ -9,7 +9,7 @@ describe('import Jekyll, Astro and Next.js posts', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ counts: { imported: 4, published: 3, scheduled: 0, drafts: 1, failed: 0 } });
     expect(r.json().notes).toEqual([
-      'Front matter keys not carried over (svc has no field for them): layout (1 file)',
+      'Front matter keys not carried over (svc has no field for them): layout (1 file: jekyll/_posts/2019-05-06-welcome-to-jekyll.md)',
       '3 dates without a time zone read as UTC: jekyll/_posts/2019-05-06-welcome-to-jekyll.md: file name date 2019-05-06, astro/src/content/blog/using-mdx.md: pubDate Jun 01 2024, astro/src/content/blog/using-mdx.md: updatedDate Jul 02 2024',
     ]);
     expect(slugDates((await w.api('/articles')).body.data.articles)).toEqual([

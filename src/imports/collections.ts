@@ -197,7 +197,10 @@ function hugoMainSections(items: ImportItem[], sites: HugoSites): Map<ImportItem
     const content = item.file ? contentFolder(item.file) : undefined;
     if (!content || !sites.has(content)) continue;
     const parts = path.relative(content, path.resolve(item.file!)).split(path.sep);
-    bySite.set(content, [...(bySite.get(content) ?? []), { item, section: parts.length > 1 ? parts[0] : '' }]);
+    const entry = { item, section: parts.length > 1 ? parts[0] : '' };
+    const list = bySite.get(content);
+    if (list) list.push(entry); // in place: one site holds every post of the archive
+    else bySite.set(content, [entry]);
   }
   for (const [content, list] of bySite) {
     let main = sites.get(content);

@@ -32,7 +32,9 @@ export function followLinks(items: ImportItem[], ws: Workspace, baseUrl: string,
     if (!item.file) continue;
     const file = path.resolve(item.file);
     byFile.set(file, item);
-    byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), file]);
+    const named = byName.get(path.basename(file));
+    if (named) named.push(file); // in place: a Hugo site's bundles are thousands of index.md
+    else byName.set(path.basename(file), [file]);
   }
   const host = URL.canParse(baseUrl) ? new URL(baseUrl).host : undefined;
   for (const item of items) {

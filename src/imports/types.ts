@@ -42,14 +42,19 @@ export interface ReaderOptions {
 /** How many posts a note about many shows in brief (ImportNotes.brief). */
 const EXAMPLES = 3;
 const MORE = ' (--json lists every one)';
-const push = <K>(map: Map<K, string[]>, key: K, source: string) => map.set(key, [...(map.get(key) ?? []), source]);
+// In place: an archive of many thousand posts may note each one under the same kind.
+const push = <K>(map: Map<K, string[]>, key: K, source: string) => {
+  const list = map.get(key);
+  if (list) list.push(source);
+  else map.set(key, [source]);
+};
 
 /** What reading a batch found besides its posts, said once at the end (never once per file). */
 export class ImportNotes {
   /** Files or posts that cannot be imported, with the reason. */
   readonly problems: Array<{ source: string; message: string }> = [];
   private readonly skipped = new Map<string, string[]>();
-  private readonly unknownKeys = new Map<string, string[]>();
+  private readonly unknownKeys = new Map<string, Set<string>>();
   private readonly naive = new Map<string, string[]>();
   private readonly warnings = new Map<string, string[]>();
   /** Slugs svc could not keep: every one is listed (the old site needs a redirect for each). */
@@ -65,8 +70,9 @@ export class ImportNotes {
   }
 
   unknownKey(key: string, source: string): void {
-    const sources = this.unknownKeys.get(key) ?? [];
-    if (!sources.includes(source)) this.unknownKeys.set(key, [...sources, source]);
+    const sources = this.unknownKeys.get(key);
+    if (sources) sources.add(source);
+    else this.unknownKeys.set(key, new Set([source]));
   }
 
   /** A date without an offset, read as UTC or in `zone`. */
@@ -124,7 +130,7 @@ export class ImportNotes {
     const out: string[] = [];
     for (const [reason, sources] of this.skipped) out.push(`Skipped ${sources.length}: ${reason}: ${some(sources)}${more()}`);
     if (this.unknownKeys.size > 0) {
-      const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.length} file${sources.length === 1 ? '' : 's'}: ${some(sources)})`);
+      const keys = [...this.unknownKeys].map(([key, sources]) => `${key} (${sources.size} file${sources.size === 1 ? '' : 's'}: ${some([...sources])})`);
       out.push(`Front matter keys not carried over (svc has no field for them): ${keys.join(', ')}${more()}`);
     }
     for (const [zone, dates] of this.naive) out.push(`${dates.length} date${dates.length === 1 ? '' : 's'} without a time zone read ${zone === 'UTC' ? 'as UTC' : `in ${zone}`}: ${some(dates)}${more()}`);

@@ -22,15 +22,15 @@ export async function run(argv: string[], given: Io): Promise<number> {
   // mistake, 1 for a failure; with --json the error is JSON on stdout and stderr stays empty.
   const json = argv.includes('--json');
   const io: Io = { ...given, json };
-  const program = buildProgram(io);
   const tell = (text: string) => {
     if (!json) io.stderr.write(labelled(text, Boolean(io.colour)));
   };
   try {
+    const program = await buildProgram(io, argv);
     // `svc` alone serves, so commander would read a mistyped command as an argument of serve.
     const unknown = unknownCommand(program, argv);
     if (unknown) {
-      const similar = suggestCommand(program, unknown);
+      const similar = suggestCommand(unknown);
       if (json) io.stdout.write(JSON.stringify({ error: { code: 'usage', message: `unknown command '${unknown}'`, ...(similar ? { suggestion: similar } : {}) } }, null, 2) + '\n');
       tell(`error: unknown command '${escapeControl(unknown)}'\n${similar ? `(Did you mean ${similar}?)\n` : ''}(run svc --help for the list of commands)\n`);
       return 2;

@@ -11,6 +11,7 @@ import { AppError, usageError } from '../errors.js';
 import { resolveWorkspace } from '../workspaces/service.js';
 import type { Workspace } from '../workspaces/types.js';
 import { type Io, type Output, output } from './io.js';
+import { declaredMayCreateDatabase } from './may-create.js';
 
 export interface GlobalOptions {
   config?: string;
@@ -60,7 +61,7 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     const guard = newDatabaseGuard(config, opts.newDatabase);
     // First the refusal that names the database a daemon serves (more help than "not there").
     refuseNewSqliteFile(config, guard);
-    const creates = mayCreate.has(command);
+    const creates = declaredMayCreateDatabase(command);
     if (!creates) refuseMissingDatabase(config);
     warnIfDaemonElsewhere(config, out);
     // On PostgreSQL a new database is one without svc's tables: only createApp can tell. Again the
@@ -81,21 +82,6 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
     }
   };
 }
-
-const mayCreate = new WeakSet<Command>();
-
-/**
- * Declare that `command` may create and migrate a database that is not there yet (init, migrate,
- * serve, the commands that add a first user or workspace). Every other command run through act
- * refuses a missing database: a command added later refuses unless it says otherwise here.
- */
-export function mayCreateDatabase<C extends Command>(command: C): C {
-  mayCreate.add(command);
-  return command;
-}
-
-/** Whether `command` was declared with mayCreateDatabase. */
-export const declaredMayCreateDatabase = (command: Command): boolean => mayCreate.has(command);
 
 /** `articles list` for the command of an action (its group and name, without aliases). */
 export function commandPath(command: Command): string {

@@ -3,7 +3,8 @@ import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastB
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { commandLogger, configFor, mayCreateDatabase, namingDatabase, newDatabaseGuard, refuseMissingDatabase, refuseNewSqliteFile } from './harness.js';
+import { commandLogger, configFor, namingDatabase, newDatabaseGuard, refuseMissingDatabase, refuseNewSqliteFile } from './harness.js';
+import { mayCreateDatabase } from './may-create.js';
 import { settingsReport, settingsReportLines } from './settings-report.js';
 import { type Io, output } from './io.js';
 

@@ -2,28 +2,49 @@ import { Command, CommanderError, Option } from 'commander';
 import { VERSION, versionLine } from '../version.js';
 import type { Io } from './io.js';
 import { labelled } from './terminal-text.js';
-import { registerApiKeys } from './api-keys.js';
-import { registerArticles } from './articles.js';
-import { registerBackup } from './backup.js';
-import { registerBlogKeys } from './blog-keys.js';
-import { registerConnections } from './connections.js';
-import { registerDb } from './db.js';
-import { registerDoctor } from './doctor.js';
-import { registerInit } from './init.js';
-import { registerImages } from './images.js';
-import { registerKeywords } from './keywords.js';
-import { registerMembers } from './members.js';
-import { registerMigrate } from './migrate.js';
-import { registerServe } from './serve.js';
-import { registerUsers } from './users.js';
-import { registerWebhooks } from './webhooks.js';
-import { registerWorkspaces } from './workspaces.js';
+
+type Register = (program: Command, io: Io) => void;
+
+interface Group {
+  /** The top-level commands the group's file declares, each as `name|alias` (as help shows them). */
+  commands: readonly string[];
+  load(): Promise<Register>;
+}
 
 /**
- * The command table. Each group file declares its commands and actions; every action parses,
- * calls a service and prints. `svc` alone serves.
+ * The command table, one entry per group file, in the order `svc --help` lists them. A group's
+ * file imports the services its actions call, so a command loads only its own group (and
+ * serve, the default command): loading them all cost every command, `--version` included,
+ * most of a second of CPU. buildProgram checks each group declares the commands named here.
  */
-export function buildProgram(io: Io): Command {
+const GROUPS: readonly Group[] = [
+  { commands: ['serve'], load: async () => (await import('./serve.js')).registerServe },
+  { commands: ['migrate'], load: async () => (await import('./migrate.js')).registerMigrate },
+  { commands: ['backup', 'restore'], load: async () => (await import('./backup.js')).registerBackup },
+  { commands: ['db'], load: async () => (await import('./db.js')).registerDb },
+  { commands: ['init'], load: async () => (await import('./init.js')).registerInit },
+  { commands: ['users'], load: async () => (await import('./users.js')).registerUsers },
+  { commands: ['workspaces|workspace'], load: async () => (await import('./workspaces.js')).registerWorkspaces },
+  { commands: ['members'], load: async () => (await import('./members.js')).registerMembers },
+  { commands: ['articles|article'], load: async () => (await import('./articles.js')).registerArticles },
+  { commands: ['keywords|keyword'], load: async () => (await import('./keywords.js')).registerKeywords },
+  { commands: ['images|image'], load: async () => (await import('./images.js')).registerImages },
+  { commands: ['blog-key|blog-keys'], load: async () => (await import('./blog-keys.js')).registerBlogKeys },
+  { commands: ['webhook|webhooks'], load: async () => (await import('./webhooks.js')).registerWebhooks },
+  { commands: ['api-keys|api-key'], load: async () => (await import('./api-keys.js')).registerApiKeys },
+  { commands: ['connections|connection'], load: async () => (await import('./connections.js')).registerConnections },
+  { commands: ['doctor'], load: async () => (await import('./doctor.js')).registerDoctor },
+];
+
+/** Every top-level command as its names (the first is the command's, the rest aliases), known without loading a group. */
+const COMMANDS: ReadonlyArray<readonly string[]> = GROUPS.flatMap((g) => g.commands.map((c) => c.split('|')));
+
+/**
+ * The program with the commands `argv` can reach: serve (the default command, whose options
+ * may come first), the group of the command argv names, or every group when argv asks for help
+ * without naming one. Without argv, every group (the whole table, for tests and docs checks).
+ */
+export async function buildProgram(io: Io, argv?: readonly string[]): Promise<Command> {
   const program = new Command('svc')
     .description('svc: serve SEO articles to blogs (content API), AI agents (MCP) and webhook receivers')
     // Not commander's .version(): the commit is looked up only when asked (it may start git).
@@ -42,67 +63,77 @@ export function buildProgram(io: Io): Command {
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => (io.json ? undefined : io.stderr.write(labelled(s, Boolean(io.colour)))) });
   // Subcommands created after this point inherit exitOverride and the output streams.
 
-  for (const register of [
-    registerServe,
-    registerMigrate,
-    registerBackup,
-    registerDb,
-    registerInit,
-    registerUsers,
-    registerWorkspaces,
-    registerMembers,
-    registerArticles,
-    registerKeywords,
-    registerImages,
-    registerBlogKeys,
-    registerWebhooks,
-    registerApiKeys,
-    registerConnections,
-    registerDoctor,
-  ]) {
-    register(program, io);
-  }
+  const [serve] = GROUPS;
+  await register(program, io, serve);
+  const wanted = argv === undefined ? GROUPS : groupsFor(program, argv);
+  // Registered in table order, so help lists the commands the same way however many are loaded.
+  for (const group of GROUPS) if (group !== serve && wanted.includes(group)) await register(program, io, group);
   return program;
 }
 
+async function register(program: Command, io: Io, group: Group): Promise<void> {
+  const before = program.commands.length;
+  (await group.load())(program, io);
+  const declared = program.commands.slice(before).map((c) => [c.name(), ...c.aliases()].join('|'));
+  // The table is what unknown commands and lazy loading go by: a group declaring other names is a bug.
+  if (declared.join(' ') !== group.commands.join(' ')) {
+    throw new Error(`cli/program.ts names the commands ${group.commands.join(', ')}, but their file declares ${declared.join(', ')}`);
+  }
+}
+
+/** The groups `argv` runs: the one its command belongs to, all for help without one, none else (`svc` alone serves). */
+function groupsFor(program: Command, argv: readonly string[]): readonly Group[] {
+  const at = operandsAt(program, argv);
+  const operands = at.map((i) => argv[i]);
+  // `svc --help articles` is the program's help (commander reads options before the command).
+  const helpFlag = argv.findIndex((a) => a === '--help' || a === '-h');
+  const programHelp = helpFlag !== -1 && (at.length === 0 || helpFlag < at[0]);
+  const named = operands[0] === 'help' ? operands[1] : operands[0];
+  const group = named === undefined ? undefined : GROUPS.find((g) => g.commands.some((c) => c.split('|').includes(named)));
+  if (group && !programHelp) return [group];
+  // Help that names no known command lists them all, or suggests among them all.
+  return programHelp || operands[0] === 'help' ? GROUPS : [];
+}
 
 /**
- * The first operand when it names no command. Options of the program and of the default
- * command (serve, so `svc --port 0` works) are skipped with their values.
+ * Where the operands of argv are, before `--`, skipping the options of the program and of the
+ * default command (serve, so `svc --port 0` works) with their values: the command comes first.
  */
-export function unknownCommand(program: Command, argv: string[]): string | undefined {
-  const names = new Set(['help']);
-  for (const c of program.commands) for (const n of [c.name(), ...c.aliases()]) names.add(n);
+function operandsAt(program: Command, argv: readonly string[]): number[] {
   const takesValue = new Set<string>();
   const serve = program.commands.find((c) => c.name() === 'serve');
   for (const o of [...program.options, ...(serve?.options ?? [])]) {
     if (o.required || o.optional) for (const f of [o.short, o.long]) if (f) takesValue.add(f);
   }
+  const at: number[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--') return undefined;
-    if (takesValue.has(arg)) {
-      i++;
-      continue;
-    }
-    if (arg.startsWith('-')) continue;
-    return names.has(arg) ? undefined : arg;
+    if (arg === '--') break;
+    if (takesValue.has(arg)) i++;
+    else if (!arg.startsWith('-')) at.push(i);
   }
-  return undefined;
+  return at;
+}
+
+/** The first operand when it names no command (the table's names, loaded or not). */
+export function unknownCommand(program: Command, argv: readonly string[]): string | undefined {
+  const [at] = operandsAt(program, argv);
+  const first = at === undefined ? undefined : argv[at];
+  return first === undefined || first === 'help' || COMMANDS.some((names) => names.includes(first)) ? undefined : first;
 }
 
 /**
  * The command a mistyped one most likely meant (`artcles`: articles), as commander suggests for
  * subcommands: the closest name within an edit distance of about a third of its length.
  */
-export function suggestCommand(program: Command, typed: string): string | undefined {
+export function suggestCommand(typed: string): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
-  for (const c of program.commands) {
-    for (const name of [c.name(), ...c.aliases()]) {
+  for (const names of COMMANDS) {
+    for (const name of names) {
       const d = editDistance(typed, name);
       if (d < bestDistance && d <= Math.max(1, Math.floor(name.length * 0.4))) {
-        best = c.name();
+        best = names[0];
         bestDistance = d;
       }
     }

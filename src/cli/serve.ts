@@ -1,15 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { type App, claimDatabase, createApp, recordDaemon } from '../app.js';
-import { listenAddress } from '../config/schema.js';
+import type { App } from '../app.js';
 import { AppError, usageError } from '../errors.js';
 import { type Deadline, deadlineAfter, settleWithin } from '../lib/deadline.js';
-import { type Logger, createLogger } from '../lib/log.js';
+import type { Logger } from '../lib/log.js';
 import { VERSION } from '../version.js';
 import type { HttpServer } from '../http/server.js';
 import type { Job } from '../jobs/index.js';
-import { configFor, mayCreateDatabase, namingDatabase } from './harness.js';
 import type { Io } from './io.js';
+import { mayCreateDatabase } from './may-create.js';
 
 /** How long a step that ignores the shutdown deadline may run past it before it is left behind. */
 const PAST_DEADLINE_MS = 1000;
@@ -22,11 +21,18 @@ export function registerServe(program: Command, io: Io): void {
     .action(async (opts: { host?: string; port?: string }, command: Command) => {
       const global = command.optsWithGlobals();
       if (opts.port !== undefined && !/^\d+$/.test(opts.port)) throw usageError(`--port takes a number from 0 to 65535, not "${opts.port}"`);
+      // Serve is the default command, so this file loads with every command: the app, the HTTP
+      // stack and the jobs load only when it runs.
+      const [{ claimDatabase, createApp, recordDaemon }, { configFor, namingDatabase }, { listenAddress }, { createLogger }, { bindServer, createHttpServer }, { startJobs }] = await Promise.all([
+        import('../app.js'),
+        import('./harness.js'),
+        import('../config/schema.js'),
+        import('../lib/log.js'),
+        import('../http/server.js'),
+        import('../jobs/index.js'),
+      ]);
       const flags = { 'server.host': opts.host, 'server.port': opts.port === undefined ? undefined : Number(opts.port) };
       let config = configFor(io, global, flags);
-      // Lazy: the HTTP stack and jobs load only for serve.
-      const { bindServer, createHttpServer } = await import('../http/server.js');
-      const { startJobs } = await import('../jobs/index.js');
 
       // 1. One daemon per SQLite file (PostgreSQL takes several): refused before the port is touched.
       const claim = await claimDatabase(config);

@@ -3,7 +3,8 @@ import { changePassword, removeUser } from '../accounts/users.js';
 import { createUser, listUsers } from '../workspaces/users.js';
 import { askText, confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
-import { act, mayCreateDatabase } from './harness.js';
+import { act } from './harness.js';
+import { mayCreateDatabase } from './may-create.js';
 import { type Io, table } from './io.js';
 
 export function registerUsers(program: Command, io: Io): void {

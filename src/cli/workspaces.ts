@@ -7,7 +7,8 @@ import { listMembers } from '../workspaces/members.js';
 import { createWorkspace, listWorkspaces, resolveWorkspace, subscriptionLapsed, updateWorkspace } from '../workspaces/service.js';
 import type { WorkspaceUpdateInput } from '../workspaces/inputs.js';
 import { askText } from './ask.js';
-import { act, mayCreateDatabase, WORKSPACE_OPTION } from './harness.js';
+import { act, WORKSPACE_OPTION } from './harness.js';
+import { mayCreateDatabase } from './may-create.js';
 import { type Io, table } from './io.js';
 
 interface SetOptions {

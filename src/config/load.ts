@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
 import { z } from 'zod';
 import { AppError } from '../errors.js';
 import { humanErrors } from '../lib/validate.js';
@@ -203,6 +203,8 @@ function unknownVariables(env: Record<string, string | undefined>, known: Set<st
 }
 
 function readYaml(file: string): Record<string, unknown> {
+  // Loaded only when there is a file to read: every command loads its settings, often from the environment alone.
+  const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   let parsed: unknown;
   try {
     parsed = YAML.parse(readFileSync(file, 'utf8'));

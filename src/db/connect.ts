@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Config } from '../config/schema.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 
@@ -9,8 +10,19 @@ export type Trx = Knex.Transaction;
 /** Either the root handle or a transaction: what store functions accept. */
 export type Queryable = Knex | Knex.Transaction;
 
-// PostgreSQL returns BIGINT/COUNT as strings by default; our counts fit in a JS number.
-pg.types.setTypeParser(20, (v: string) => Number(v));
+let driver: typeof pg | undefined;
+
+/**
+ * The pg driver, loaded at the first PostgreSQL connection (a SQLite installation never needs
+ * it). PostgreSQL returns BIGINT/COUNT as strings by default; our counts fit in a JS number.
+ */
+export function pgDriver(): typeof pg {
+  if (!driver) {
+    driver = createRequire(import.meta.url)('pg') as typeof pg;
+    driver.types.setTypeParser(20, (v: string) => Number(v));
+  }
+  return driver;
+}
 
 type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
 
@@ -32,6 +44,7 @@ const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
   const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
   if (database.client === 'pg') {
+    pgDriver();
     return knexFactory({
       client: 'pg',
       connection: {
@@ -147,7 +160,7 @@ function dropOnQueryTimeout(client: pg.Client): void {
 export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   const timer = setTimeout(() => cutClient(client), ms);
   // pg's own end, not the pool's bounded one (endWithDeadline) that calls this.
-  const end = pg.Client.prototype.end as (this: pg.Client) => Promise<void>;
+  const end = pgDriver().Client.prototype.end as (this: pg.Client) => Promise<void>;
   await end.call(client).catch(() => undefined);
   clearTimeout(timer);
 }

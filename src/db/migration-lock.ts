@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../lib/log.js';
-import { type Db, endClient } from './connect.js';
+import { type Db, endClient, pgDriver } from './connect.js';
 import { sqliteLock } from './sqlite-lock.js';
 
 /**
@@ -38,7 +38,7 @@ export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: 
   const connection = typeof config.connection === 'string' ? { connectionString: config.connection } : (config.connection as pg.ClientConfig);
   // Waiting for another process's migration may rightly take longer than one query's deadline:
   // this connection keeps the connect deadline and keepalive, not the query timeouts.
-  const client = new pg.Client({ ...connection, query_timeout: undefined, statement_timeout: undefined, application_name: 'svc migration lock' });
+  const client = new (pgDriver().Client)({ ...connection, query_timeout: undefined, statement_timeout: undefined, application_name: 'svc migration lock' });
   // A connection that drops while we hold the lock releases it; the error surfaces in the query.
   client.on('error', () => {});
   await client.connect();

@@ -6,6 +6,8 @@ export interface AppEventMap {
   'content.changed': [{ workspaceId: string }];
   /** New webhook events were written to the outbox. */
   'webhooks.enqueued': [{ workspaceId: string }];
+  /** The webhook worker looked for due events and claimed `claimed` of them (what it claims, it sends). */
+  'webhooks.looked': [{ claimed: number }];
   /** An attempt of this process ended; `recorded` is false when its lease was lost and nothing was written. */
   'webhooks.attempted': [{ eventId: string; deliveryId: string; recorded: boolean }];
   /** A principal (API key, OAuth connection) or blog key changed: drop cached auth state. */

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { Marked, type RendererExtension, type Token, type TokenizerExtension, type Tokens } from 'marked';
 import markedFootnote from 'marked-footnote';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
 import { LinkedFragments, SAFE_ID, headingSlug, missingHeadingIds } from './heading-ids.js';
 import { documentTerms } from './search-text.js';
 
@@ -245,6 +246,14 @@ const FOOTNOTE_IDS = new RegExp(`^${FOOTNOTE_ID}[A-Za-z0-9%._~-]{1,300}$`);
 // GitHub): left out, as kramdown and Hugo write none and svc keeps no class to hide it.
 const FOOTNOTES_LABEL = `${FOOTNOTE_ID}label`;
 
+let loaded: typeof sanitizeHtml | undefined;
+
+/**
+ * sanitize-html, loaded at its first use: with the CSS parser it brings it costs a process about
+ * a tenth of a second, and most CLI commands that read markdown (lists, edits) sanitise none.
+ */
+const sanitizer = (): typeof sanitizeHtml => (loaded ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml);
+
 /** An element keeping its `id` only when it is a footnote's. */
 const footnoteId = (tagName: string, attribs: sanitizeHtml.Attributes) => {
   const { id, ...rest } = attribs;
@@ -255,7 +264,7 @@ const footnoteId = (tagName: string, attribs: sanitizeHtml.Attributes) => {
 function bodyOptions(idFor: (id: string | undefined) => string | undefined): sanitizeHtml.IOptions {
   return {
     allowedTags: BODY_TAGS,
-    selfClosing: [...sanitizeHtml.defaults.selfClosing, 'source'],
+    selfClosing: [...sanitizer().defaults.selfClosing, 'source'],
     allowedAttributes: {
       a: ['href', 'title', 'rel', 'target', 'id', 'aria-label'],
       li: ['id'],
@@ -288,7 +297,8 @@ function bodyOptions(idFor: (id: string | undefined) => string | undefined): san
 
 // A heading keeps an id only of SAFE_ID's characters (the renderer writes no other); a hostile
 // one from raw HTML in the body is dropped, the heading kept.
-const SANITIZE = bodyOptions((id) => (id !== undefined && SAFE_ID.test(id) ? id : undefined));
+let sanitizeOptions: sanitizeHtml.IOptions | undefined;
+const SANITIZE = () => (sanitizeOptions ??= bodyOptions((id) => (id !== undefined && SAFE_ID.test(id) ? id : undefined)));
 
 // The sanitiser writes a heading without an id as a bare tag, and escapes `<` in text and
 // attribute values, so this finds exactly the headings left without one.
@@ -300,11 +310,11 @@ const BARE_HEADING = /<h[1-6]>/;
  * a heading is there.
  */
 function sanitizeBody(raw: string): string {
-  const html = sanitizeHtml(raw, SANITIZE).trim();
+  const html = sanitizer()(raw, SANITIZE()).trim();
   if (!BARE_HEADING.test(html)) return html;
   const ids = missingHeadingIds(html);
   let next = 0;
-  return sanitizeHtml(html, bodyOptions((id) => id ?? ids[next++])).trim();
+  return sanitizer()(html, bodyOptions((id) => id ?? ids[next++])).trim();
 }
 
 /** A question of a FAQ section and its answer as plain text. */
@@ -368,7 +378,7 @@ const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>
  * sanitiser would only escape each `>`, which `unescaped` turns back: the text is the HTML itself
  * (most headings).
  */
-export const htmlText = (html: string): string => (MARKUP.test(html) ? unescaped(sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })) : html.trim());
+export const htmlText = (html: string): string => (MARKUP.test(html) ? unescaped(sanitizer()(html, { allowedTags: [], allowedAttributes: {} })) : html.trim());
 
 const MARKUP = /[<&]/;
 

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Ctx } from '../context.js';
 import { isPostgres } from '../db/connect.js';
 import { AppError } from '../errors.js';
@@ -56,6 +57,8 @@ export function openLimiterStore(ctx: Ctx): WindowStore {
  * reset) holds a request at most that long before the insurance answers.
  */
 function connectRedis(ctx: Ctx): Redis {
+  // Loaded only when Redis is configured: every CLI command opens the limits, few ever use them.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const redis = new Redis(ctx.config.redis.url!, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

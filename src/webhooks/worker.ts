@@ -173,8 +173,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
       });
   };
 
-  const claimDue = async () => {
-    if (stopped) return; // a wake queued before stop(): no heartbeat row may outlive the worker
+  /** Claim what is due, as much as there is room for; how many events it claimed. */
+  const claimDue = async (): Promise<number> => {
+    let claimed = 0;
+    if (stopped) return claimed; // a wake queued before stop(): no heartbeat row may outlive the worker
     holder ??= await startHolder(ctx, 'daemon');
     const h = holder;
     if (Date.now() >= pruneAt) {
@@ -189,7 +191,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
-      if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return;
+      if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return claimed;
       const at = leaseTime(ctx, now);
       const full = [...receivers.keys()].filter((id) => !wantsMore(id));
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
@@ -200,10 +202,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
         taking.set(e.connectorId, n + 1);
         return true;
       });
-      if (pick.length === 0 || stopped) return;
+      if (pick.length === 0 || stopped) return claimed;
       const lease = newLease(ctx, h, now);
       const taken = await claimEvents(writer, pick.map((e) => e.id), lease, at);
-      if (taken.length === 0) return;
+      if (taken.length === 0) return claimed;
+      claimed += taken.length;
       const connectors = await connectorsOf([...taking.keys()]);
       for (const event of taken) {
         const known = connectors.get(event.connectorId);
@@ -216,7 +219,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         enqueue(c, h);
       }
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
-      if (stopped || due.length < capacity) return;
+      if (stopped || due.length < capacity) return claimed;
     }
   };
 
@@ -234,7 +237,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         anything = false;
         asking.clear();
         try {
-          if (look) await claimDue();
+          if (look) ctx.events.emit('webhooks.looked', { claimed: await claimDue() });
         } catch (err) {
           logJobFailure(ctx, err, 'webhook worker tick failed');
         }

@@ -1,8 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
-import { expectCleanError, sandbox } from './sandbox.js';
+import { expectCleanError, initialised, sandbox } from './sandbox.js';
+
+const RECORD_LOADS = fileURLToPath(new URL('../helpers/record-loads.mjs', import.meta.url));
 
 // The real bin/svc.js (compiled dist/) as a subprocess with no terminal: exit codes, stdout
 // versus stderr, and that the process ends by itself after each command.
@@ -67,5 +70,24 @@ describe('the svc binary', { timeout: 90_000 }, () => {
     expect(r.stderr).toContain('SVC_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, not "chatty"');
     expectCleanError(await box.spawn(['--config', 'nope.yaml', 'users', 'list']), 1, `error: Config file not found: ${path.join(box.dir, 'nope.yaml')}`);
     expectCleanError(await box.spawn(['users', 'list'], { env: { SVC_CONFIG: 'nope.yaml' } }), 1, 'error: Config file not found');
+  });
+
+  it('a command loads only what it runs: --version no database or settings; a listing no HTTP, MCP, Redis, markdown or prompts', async () => {
+    const box = await initialised();
+    let runs = 0;
+    const packagesOf = async (args: string[]) => {
+      const log = path.join(box.dir, `loads-${runs++}.txt`);
+      const r = await box.spawn(args, { env: { NODE_OPTIONS: `--import ${RECORD_LOADS}`, SVC_TEST_LOADS: log } });
+      expect(r.code, r.stderr).toBe(0);
+      return new Set([...readFileSync(log, 'utf8').matchAll(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]));
+    };
+    const version = await packagesOf(['--version']);
+    expect(version).toContain('commander'); // the hook saw the packages it loaded
+    for (const name of ['knex', 'pg', 'sqlite3', 'yaml', 'zod', 'ioredis', 'prom-client', 'koa', '@modelcontextprotocol/sdk', 'marked', 'sanitize-html']) expect(version, `svc --version loads ${name}`).not.toContain(name);
+    const list = await packagesOf(['workspaces', 'list']);
+    expect(list).toContain('knex');
+    // No config file here (the settings come from the environment), and SQLite unless the suite runs on PostgreSQL.
+    const unused = ['ioredis', 'koa', '@koa/router', '@modelcontextprotocol/sdk', 'marked', 'sanitize-html', 'csv-parse', 'turndown', 'prompts', 'yaml', ...(box.env.SVC_DATABASE_URL ? [] : ['pg'])];
+    for (const name of unused) expect(list, `svc workspaces list loads ${name}`).not.toContain(name);
   });
 });

@@ -22,7 +22,7 @@ function leaves(program: Command): Map<string, Command> {
 }
 
 const SOUNDS_DESTRUCTIVE = /delete|remove|revoke|restore|rollback|regenerate|rotate|reset|force|drop|purge|clear|replace/;
-const program = buildProgram({ stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from(['']), interactive: false, env: {}, cwd: '/' });
+const program = await buildProgram({ stdout: new PassThrough(), stderr: new PassThrough(), stdin: Readable.from(['']), interactive: false, env: {}, cwd: '/' });
 const commands = leaves(program);
 
 describe('one rule for destructive commands', () => {

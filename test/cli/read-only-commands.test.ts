@@ -3,7 +3,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { commandPath, declaredMayCreateDatabase } from '../../src/cli/harness.js';
+import { commandPath } from '../../src/cli/harness.js';
+import { declaredMayCreateDatabase } from '../../src/cli/may-create.js';
 import type { Command } from 'commander';
 import { PG_URL, createPgDatabase } from '../helpers/env.js';
 import { sandbox } from './sandbox.js';
@@ -32,8 +33,8 @@ const READ_ONLY_RUNS: string[][] = [
 ];
 
 describe('commands that only read never create a database', () => {
-  it('only the commands declared to may create a database do; the ones run below are real and not declared', () => {
-    const program = buildProgram({ stdout: process.stdout, stderr: process.stderr, env: {}, cwd: '/' } as never);
+  it('only the commands declared to may create a database do; the ones run below are real and not declared', async () => {
+    const program = await buildProgram({ stdout: process.stdout, stderr: process.stderr, env: {}, cwd: '/' } as never);
     const commands = leaves(program);
     // A new command refuses a missing database unless it is declared (mayCreateDatabase): adding one here is a decision.
     expect(commands.filter(declaredMayCreateDatabase).map(commandPath).sort()).toEqual(['init', 'migrate', 'serve', 'users add', 'workspaces add']);

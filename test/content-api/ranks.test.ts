@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { updateArticle } from '../../src/articles/service.js';
+import { insertDrafts, updateArticle } from '../../src/articles/service.js';
+import { withTransaction } from '../../src/db/tx.js';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
+import { publishMany } from '../../src/publishing/publish-many.js';
+import { getWorkspace } from '../../src/workspaces/service.js';
 import { contentFixture } from './fixture.js';
 
 // Pages are served from dense ranks kept up to date on every change (no OFFSET). After a mix of
@@ -52,8 +55,16 @@ describe('paging stays consistent after removals and republishes', () => {
 
   it('keeps the sitemap in order across its stored blocks (more than 256 articles)', async () => {
     const f = await contentFixture();
-    const arts = [];
-    for (let i = 0; i < 270; i++) arts.push(await f.publish({ title: `S${i}`, bodyMarkdown: 'Short.' }));
+    // The first 250 published at once, older first, as an import publishes them (one block); the
+    // last 20 one at a time, as they are written: they fill that block and open the next.
+    const ws = await getWorkspace(f.d.app, f.ws.id);
+    const dated = (i: number) => new Date(Date.parse('2024-01-01T00:00:00Z') + i * 3_600_000).toISOString();
+    const items = Array.from({ length: 250 }, (_, i) => ({ input: { title: `S${i}`, slug: `s${i}`, bodyMarkdown: 'Short.' }, imported: { publishedAt: dated(i), updatedAt: dated(i) } }));
+    const arts = await withTransaction(f.d.app.db, (trx) => insertDrafts({ ...f.d.app, db: trx }, ws, items));
+    expect((await publishMany(f.d.app, ws, arts)).published).toHaveLength(250);
+    for (let i = 250; i < 270; i++) arts.push(await f.publish({ title: `S${i}`, bodyMarkdown: 'Short.' }));
+    const blocks = await f.d.app.db('content_sitemap_blocks').where({ workspace_id: f.ws.id }).count({ n: '*' }).first();
+    expect(Number(blocks!.n)).toBe(2);
     await unpublishArticle(f.d.app, f.ws, arts[10].id);
     await deleteArticle(f.d.app, f.ws, arts[260].id);
     await updateArticle(f.d.app, f.ws, arts[5].id, { title: 'S5 again' });

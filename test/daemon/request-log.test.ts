@@ -1,10 +1,11 @@
 import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createApiKey } from '../../src/auth/api-keys.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { bindServer, createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/lib/log.js';
+import { afterFile } from '../helpers/cleanup.js';
 import { freshConfig } from '../helpers/env.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 
@@ -18,7 +19,8 @@ async function loggedDaemon() {
   stream.on('data', (d) => (logged += d));
   const app = await createApp({ config, log: createLogger('info', stream) });
   const http = createHttpServer(app, server);
-  afterAll(async () => {
+  // Not afterAll: called inside a test, vitest ignores it, and the daemon outlived the file.
+  afterFile(async () => {
     await http.close();
     await app.close();
   });

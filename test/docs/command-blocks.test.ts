@@ -18,8 +18,8 @@ const blocks: Block[] = files.flatMap((f) => blocksOf(f));
 const where = (b: Block, line = b.line) => `${b.file}:${line} (block at line ${b.line})`;
 
 describe('command blocks in README.md and docs/*.md', () => {
-  it('the checks catch the mistakes issue 24 found (they can fail)', () => {
-    const program = buildProgram(processIo());
+  it('the checks catch the mistakes issue 24 found (they can fail)', async () => {
+    const program = await buildProgram(processIo());
     const doc = [
       '```sh',
       'npx svc init --email a@example.com',
@@ -54,8 +54,8 @@ describe('command blocks in README.md and docs/*.md', () => {
     expect(blocks.filter(isShell).length).toBeGreaterThan(20);
   });
 
-  it('every `svc ...` line names a real command with real options; URLs with & are quoted; unit files have no end-of-line comments', () => {
-    const program = buildProgram(processIo());
+  it('every `svc ...` line names a real command with real options; URLs with & are quoted; unit files have no end-of-line comments', async () => {
+    const program = await buildProgram(processIo());
     const problems: string[] = [];
     for (const b of blocks) {
       if (isShell(b)) {

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { afterFile } from '../helpers/cleanup.js';
 import { startRelay } from '../helpers/relay.js';
 import { beforeClose } from '../helpers/settle.js';
 
@@ -19,7 +20,8 @@ async function echoServerSeeing() {
     s.on('close', () => seen.push('close'));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(() => {
+  // Not afterAll: called inside a test, vitest ignores it, and the server outlived the file.
+  afterFile(() => {
     for (const s of sockets) s.destroy();
     server.close();
   });

@@ -34,3 +34,25 @@ export function recordTicks(app: App): Tick[] {
   app.events.on('scheduler.ticked', (t) => all.push(t));
   return all;
 }
+
+/**
+ * The next `n` looks of `app`'s webhook worker for due events, each begun after this call (the
+ * first one seen may have begun before, so it is not counted): "nothing more was sent" is proven
+ * by the worker having looked, not by a sleep. Fails after `ms`.
+ */
+export function workerLooks(app: App, n = 2, ms = 15_000): Promise<Array<{ claimed: number }>> {
+  return new Promise((resolve, reject) => {
+    const seen: Array<{ claimed: number }> = [];
+    const onLook = (look: { claimed: number }) => {
+      seen.push(look);
+      if (seen.length > n) done(() => resolve(seen.slice(1)));
+    };
+    const timer = setTimeout(() => done(() => reject(new Error(`${Math.max(0, seen.length - 1)} of ${n} webhook worker looks within ${ms} ms`))), ms);
+    const done = (then: () => void) => {
+      clearTimeout(timer);
+      app.events.off('webhooks.looked', onLook);
+      then();
+    };
+    app.events.on('webhooks.looked', onLook);
+  });
+}

@@ -7,6 +7,7 @@ import { expectCleanError } from '../cli/sandbox.js';
 import { startDaemonOn } from '../helpers/daemon.js';
 import { seedArticle } from '../helpers/seed.js';
 import { importWorld } from '../imports/world.js';
+import { workerLooks } from '../helpers/ticks.js';
 
 describe('svc articles publish with many articles', () => {
   it('publishes several ids or slugs in one command, or every draft; an unknown one stops it before anything is published', async () => {
@@ -44,7 +45,7 @@ describe('svc articles publish with many articles', () => {
     expect((await w.api('/articles?limit=100')).body.data.total).toBe(30);
     // Exactly one article.published per article reaches the receiver, and no article.updated.
     const got = await w.receiver!.waitFor(30);
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await workerLooks(w.d.app)).toEqual([{ claimed: 0 }, { claimed: 0 }]);
     expect(got.length).toBe(30);
     expect(new Set(got.map((x) => x.body.article.id)).size).toBe(30);
     expect(got.every((x) => x.body.event === 'article.published')).toBe(true);

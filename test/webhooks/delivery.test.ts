@@ -4,6 +4,7 @@ import { publishArticle } from '../../src/publishing/publish.js';
 import { listWebhookDeliveries } from '../../src/webhooks/service.js';
 import { runCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
+import { workerLooks } from '../helpers/ticks.js';
 
 /** Wait until cond() holds (fails after 15 s). */
 async function until<T>(cond: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
@@ -55,7 +56,7 @@ describe('webhook delivery engine', () => {
       return e?.status === 'failed' && e;
     }, 'failed');
     expect(row).toMatchObject({ attempts: 3, last_status: 503 });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await workerLooks(w.d.app)).toEqual([{ claimed: 0 }, { claimed: 0 }]);
     expect(w.receiver.received).toHaveLength(3);
     const failed = await runCli(['webhook', 'deliveries', '--failed', '--json', '-w', w.ws.name], { env: w.d.env, cwd: w.d.dir });
     expect(failed.json()).toHaveLength(3);
@@ -106,7 +107,7 @@ describe('webhook delivery engine', () => {
     expect(c.disabledReason).toContain('410 Gone');
     const show = await runCli(['webhook', 'show', '-w', w.ws.name], { env: w.d.env, cwd: w.d.dir });
     expect(show.stdout).toMatch(/DISABLED: The receiver answered 410 Gone/);
-    await new Promise((r) => setTimeout(r, 300));
+    await workerLooks(w.d.app);
     expect(w.receiver.received).toHaveLength(1); // no further attempts while disabled
   });
 

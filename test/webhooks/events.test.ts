@@ -7,6 +7,7 @@ import { updateArticle } from '../../src/articles/service.js';
 import { runCli } from '../helpers/cli.js';
 import { independentVerify } from './receiver.js';
 import { webhookWorld } from './setup.js';
+import { workerLooks } from '../helpers/ticks.js';
 
 const TITLE = 'Ten tips for tea';
 const BODY = '# Ten tips for tea\n\n## Water\n\nUse **fresh** water.\n\n- one\n- two\n';
@@ -112,7 +113,7 @@ describe('webhook events', () => {
     expect(bad.json().error.message).toContain('HTTP 500');
     expect(bad.stderr).toBe(''); // --json: nothing for people on stderr, no daemon log line (issue 24)
     // A test is never retried.
-    await new Promise((res) => setTimeout(res, 300));
+    await workerLooks(w.d.app);
     expect(w.receiver.received).toHaveLength(3);
   });
 });

@@ -64,7 +64,7 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
       const entry: Received = { headers: req.headers, raw, body };
       const index = received.push(entry) - 1;
       const answer = await r.script(entry, index);
-      if (answer.delayMs) await new Promise((res) => setTimeout(res, answer.delayMs));
+      if (answer.delayMs) await heldFor(res, answer.delayMs);
       if (res.destroyed) return;
       res.writeHead(answer.status ?? 200, { 'Content-Type': 'application/json', ...answer.headers });
       res.end(answer.raw ?? JSON.stringify(answer.body ?? { received: (body as { deliveryId?: string } | null)?.deliveryId ?? null }));
@@ -74,6 +74,19 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
   r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   afterFile(() => r.close());
   return r;
+}
+
+/** Waits `ms`, or less when the connection closes first (the client gave up, the receiver closed): no timer outlives the test. */
+function heldFor(res: http.ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.once('close', done);
+  });
 }
 
 /**

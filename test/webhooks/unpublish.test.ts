@@ -6,6 +6,7 @@ import { listForArticle } from '../../src/connectors/publications.js';
 import { runCli } from '../helpers/cli.js';
 import { independentVerify } from './receiver.js';
 import { webhookWorld } from './setup.js';
+import { workerLooks } from '../helpers/ticks.js';
 
 describe('unpublish through the webhook', () => {
   it('keeps the article published, records the error and exits 1 when the receiver refuses', async () => {
@@ -31,7 +32,7 @@ describe('unpublish through the webhook', () => {
     // Logged, and never retried.
     const log = await runCli(['webhook', 'deliveries', '--failed', '--article', a.slug, '--json', '-w', w.ws.name], { env: w.d.env, cwd: w.d.dir });
     expect(log.json()).toMatchObject([{ event: 'article.unpublished', statusCode: 500, ok: false }]);
-    await new Promise((r) => setTimeout(r, 300));
+    await workerLooks(w.d.app);
     expect(w.receiver.received).toHaveLength(2);
 
     refuse = false;

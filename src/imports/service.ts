@@ -86,6 +86,8 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
     const hexo = await zones.hexoSite(src.root);
     if (hexo) hexoAddresses(hexo, read, zone);
+    // Only the permalink needed the front matter as read; every post is held to the end of the import.
+    for (const item of read) delete item.frontMatter;
     items.push(...read);
   }
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));

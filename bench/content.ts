@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
-import { CODINGS } from '../src/content/compression.js';
+import { CODINGS } from '../src/content/delivery.js';
 import { type ContentRoute, buildResponse } from '../src/content/responses.js';
 import { createLogger } from '../src/lib/log.js';
 import { paced } from './paced.js';

@@ -1,14 +1,255 @@
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { Ctx } from '../context.js';
 import { currentKeyHash, hashBlogKey, lookupBlogKey } from '../auth/blog-keys.js';
 import { unavailable } from '../errors.js';
 import { within } from '../lib/deadline.js';
-import { FreshRead, SingleFlight, retriedAfter } from './coalesce.js';
 import { contentVersions } from './query-store.js';
-import { SqliteChangeSignal } from '../db/sqlite-change-signal.js';
-import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from './compression.js';
-import { type CachedResponse, ResponseCache, type Variant } from './response-cache.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
 import type { SearchSlots } from './search-slots.js';
+
+// The cached answer path of the content API, in one module: the freshness read, the response
+// cache, compression, and on SQLite the commit signal that spares the freshness read.
+
+/** A serialized response of the content API, as stored in the cache and sent as is. */
+export interface CachedResponse {
+  status: number;
+  body: Buffer;
+  /** Strong validator of the body; absent on errors. */
+  etag: string | null;
+  /** HTTP date of the content's last change, when known. */
+  lastModified: string | null;
+  /** The content version the entry was built at. */
+  version: number;
+  /** Compressed variants, made on the first request for their coding (a promise meanwhile); null when not smaller. */
+  variants?: Map<Coding, Promise<Variant | null> | Variant | null>;
+}
+
+/** A compressed form of a cached body, with its own ETag. */
+export interface Variant {
+  body: Buffer;
+  etag: string;
+}
+
+/** Least-recently-used entries bounded by bytes; a Map keeps insertion order, so a hit re-inserts its key. */
+class ByteLru {
+  private readonly slots = new Map<string, { entry: CachedResponse; size: number }>();
+  usedBytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, version: number): CachedResponse | undefined {
+    const slot = this.slots.get(key);
+    if (!slot || slot.entry.version !== version) return undefined;
+    this.slots.delete(key);
+    this.slots.set(key, slot);
+    return slot.entry;
+  }
+
+  set(key: string, entry: CachedResponse): void {
+    this.delete(key);
+    const size = entry.body.length + key.length + 200;
+    if (size > this.maxBytes) return;
+    this.slots.set(key, { entry, size: 0 });
+    this.grow(key, entry, size);
+  }
+
+  /** Count `n` more bytes for the entry under `key`, if it is still the one cached. */
+  grow(key: string, entry: CachedResponse, n: number): void {
+    const slot = this.slots.get(key);
+    if (slot?.entry !== entry) return;
+    slot.size += n;
+    this.usedBytes += n;
+    for (const oldest of this.slots.keys()) {
+      if (this.usedBytes <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  delete(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    this.usedBytes -= slot.size;
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+}
+
+/**
+ * The serialized responses, bounded by bytes (bodies and their compressed variants): 200s in one
+ * LRU, every other answer (404s of made-up slugs) in another of at most `missShare` of the bytes,
+ * so misses cannot push the served pages out. A reader of another content version than an
+ * entry's treats it as absent.
+ */
+export class ResponseCache {
+  private readonly found: ByteLru;
+  private readonly missing: ByteLru;
+
+  constructor(maxBytes: number, missShare = 1 / 16) {
+    const missBytes = Math.floor(maxBytes * missShare);
+    this.found = new ByteLru(maxBytes - missBytes);
+    this.missing = new ByteLru(missBytes);
+  }
+
+  get(key: string, version: number): CachedResponse | undefined {
+    return this.found.get(key, version) ?? this.missing.get(key, version);
+  }
+
+  set(key: string, entry: CachedResponse): void {
+    this.delete(key);
+    this.lru(entry).set(key, entry);
+  }
+
+  grow(key: string, entry: CachedResponse, n: number): void {
+    this.lru(entry).grow(key, entry, n);
+  }
+
+  delete(key: string): void {
+    this.found.delete(key);
+    this.missing.delete(key);
+  }
+
+  get size(): number {
+    return this.found.size + this.missing.size;
+  }
+
+  /** Bytes held by answers other than 200. */
+  get missBytes(): number {
+    return this.missing.usedBytes;
+  }
+
+  private lru(entry: CachedResponse): ByteLru {
+    return entry.status === 200 ? this.found : this.missing;
+  }
+}
+
+/** The codings the content API offers, in order of preference (br is smaller at the same speed). */
+export const CODINGS = ['br', 'gzip'] as const;
+export type Coding = (typeof CODINGS)[number];
+
+/** Bodies below this go as they are: a TCP segment holds them, and their compression saves less than its headers cost. */
+export const COMPRESS_MIN_BYTES = 1024;
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+
+/**
+ * Compress off the event loop (zlib's thread pool). Brotli 5 and gzip 6: higher levels cost far
+ * more time for little, and a sitemap is compressed again after every publish (docs/content-api.md).
+ */
+export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
+  if (coding === 'gzip') return gzip(body, { level: 6 });
+  return brotli(body, {
+    params: {
+      [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+      [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+    },
+  });
+}
+
+/** The ETag of a coded variant: its own strong validator, derived from the identity one ("abc" -> "abc-br"). */
+export const codedEtag = (etag: string, coding: Coding): string => `${etag.slice(0, -1)}-${coding}"`;
+
+/**
+ * A keyed read every caller gets fresh, shared by the callers of one event-loop turn: their keys
+ * are read together by one read that starts at the end of the turn (setImmediate), after the last
+ * of them asked, so it sees every change committed before any of them asked. A caller arriving
+ * once that read has started gets the next one. Reads of successive turns may overlap (the pool
+ * bounds them), so a caller waits for one read, never for a read in flight plus its own. A key the
+ * read did not find is absent from the map.
+ */
+export class FreshRead<K, V> {
+  private keys: Set<K> | null = null;
+  private pending: Promise<Map<K, V>> | null = null;
+
+  constructor(private readonly read: (keys: K[]) => Promise<Map<K, V>>) {}
+
+  get(key: K): Promise<Map<K, V>> {
+    if (!this.keys) {
+      const keys = (this.keys = new Set());
+      this.pending = new Promise((resolve) =>
+        setImmediate(() => {
+          this.keys = null;
+          resolve(this.read([...keys]));
+        }),
+      );
+    }
+    this.keys.add(key);
+    return this.pending!;
+  }
+}
+
+/**
+ * `read()`, made once more if the first has not answered after `ms` (a connection that went
+ * silent): whichever answers first answers. Both start after the caller asked, so either is fresh.
+ */
+export function retriedAfter<T>(read: () => Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => read().then(resolve, reject), ms);
+    read()
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
+}
+
+/** Concurrent callers for the same key share one computation (cache fills). */
+class SingleFlight<T> {
+  private readonly inFlight = new Map<string, Promise<T>>();
+
+  run(key: string, fn: () => Promise<T>): Promise<T> {
+    const existing = this.inFlight.get(key);
+    if (existing) return existing;
+    const p = fn().finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, p);
+    return p;
+  }
+}
+
+/**
+ * A synchronous "has anything been committed?" check for a SQLite database in WAL mode. The
+ * wal-index header in the `-shm` file (twice: bytes 0-47 and 48-95) changes with every commit of
+ * any process (https://www.sqlite.org/walformat.html): one pread tells. When the answer is not
+ * certain (no file, a writer mid-update, the file replaced), token() is null: read the database.
+ */
+export class SqliteChangeSignal {
+  private fd: number | null = null;
+  private ino = -1;
+  private readonly buf = Buffer.alloc(96);
+
+  constructor(private readonly shmPath: string) {}
+
+  /** An opaque value that differs after any commit; null when unknown. */
+  token(): string | null {
+    try {
+      const ino = statSync(this.shmPath).ino;
+      if (this.fd === null || ino !== this.ino) {
+        this.close();
+        this.fd = openSync(this.shmPath, 'r');
+        this.ino = fstatSync(this.fd).ino;
+        if (this.ino !== ino) return null;
+      }
+      if (readSync(this.fd, this.buf, 0, 96, 0) < 96) return null;
+      const first = this.buf.subarray(0, 48);
+      // Copies differ while a writer updates them; isInit (byte 12) is 0 before initialisation.
+      if (!first.equals(this.buf.subarray(48, 96)) || first[12] === 0) return null;
+      return first.toString('latin1');
+    } catch {
+      this.close();
+      return null;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    this.ino = -1;
+  }
+}
 
 /** What to send: the entry, or its variant in `coding`. */
 function delivered(res: CachedResponse, variant: Variant | null, coding: Coding | null): Delivered {
@@ -59,11 +300,8 @@ export class ContentDelivery {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
-  /** Searches running at once, per key (its workspace) and in all (search-slots.ts). */
   private readonly searches: SearchSlots;
-  /** Content versions by workspace, read once per event-loop turn for all of that turn's workspaces. */
   private readonly fresh: FreshRead<string, number>;
-  /** SQLite: the WAL header's token (one pread) tells that nothing was committed since a version was read. */
   private readonly signal: SqliteChangeSignal | null;
   private readonly known = new Map<string, { version: number; token: string }>();
   private readonly patience: number;
@@ -89,8 +327,8 @@ export class ContentDelivery {
 
   /**
    * The workspaces' content versions. On SQLite, when nothing was committed by any process since
-   * a version was read (the WAL header's token, taken before that read, is unchanged), it is
-   * answered from memory: a database read per turn cost cached GETs about half again their CPU.
+   * a version was read (the token, taken before that read, is unchanged), from memory: the read
+   * would cost a cached GET more CPU than the rest of its answer.
    */
   private async versions(ids: string[]): Promise<Map<string, number>> {
     const token = this.signal?.token() ?? null;
@@ -139,9 +377,8 @@ export class ContentDelivery {
   /**
    * The response for the route at the reader's version, in `coding` when the client accepts it
    * and the body is worth compressing. Cached; fills and compressions of concurrent misses are
-   * shared, and each cached entry is compressed at most once per coding. A cached answer whose
-   * coded form is made (every request for it but the first) is returned as is, not as a promise:
-   * on the cached path a promise and its turn were a measurable share of a request's CPU.
+   * shared, and each entry is compressed at most once per coding. A cached answer already made
+   * is returned as is, not as a promise: a promise's turn is a real share of a cached GET's CPU.
    */
   respond(reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute, coding: Coding | 'identity' = 'identity'): Delivered | Promise<Delivered> {
     const key = `${reader.workspaceId}\0${routeKey(route)}`;

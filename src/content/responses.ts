@@ -4,7 +4,7 @@ import * as q from './query-store.js';
 import { sitemapEntries } from './sitemap-blocks.js';
 import { searchRows } from './search-store.js';
 import { parseSearchQuery } from './search-terms.js';
-import type { CachedResponse } from './response-cache.js';
+import type { CachedResponse } from './delivery.js';
 import { isValidSlug } from '../lib/slug.js';
 import { articleJsonWithUrl, sitemapEntriesWithUrls, urlPrefix } from './article-url.js';
 

@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { App } from '../app.js';
-import { CODINGS, type Coding } from '../content/compression.js';
-import { ContentDelivery } from '../content/delivery.js';
+import { CODINGS, type Coding, ContentDelivery } from '../content/delivery.js';
 import type { ContentRoute } from '../content/responses.js';
 import { AppError, invalidParameter, notFound, toAppError } from '../errors.js';
 import { chooseEncoding } from '../lib/accept-encoding.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from '../content/compression.js';
+import { COMPRESS_MIN_BYTES, type Coding, codedEtag, compress } from '../content/delivery.js';
 import { articleSchema, envelope, errorSchema, pageQuerySchema, pageSchema, sitemapSchema, termCountSchema } from '../content/schemas.js';
 import { VERSION } from '../version.js';
 

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FreshRead, retriedAfter } from '../../src/content/coalesce.js';
+import { FreshRead, retriedAfter } from '../../src/content/delivery.js';
 
 /** A read whose answer the test gives: each call is recorded with the keys it was asked for. */
 function scriptedReads() {

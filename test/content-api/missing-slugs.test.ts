@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseCache } from '../../src/content/response-cache.js';
+import { ResponseCache } from '../../src/content/delivery.js';
 import { SLUG_MAX } from '../../src/lib/slug.js';
 import { contentFixture } from './fixture.js';
 

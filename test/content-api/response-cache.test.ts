@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CachedResponse, ResponseCache } from '../../src/content/response-cache.js';
+import { type CachedResponse, ResponseCache } from '../../src/content/delivery.js';
 
 const entry = (bytes: number): CachedResponse => ({ status: 200, body: Buffer.alloc(bytes), etag: '"e"', lastModified: null, version: 1 });
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/db/connect.js';
-import { SqliteChangeSignal } from '../../src/db/sqlite-change-signal.js';
+import { SqliteChangeSignal } from '../../src/content/delivery.js';
 import { tempDir } from '../helpers/env.js';
 
 // Always SQLite, also in the PostgreSQL run: this is the SQLite-only fast path of the

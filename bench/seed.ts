@@ -8,7 +8,7 @@ import { generateBlogKey } from '../src/auth/blog-keys.js';
 import type { Publication } from '../src/connectors/publications.js';
 import { buildSnapshot } from '../src/content/snapshot.js';
 import { type RenderedBody, renderBody } from '../src/lib/markdown.js';
-import { insertRun, touchState } from '../src/content/bulk-store.js';
+import { insertRun, touchState } from '../src/content/snapshot-store.js';
 import { withTransaction } from '../src/db/tx.js';
 import { newId } from '../src/lib/ids.js';
 import { bumpContentVersion } from '../src/workspaces/store.js';

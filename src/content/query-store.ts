@@ -2,7 +2,7 @@ import { type Queryable, isPostgres } from '../db/connect.js';
 import type { RelatedPost } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
-import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-ranks.js';
+import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-store.js';
 import { articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;

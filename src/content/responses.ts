@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/connect.js';
 import * as q from './query-store.js';
-import { sitemapEntries } from './sitemap-blocks.js';
+import { sitemapEntries } from './snapshot-store.js';
 import { searchRows } from './search-store.js';
 import { parseSearchQuery } from './search-terms.js';
 import type { CachedResponse } from './delivery.js';

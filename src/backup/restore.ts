@@ -3,7 +3,7 @@ import path from 'node:path';
 import { settingSource } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { type Db, openDb } from '../db/connect.js';
-import { claimDatabase } from '../db/daemon-lock.js';
+import { claimDatabase } from '../db/locks.js';
 import { ensurePrivateDir } from '../db/files.js';
 import { migrateLatest, migrationStatus } from '../db/migrate.js';
 import { checkpointSqliteFile, dropForeignSchema } from '../db/sqlite-file.js';

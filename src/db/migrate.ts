@@ -6,7 +6,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from './connect.js';
 import { cannotReach, databaseOf } from './errors.js';
-import { withMigrationLock } from './migration-lock.js';
+import { withMigrationLock } from './locks.js';
 
 // migrations/ sits next to src/ both in the source tree and in dist/.
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');

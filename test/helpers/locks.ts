@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import sqlite3 from 'sqlite3';
-import { PG_MIGRATION_LOCK_KEY, sqliteMigrationLockFile } from '../../src/db/migration-lock.js';
+import { PG_MIGRATION_LOCK_KEY, sqliteMigrationLockFile } from '../../src/db/locks.js';
 
 /**
  * Hold svc's migration lock from outside, the way another migrating process would: PostgreSQL's

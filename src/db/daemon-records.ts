@@ -1,39 +1,9 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { databaseSettingsHint } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { AppError } from '../errors.js';
 import { processAlive } from '../lib/process-alive.js';
 import { ensurePrivateDir } from './files.js';
-import { refuseMovedDatabase, withoutPassword } from './moved.js';
-import { type HeldLock, sqliteLock } from './sqlite-lock.js';
-
-/** The sidecar file a daemon holds locked for as long as it serves a SQLite database. */
-export const sqliteDaemonLockFile = (filename: string) => `${filename}-daemon.lock`;
-
-/**
- * Claim the database for one daemon where only one may serve it. SQLite is the single-daemon default: a second
- * `svc serve` on the same file is refused, while CLI commands (which never claim) keep working
- * beside the daemon. The lock dies with the process (sqlite-lock.ts), so a crashed daemon never
- * blocks the next start. PostgreSQL takes any number of daemons: nothing to claim.
- */
-export async function claimDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): Promise<HeldLock> {
-  const { database } = config;
-  if (database.client === 'pg') return { release: async () => {} };
-  refuseMovedDatabase(config);
-  ensurePrivateDir(path.dirname(database.filename));
-  const file = sqliteDaemonLockFile(database.filename);
-  const lock = await sqliteLock(file).catch((err: Error) => {
-    throw new AppError('database_unavailable', 503, `Cannot open ${file}: ${err.message}`, {
-      hint: databaseSettingsHint(config),
-      cause: err,
-    });
-  });
-  if (lock) return lock;
-  throw new AppError('database_in_use', 409, `Another svc daemon is already serving the SQLite database ${database.filename}`, {
-    hint: 'One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (database.url in the config file every daemon reads); see "Several daemons" in the README.',
-  });
-}
+import { withoutPassword } from './moved.js';
 
 /**
  * What each running daemon serves, where the CLI finds it from any directory: `svc serve` writes
@@ -43,7 +13,7 @@ export async function claimDatabase(config: Pick<Config, 'database' | 'sources' 
  * directory). Honest about crashes: a record whose process is gone is ignored, and removed by the
  * next daemon that starts.
  */
-export const daemonRecordFile = (stateDir: string, pid = process.pid) => path.join(stateDir, `daemon-${pid}.json`);
+const daemonRecordFile = (stateDir: string, pid = process.pid) => path.join(stateDir, `daemon-${pid}.json`);
 
 // `daemon.json` and `daemon-<pid>.json` in the data directory: where svc 0.2.0 and before kept the
 // record, still read so a daemon of those versions (a rolling upgrade) is seen.

@@ -12,24 +12,24 @@ import type { SearchSlots } from './search-slots.js';
 // The cached answer path of the content API, in one module: the freshness read, the response
 // cache, compression, and on SQLite the commit signal that spares the freshness read.
 
-/** A serialized response of the content API, as stored in the cache and sent as is. */
-export interface CachedResponse {
+/** What to send for one request: a cached body, or one of its compressed variants. */
+export interface Delivered {
   status: number;
   body: Buffer;
   /** Strong validator of the body; absent on errors. */
   etag: string | null;
   /** HTTP date of the content's last change, when known. */
   lastModified: string | null;
+  /** The Content-Encoding of body; absent for identity. */
+  encoding?: Coding;
+}
+
+/** A serialized response of the content API, as stored in the cache and sent as is. */
+export interface CachedResponse extends Delivered {
   /** The content version the entry was built at. */
   version: number;
   /** Compressed variants, made on the first request for their coding (a promise meanwhile); null when not smaller. */
-  variants?: Map<Coding, Promise<Variant | null> | Variant | null>;
-}
-
-/** A compressed form of a cached body, with its own ETag. */
-export interface Variant {
-  body: Buffer;
-  etag: string;
+  variants?: Map<Coding, Promise<Delivered | null> | Delivered | null>;
 }
 
 /** Least-recently-used entries bounded by bytes; a Map keeps insertion order, so a hit re-inserts its key. */
@@ -251,29 +251,12 @@ export class SqliteChangeSignal {
   }
 }
 
-/** What to send: the entry, or its variant in `coding`. */
-function delivered(res: CachedResponse, variant: Variant | null, coding: Coding | null): Delivered {
-  return variant
-    ? { status: res.status, body: variant.body, etag: variant.etag, lastModified: res.lastModified, encoding: coding }
-    : { status: res.status, body: res.body, etag: res.etag, lastModified: res.lastModified, encoding: null };
-}
-
 export interface Reader {
   workspaceId: string;
   /** Content version read for this request (after it arrived). */
   version: number;
   /** Hash of the presented key: the unit of rate limiting. */
   keyHash: string;
-}
-
-/** What to send for one request: the cached body, or its compressed variant. */
-export interface Delivered {
-  status: number;
-  body: Buffer;
-  etag: string | null;
-  lastModified: string | null;
-  /** The Content-Encoding of body; null for identity. */
-  encoding: Coding | null;
 }
 
 interface WorkspaceState {
@@ -390,9 +373,9 @@ export class ContentDelivery {
 
   /** `res` in `coding`, or as it is when the coding is identity or would not pay. */
   private coded(key: string, res: CachedResponse, coding: Coding | 'identity'): Delivered | Promise<Delivered> {
-    if (coding === 'identity' || !res.etag || res.body.length < COMPRESS_MIN_BYTES) return delivered(res, null, null);
+    if (coding === 'identity' || !res.etag || res.body.length < COMPRESS_MIN_BYTES) return res;
     const variant = this.variant(key, res, coding);
-    return variant instanceof Promise ? variant.then((v) => delivered(res, v, coding)) : delivered(res, variant, coding);
+    return variant instanceof Promise ? variant.then((v) => v ?? res) : (variant ?? res);
   }
 
   /** Build and cache the entry; concurrent misses share one build. */
@@ -407,7 +390,7 @@ export class ContentDelivery {
   }
 
   /** The entry compressed in `coding`: made on the first request for it, then shared (null: not smaller). */
-  private variant(key: string, res: CachedResponse, coding: Coding): Promise<Variant | null> | Variant | null {
+  private variant(key: string, res: CachedResponse, coding: Coding): Promise<Delivered | null> | Delivered | null {
     const variants = (res.variants ??= new Map());
     const made = variants.get(coding);
     if (made !== undefined) return made;
@@ -416,7 +399,7 @@ export class ContentDelivery {
         this.ctx.metrics.contentCompressions.inc({ encoding: coding });
         if (body.length >= res.body.length) return null;
         this.cache.grow(key, res, body.length);
-        return { body, etag: codedEtag(res.etag!, coding) };
+        return { status: res.status, body, etag: codedEtag(res.etag!, coding), lastModified: res.lastModified, encoding: coding };
       },
       (err: unknown) => {
         this.ctx.log.warn({ err, coding }, 'content response could not be compressed: sent uncompressed');

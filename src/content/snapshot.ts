@@ -5,8 +5,7 @@ import type { Article, ArticleIndex, Term as Tag } from './schemas.js'; // the w
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
-import { articleUrl } from './article-url.js';
-import { buildJsonLd } from './json-ld.js';
+import { articleUrl, buildJsonLd } from './article-url.js';
 import type { RenderedBody } from '../lib/markdown.js';
 
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */

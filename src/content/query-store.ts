@@ -22,10 +22,8 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   const total = await groupSize(db, group);
   const top = total - 1 - q.page * q.limit; // rank of the page's newest row
   if (top < 0) return { rows: [], total };
-  // Ranks are dense, so the page is exactly the ranks (top - limit, top]. Bounded on both sides:
-  // on a PostgreSQL database without statistics (a new install, a bulk import) the planner took
-  // `rank <= top` for a few rows and fetched and sorted every row below the page (3,002 rows for
-  // page 0 of 3,000 posts, 21 ms against 4).
+  // Ranks are dense, so the page is exactly the ranks (top - limit, top]. Bounded on both sides,
+  // so a PostgreSQL planner without statistics cannot read every row below the page.
   const floor = top - q.limit;
   const query =
     group.table === 'content_tags'
@@ -35,8 +33,7 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   return { rows: rows.map((r: Row) => r.index_json as string), total };
 }
 
-// Category and tag together (decisions.md: AND). Bounded by the tag's size; counted per request
-// and then cached like every response.
+// Category and tag together (decisions.md: AND): bounded by the tag's size, cached like every response.
 async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
   const base = () =>
     db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
@@ -69,10 +66,7 @@ export async function articleRow(db: Queryable, workspaceId: string, slug: strin
   return row ? { id: row.article_id, slug: row.slug, category: row.category, tags: JSON.parse(row.tags), updatedAt: row.updated_at, json: articleJson(row.index_json, row.article) } : undefined;
 }
 
-/**
- * The spelling a tag slug is stored in: tags derived before NFC was the rule may be in NFD until
- * their articles are republished. One primary-key read, only for slugs that have two spellings.
- */
+/** The spelling a tag slug is stored in (an older tag may be in NFD): read only for slugs with two spellings. */
 export async function storedTag(db: Queryable, workspaceId: string, tag: string): Promise<string> {
   const forms = slugForms(tag);
   if (forms.length === 1) return forms[0];
@@ -87,13 +81,12 @@ export async function urlSettings(db: Queryable, workspaceId: string): Promise<(
 }
 
 /** How many of each tag's newest posts are considered for related posts (keeps the cost flat). */
-export const RELATED_WINDOW = 100;
+const RELATED_WINDOW = 100;
 
 /**
  * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md).
- * Candidates are each tag's RELATED_WINDOW newest posts (a rank-range seek per tag), counted and
- * ranked in one statement whatever the number of tags (an article has at most 51); when fewer
- * than 3 share a tag, the category's newest fill what is left (a second statement).
+ * Candidates are each tag's RELATED_WINDOW newest posts, ranked in one statement; when fewer
+ * than 3 share a tag, the category's newest fill what is left.
  */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
   const tags = [...new Set(a.tags)];
@@ -115,9 +108,8 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
 }
 
 /**
- * The best 3 posts sharing a tag with `a`, in one statement. Each tag's window, with the category
- * and date that rank it, is read from the content_tags_window index alone, and only the 3 winners'
- * index rows are read (by key): counting and sorting slim rows, not every candidate's index JSON.
+ * The best 3 posts sharing a tag with `a`. Each tag's window is read from the content_tags_window
+ * index alone and only the 3 winners' index rows are read, so no index JSON goes through a sort.
  * A tag row an older daemon wrote has no category: its index row has it.
  */
 async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, tags: string[]): Promise<Row[]> {
@@ -126,14 +118,11 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
     .join(' union all ');
   const category = 'coalesce(c.category, (select category from content_index as o where o.article_id = c.article_id))';
   const grouped = `select c.article_id, count(*) as shared, max(case when ${category} = ? then 1 else 0 end) as same, max(c.published_at) as at from (${windows}) as c where c.article_id <> ? group by c.article_id`;
-  // A sort that keeps only its best 3 (half the time of numbering every candidate with
-  // row_number() at 50,000 posts), then the 3 numbered in that order (by the database's collation,
-  // as the sort was): only their index rows are read, and put back in their order here, so no
-  // index JSON goes through a sort.
+  // A sort that keeps only its best 3, then those numbered in that order (by the database's
+  // collation), put back in their order here.
   const best = `select article_id, shared, same, at from (${grouped}) as g order by shared desc, same desc, at desc, article_id desc limit 3`;
   const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${best}) as b`;
-  // On PostgreSQL by key in a lateral subquery (OFFSET 0 keeps it one: by-keys.ts says why), so a
-  // database without statistics does not scan content_index; SQLite joins by the primary key.
+  // On PostgreSQL by key in a lateral subquery (as db/by-keys.ts), so no plan scans content_index.
   const index = isPostgres(db)
     ? 'cross join lateral (select index_json from content_index where article_id = s.article_id offset 0) as ci'
     : 'join content_index as ci on ci.article_id = s.article_id';
@@ -164,25 +153,17 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
   return row ? (row.changed_at ?? row.created_at) : null;
 }
 
-/**
- * The freshness check: workspaces' content versions, never older than a change committed before
- * the call. One read by primary key for every workspace asked about (FreshRead in coalesce.ts
- * shares it among the requests of one event-loop turn); a workspace that does not exist is absent.
- */
+/** Workspaces' content versions, by primary key; a workspace that does not exist is absent. */
 export async function contentVersions(db: Queryable, workspaceIds: string[]): Promise<Map<string, number>> {
   const versions = new Map<string, number>();
-  // In slices: a turn's workspaces are many only on a large installation, and SQLite bounds a statement's parameters.
+  // In slices: SQLite bounds a statement's parameters.
   for (let i = 0; i < workspaceIds.length; i += 500) {
     for (const row of await db('workspaces').whereIn('id', workspaceIds.slice(i, i + 500)).select('id', 'content_version')) versions.set(row.id, Number(row.content_version));
   }
   return versions;
 }
 
-/**
- * The published snapshot of an article: what the content API serves for its slug, not the
- * working copy (an edit is not live until it is republished). null for a draft, an unpublished
- * or an unknown slug.
- */
+/** The published snapshot of an article as served (not the working copy); null when none is served. */
 export async function publishedArticle(ctx: Ctx, workspaceId: string, slug: string): Promise<StoredArticle | null> {
   const row = await articleRow(ctx.db, workspaceId, slug);
   return row ? (JSON.parse(row.json) as StoredArticle) : null;

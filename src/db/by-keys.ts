@@ -3,14 +3,11 @@ import { type Queryable, isPostgres } from './connect.js';
 type Row = Record<string, any>;
 
 /**
- * The rows of `table` whose `column` is one of `keys`, in no particular order (`columns`: all
- * when absent). On PostgreSQL each key is looked up on its own, in a lateral subquery that OFFSET 0
- * keeps from being turned into a join, so the index on `column` is used whatever the planner
- * believes: an IN list of a few hundred keys was planned as a scan of the whole table on a
- * database without statistics (a new install, a bulk import), and at some sizes after ANALYZE
- * too. SQLite answers an IN list from the index. Each matching row once, whatever keys repeat (as an
- * IN list), in chunks of 500 (SQLite's bound on parameters).
- * `table`, `column` and `columns` are identifiers from code, never from input.
+ * The rows of `table` whose `column` is one of `keys`, each once, in no particular order
+ * (`columns`: all when absent). On PostgreSQL each key is looked up in a lateral subquery that
+ * OFFSET 0 keeps from becoming a join, so the index is used whatever the planner believes (it may
+ * plan an IN list as a scan of the table); SQLite answers an IN list from the index. Identifiers
+ * come from code, never from input.
  */
 export async function rowsByKeys(db: Queryable, table: string, column: string, keys: string[], columns?: string[]): Promise<Row[]> {
   const out: Row[] = [];

@@ -12,10 +12,7 @@ export type Queryable = Knex | Knex.Transaction;
 
 let driver: typeof pg | undefined;
 
-/**
- * The pg driver, loaded at the first PostgreSQL connection (a SQLite installation never needs
- * it). PostgreSQL returns BIGINT/COUNT as strings by default; our counts fit in a JS number.
- */
+/** The pg driver, loaded at the first PostgreSQL connection; BIGINT/COUNT as numbers (ours fit). */
 export function pgDriver(): typeof pg {
   if (!driver) {
     driver = createRequire(import.meta.url)('pg') as typeof pg;
@@ -26,20 +23,15 @@ export function pgDriver(): typeof pg {
 
 type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
 
-/** The schema's defaults, for the few callers that open a database of their own (backup, restore). */
+/** The schema's defaults, for callers that open a database of their own (backup, restore). */
 const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
 
 /**
- * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and
- * foreign keys on, so the CLI and a running daemon can share one file.
- *
- * Every wait has a deadline (docs/deployment.md, "Deadlines"): on PostgreSQL a connection attempt
- * gives up after connectTimeout, a query after queryTimeout (client side, which is what ends a
- * wait on a silent link, and server side as statement_timeout), every connection has TCP
- * keepalive on, and waiting for a pooled connection gives up after acquireTimeout. A connection
- * whose query timed out is closed (dropOnQueryTimeout), so the pool opens a fresh one, and one the
- * pool ends (destroy() on stop, an idle one reaped) is cut if the server does not answer the
- * goodbye within a second (endWithDeadline).
+ * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and foreign
+ * keys on, so the CLI and a running daemon can share one file. Every wait has a deadline
+ * (docs/deployment.md, "Deadlines"): on PostgreSQL connectTimeout, queryTimeout (client side,
+ * which ends a wait on a silent link, and as statement_timeout), acquireTimeout for the pool, and
+ * TCP keepalive on every connection.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
   const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
@@ -69,8 +61,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
       compileSqlOnError: false,
     });
   }
-  // Created private before SQLite opens it: SQLite would make it 0644 minus the umask, and its
-  // -wal and -shm files take the database file's mode.
+  // Created private before SQLite opens it: its -wal and -shm files take the file's mode.
   ensurePrivateDir(path.dirname(database.filename));
   ensurePrivateFile(database.filename);
   const sqlite = (max: number) =>
@@ -106,34 +97,26 @@ const writers = new WeakMap<Db, Db>();
 
 /**
  * The handle this process writes SQLite through: a pool of one connection beside the readers'.
- * Writers of one process meeting at SQLite's lock nap in busy_timeout's back-off (up to 100 ms a
- * nap) while others take it: under a burst of publishes the webhook worker's claims waited for
- * the whole burst. This pool hands its connection out in arrival order, each wait bounded by
- * database.acquireTimeout; only another process still meets the lock (database.busyTimeout).
- * Transactions take it through withTransaction; a single write that must not nap behind the
- * process's own writes (a claim, a credential's last use, a cleanup batch) is built on it. One
- * made through `db` runs on a reader connection and meets the lock like another process's.
+ * Writers meeting at SQLite's lock nap in busy_timeout's back-off (up to 100 ms a nap) while
+ * others go first; this pool serves them in arrival order instead, each wait bounded by
+ * database.acquireTimeout, and only another process meets the lock. Transactions take it through
+ * withTransaction, and so does a single write that must not wait behind the process's own.
  * PostgreSQL, or a handle not opened by openDb: `db` itself.
  */
 export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /**
- * A connection that cannot serve any more is closed, so the pool opens another: one whose query
- * timed out, and one whose session is read-only (below).
- *
- * pg answers a query that outlived query_timeout with an error but keeps the connection, whose
- * query is still pending: every later query on it would queue behind that one and time out too,
- * until TCP keepalive gives up (minutes). So a timed-out query ends its connection: the pool
- * (and anyone holding it) then sees it gone and opens another.
+ * A connection that cannot serve any more is closed, so the pool opens another. pg keeps a
+ * connection whose query outlived query_timeout, with that query still pending: every later query
+ * on it would queue behind and time out too. And a read-only session (a standby after a failover)
+ * stays read-only for its whole life, while a fresh connection may reach a writable server.
  */
 function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const check = (err: unknown) => {
     const e = err as { message?: string; code?: string } | null;
     const timedOut = e?.message === 'Query read timeout';
-    // A read-only session (a standby after a failover, default_transaction_read_only) stays
-    // read-only for its whole life: a fresh connection may reach a writable server again. It is
-    // not cut, so its transaction still rolls back and the caller sees the read-only refusal.
+    // A read-only one is not cut: its transaction still rolls back and the caller sees the refusal.
     if (!timedOut && e?.code !== '25006') return;
     (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = err; // knex then destroys it instead of reusing it
     if (timedOut) cutClient(client);
@@ -165,11 +148,7 @@ export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * A pooled connection ends through endClient: knex calls its end(callback) when the pool is
- * destroyed (a daemon stopping) or reaps an idle one, and waits for it; over a silent link that
- * wait was the whole shutdown deadline, then an exit with "work cut" where nothing was in progress.
- */
+/** A pooled connection ends through endClient: knex waits for end(), and a silent link never answers. */
 function endWithDeadline(client: pg.Client): void {
   (client as unknown as { end: (callback?: () => void) => Promise<void> | undefined }).end = (callback) => {
     const ending = endClient(client);
@@ -188,8 +167,6 @@ const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(O
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 
-// compileSqlOnError: false: knex prefixes a failing query's SQL to the driver's error message; with
-// its placeholders, never its bound values (password hashes, tokens), which would reach the
-// CLI's stderr and the log.
-// knex prints pool errors itself; ours reach the operator once, as an AppError (db/migrate.ts).
+// compileSqlOnError: false keeps bound values (password hashes, tokens) out of error messages.
+// Pool errors reach the operator once, as an AppError (db/migrate.ts), not printed by knex.
 const QUIET = { warn() {}, error() {}, debug() {}, deprecate() {} };

@@ -7,16 +7,13 @@ import { withoutPassword } from './moved.js';
 
 /**
  * What each running daemon serves, where the CLI finds it from any directory: `svc serve` writes
- * `daemon-<pid>.json` into the first writable state directory (config.stateDirs: a setting's,
- * else /run/svc, else the user's) when it starts and removes it when it stops. One file per
- * daemon, because several may run on one machine (daemons on PostgreSQL may even share a data
- * directory). Honest about crashes: a record whose process is gone is ignored, and removed by the
- * next daemon that starts.
+ * `daemon-<pid>.json` into the first writable state directory (config.stateDirs) while it runs,
+ * one per daemon as several may run on one machine. A record whose process is gone is ignored,
+ * and removed by the next daemon that starts.
  */
 const daemonRecordFile = (stateDir: string, pid = process.pid) => path.join(stateDir, `daemon-${pid}.json`);
 
-// `daemon.json` and `daemon-<pid>.json` in the data directory: where svc 0.2.0 and before kept the
-// record, still read so a daemon of those versions (a rolling upgrade) is seen.
+// Also read in the data directory, where daemons of svc 0.2.0 keep theirs (a rolling upgrade).
 const RECORD_NAME = /^daemon(?:-\d+)?\.json$/;
 
 export interface DaemonRecord {

@@ -16,7 +16,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-/** Lists migrations/ next to the running code: .ts under Vitest, .js from dist/. */
+/** migrations/ next to the running code: .ts under Vitest, .js from dist/. */
 class FolderSource implements Knex.MigrationSource<string> {
   async getMigrations(): Promise<string[]> {
     const ext = path.extname(fileURLToPath(import.meta.url)); // .ts or .js
@@ -42,10 +42,8 @@ export interface MigrateOptions {
 }
 
 /**
- * Apply every pending migration, under svc's migration lock (migration-lock.ts): processes that
- * start together migrate one after the other, and the later ones find nothing to do. A database
- * already up to date, with knex's lock table clean, has nothing to race on: that common case
- * (every CLI command, every start) is answered from a few reads, without the lock.
+ * Apply every pending migration, under svc's migration lock (locks.ts). A database already up to
+ * date, with knex's lock table clean, has nothing to race on: answered from a few reads, unlocked.
  */
 export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   return reachable(db, async () => {
@@ -173,9 +171,8 @@ function locked<T>(db: Db, opts: MigrateOptions, fn: () => Promise<T>): Promise<
 
 /**
  * knex's lock table must hold exactly one row, unlocked, whenever nobody migrates. Holding our
- * own lock we know nobody does, so anything else is left over: two rows inserted by processes
- * that raced on an empty database before this lock existed (knex then refuses every run with
- * "Migration table is already locked"), or a lock left set by a migrator that died.
+ * own lock we know nobody does, so anything else is left over (a migrator that died, or two that
+ * raced on an empty database) and would make knex refuse every run.
  */
 async function repairKnexLock(db: Db, rows: NonNullable<KnexState['lockRows']>, log: Logger | undefined): Promise<void> {
   await db.transaction(async (trx) => {
@@ -196,11 +193,7 @@ const databaseNewer = (unknown: string[]) =>
     },
   );
 
-/**
- * Every command reaches the database first through these functions (createApp migrates), so
- * this is where "the database cannot be reached or opened" becomes one clear line for the
- * operator, naming which database and the failure class (db/errors.ts).
- */
+/** Every command reaches the database first through these functions: "cannot be reached" becomes one clear line here (db/errors.ts). */
 async function reachable<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();

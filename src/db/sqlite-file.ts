@@ -50,12 +50,10 @@ export const checkSqliteFile = (file: string): Promise<SqliteFileCheck> =>
   }));
 
 /**
- * Move everything in the -wal file into the database and end the WAL, so the file alone holds
- * the database (before it is renamed: a -wal left beside a replaced file would be replayed into
- * it). True when this was the only connection to the file; false when another process has it
- * open. Leaving WAL mode needs every other connection gone (each keeps a shared lock on a WAL
- * database for as long as it is open), so an idle svc command is found too, not only one with
- * unsaved changes: once the file is renamed away, its writes would go nowhere.
+ * Move the -wal file into the database and end the WAL, so the file alone holds the database
+ * before it is renamed (a -wal left beside a replaced file would be replayed into it). False when
+ * another process has it open, even idle: leaving WAL mode needs every other connection gone, and
+ * once the file is renamed away their writes would go nowhere.
  */
 export const checkpointSqliteFile = (file: string): Promise<boolean> =>
   onFile(file, async (conn) => {
@@ -70,10 +68,7 @@ export const checkpointSqliteFile = (file: string): Promise<boolean> =>
     return mode?.journal_mode === 'delete';
   });
 
-/**
- * Drop every trigger and view of a SQLite file (a restore's working copy): svc's SQLite schema
- * has none, so whatever is there was added to the file, and must not run in svc (a trigger would fire on svc's own writes, a view mislead its reads).
- */
+/** Drop every trigger and view of a restore's working copy: svc has none, so they were added and must not run in svc. */
 export const dropForeignSchema = (file: string): Promise<string[]> =>
   onFile(file, async (conn) => {
     const found = await all<{ type: string; name: string }>(conn, "SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')");

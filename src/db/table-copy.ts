@@ -4,10 +4,8 @@ import { type Db, type Trx, isPostgres } from './connect.js';
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 
 /**
- * Runtime state, not data: the liveness records of running daemons are never copied
- * nor restored (a copy would show a daemon "gone, stopped without saying so"), and never make a
- * target "non-empty"; a webhook event's lease (holder, token, end) is left behind, so the event
- * is free for whichever daemon serves the copy.
+ * Runtime state, not data, is never copied: the liveness records of running daemons, and a
+ * webhook event's lease, so the event is free for whichever daemon serves the copy.
  */
 const RUNTIME_TABLES = new Set(['daemon_heartbeats']);
 const RUNTIME_COLUMNS: Record<string, string[]> = { webhook_events: ['locked_until', 'locked_by', 'lease_token'] };
@@ -73,12 +71,10 @@ async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>
 }
 
 /**
- * Copy one table from a SQLite source into the target, only the columns the target's own schema
- * has (runtime state, a lease on a webhook event, is left behind). A restore into a fresh SQLite
- * database names `attachedAs`, under which the source is attached to the target's connection:
- * SQLite copies the rows itself, in one statement, about ten times faster than through
- * JavaScript. Into PostgreSQL rows go in batches in rowid order, SQLite's 0/1 booleans as
- * booleans (dates and JSON are text on both).
+ * Copy one table from a SQLite source into the target, only the columns the target's schema has
+ * (runtime state aside). A restore into SQLite names `attachedAs`, under which the source is
+ * attached: SQLite copies the rows itself, in one statement. Into PostgreSQL rows go in batches in
+ * rowid order, SQLite's 0/1 booleans as booleans (dates and JSON are text on both).
  */
 export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void, attachedAs?: string): Promise<number> {
   const types = await columnTypes(trx, table);
@@ -93,8 +89,7 @@ export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (r
     return copied;
   }
   const booleans = columns.filter((c) => types.get(c) === 'boolean');
-  // PostgreSQL takes at most 65,535 parameters per statement. A table of blobs (the image store,
-  // up to images.maxBytes a row) goes a few rows at a time, so a batch stays tens of MB.
+  // PostgreSQL takes at most 65,535 parameters per statement; blobs (images) go a few rows at a time.
   const binary = columns.some((c) => types.get(c) === 'bytea');
   const batch = binary ? 4 : Math.max(1, Math.min(1000, Math.floor(60_000 / Math.max(1, columns.length))));
   const select = columns.map((c) => `"${c}"`).join(', ');

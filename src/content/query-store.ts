@@ -1,10 +1,9 @@
 import { type Queryable, isPostgres } from '../db/connect.js';
-import type { Ctx } from '../context.js';
-import type { ArticleIndex, RelatedPost } from './schemas.js';
+import type { RelatedPost } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-store.js';
-import { type StoredArticle, articleJson } from './snapshot.js';
+import { articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;
 
@@ -161,35 +160,4 @@ export async function contentVersions(db: Queryable, workspaceIds: string[]): Pr
     for (const row of await db('workspaces').whereIn('id', workspaceIds.slice(i, i + 500)).select('id', 'content_version')) versions.set(row.id, Number(row.content_version));
   }
   return versions;
-}
-
-/** The published snapshot of an article as served (not the working copy); null when none is served. */
-export async function publishedArticle(ctx: Ctx, workspaceId: string, slug: string): Promise<StoredArticle | null> {
-  const row = await articleRow(ctx.db, workspaceId, slug);
-  return row ? (JSON.parse(row.json) as StoredArticle) : null;
-}
-
-/** The newest `limit` published snapshots' index entries, and how many are published in all. */
-export async function publishedIndex(ctx: Ctx, workspaceId: string, limit: number): Promise<{ articles: ArticleIndex[]; total: number }> {
-  const { rows, total } = await pageRows(ctx.db, workspaceId, { page: 0, limit });
-  return { articles: rows.map((r) => JSON.parse(r) as ArticleIndex), total };
-}
-
-/** The front matter of a published snapshot as a Markdown document (the MCP resource). */
-export function publishedFrontMatter(a: StoredArticle): Record<string, unknown> {
-  return {
-    title: a.title,
-    slug: a.slug,
-    url: a.url,
-    metaTitle: a.metaTitle,
-    metaDescription: a.metaDescription,
-    focusKeyword: a.focusKeyword,
-    category: a.category.slug,
-    tags: a.tags.map((t) => t.slug),
-    author: a.author,
-    image: a.image,
-    imageAlt: a.imageAlt,
-    publishedAt: a.publishedAt,
-    updatedAt: a.updatedAt,
-  };
 }

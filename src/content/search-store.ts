@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
-import type { Ctx } from '../context.js';
-import { findArticlesByIds } from '../articles/store.js';
-import type { Article } from '../articles/types.js';
-import type { Workspace } from '../workspaces/types.js';
 import { isPostgres, type Queryable } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
-import { type SearchQuery, parseSearchQuery, searchDocument } from './search-terms.js';
+import { type SearchQuery, searchDocument } from './search-terms.js';
 import { type StoredArticle, articleJson } from './snapshot.js';
 import { htmlSearchTerms } from '../lib/markdown.js';
 
@@ -154,16 +150,4 @@ function pgQuery(q: SearchQuery): { sql: string; bindings: string[] } {
     bindings.push(`'${c}':*`);
   }
   return { sql: `(${parts.join(' && ')})`, bindings };
-}
-
-/**
- * The workspace's published articles matching `query`, best first: the content API's search
- * (GET /articles?q=) for the MCP `list_articles` tool. Only served snapshots are searched, so the
- * articles found are the published ones (their current drafts may differ).
- */
-export async function searchPublishedArticles(ctx: Ctx, ws: Workspace, opts: { query: string; limit: number; offset: number }): Promise<{ articles: Article[]; total: number }> {
-  const { rows, total } = await searchRows(ctx.db, ws.id, parseSearchQuery(opts.query, 'query'), { offset: opts.offset, limit: opts.limit });
-  const ids = rows.map((r) => (JSON.parse(r) as { id: string }).id);
-  const found = new Map((await findArticlesByIds(ctx.db, ids)).map((a) => [a.id, a]));
-  return { articles: ids.flatMap((id) => found.get(id) ?? []), total };
 }

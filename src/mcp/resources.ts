@@ -1,6 +1,6 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { publishedArticle, publishedFrontMatter, publishedIndex } from '../content/query-store.js';
+import { publishedArticle, publishedFrontMatter, publishedIndex } from '../content/published.js';
 import { withFrontMatter } from '../imports/front-matter.js';
 import { scopeRefusal } from '../auth/scopes.js';
 import { AppError, toAppError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { generateBlogKey } from '../../src/auth/blog-keys.js';
-import { publishedArticle } from '../../src/content/query-store.js';
+import { publishedArticle } from '../../src/content/published.js';
 import { searchRows } from '../../src/content/search-store.js';
 import { parseSearchQuery } from '../../src/content/search-terms.js';
 import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';

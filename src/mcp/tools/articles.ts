@@ -17,7 +17,7 @@ import { rivalWarning } from '../../articles/keyword-family.js';
 import { focusKeywordRivals, getArticle, listArticles, updateArticle } from '../../articles/service.js';
 import type { Article } from '../../articles/types.js';
 import { createArticle } from '../../publishing/create.js';
-import { searchPublishedArticles } from '../../content/search-store.js';
+import { searchPublishedArticles } from '../../content/search.js';
 import { QUERY_MAX_LENGTH, searchQueryInput } from '../../content/search-terms.js';
 import { invalidInput } from '../../errors.js';
 import { describePublishError } from '../../publishing/failures.js';

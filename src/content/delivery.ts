@@ -156,12 +156,10 @@ export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
 export const codedEtag = (etag: string, coding: Coding): string => `${etag.slice(0, -1)}-${coding}"`;
 
 /**
- * A keyed read every caller gets fresh, shared by the callers of one event-loop turn: their keys
- * are read together by one read that starts at the end of the turn (setImmediate), after the last
- * of them asked, so it sees every change committed before any of them asked. A caller arriving
- * once that read has started gets the next one. Reads of successive turns may overlap (the pool
- * bounds them), so a caller waits for one read, never for a read in flight plus its own. A key the
- * read did not find is absent from the map.
+ * A keyed read every caller gets fresh, shared by the callers of one event-loop turn: one read of
+ * all their keys starts at the end of the turn (setImmediate), after the last of them asked, so it
+ * sees every change committed before any of them asked. Reads of successive turns may overlap, so
+ * a caller waits for one read, never for one in flight plus its own. A key not found is absent.
  */
 export class FreshRead<K, V> {
   private keys: Set<K> | null = null;
@@ -263,26 +261,21 @@ interface WorkspaceState {
   /** Version at which keyHash was loaded. */
   keyVersion: number;
   keyHash: string | undefined;
-  reload: SingleFlight<void>;
 }
 
 /**
- * Serving the content API from memory, correctly across processes. Per request: the presented
- * key is hashed and looked up in memory (a key unknown here is looked up in the database by its
- * hash); the workspace's content version is read (one read shared by the requests of one
- * event-loop turn, for every workspace they ask about: FreshRead); when the version moved, the
- * workspace's key is reloaded and its cached responses no longer match. Publishing, unpublishing,
- * deleting and regenerating keys all bump that version in their transaction.
- *
- * Every database wait here gives up after content.timeout with 503 `unavailable` (Retry-After):
- * a request never waits longer for a database that went silent, and never gets an answer older
- * than a change that returned before it arrived (no stale answers: docs/content-api.md).
+ * Serving the content API from memory, correctly across processes. Per request: the key's hash is
+ * looked up in memory (else in the database); the workspace's content version is read
+ * (FreshRead); when the version moved, the workspace's key is reloaded and its cached responses no
+ * longer match. Every change to what is served bumps that version in its transaction. Every
+ * database wait gives up after content.timeout with 503 `unavailable`: never a stale answer.
  */
 export class ContentDelivery {
   private readonly keys = new Map<string, string>(); // key hash -> workspace id
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
+  private readonly reloads = new SingleFlight<void>();
   private readonly searches: SearchSlots;
   private readonly fresh: FreshRead<string, number>;
   private readonly signal: SqliteChangeSignal | null;
@@ -342,9 +335,10 @@ export class ContentDelivery {
     }
     const version = (await this.fresh.get(workspaceId)).get(workspaceId);
     if (version === undefined) return null;
-    const state = this.state(workspaceId);
+    let state = this.workspaces.get(workspaceId);
+    if (!state) this.workspaces.set(workspaceId, (state = { keyVersion: -1, keyHash: undefined }));
     if (state.keyVersion !== version) {
-      await state.reload.run(String(version), async () => {
+      await this.reloads.run(`${workspaceId}\0${version}`, async () => {
         const current = await this.bounded(currentKeyHash(this.ctx, workspaceId));
         if (version < state.keyVersion) return; // a reload for a newer version finished first
         if (state.keyHash) this.keys.delete(state.keyHash);
@@ -431,14 +425,5 @@ export class ContentDelivery {
   private bounded<T>(work: Promise<T>): Promise<T> {
     const ms = this.ctx.config.content.timeout;
     return within(work, ms, () => unavailable('database', `The database did not answer within ${ms} ms; try again in a moment`, { failure: 'silent' }));
-  }
-
-  private state(workspaceId: string): WorkspaceState {
-    let s = this.workspaces.get(workspaceId);
-    if (!s) {
-      s = { keyVersion: -1, keyHash: undefined, reload: new SingleFlight() };
-      this.workspaces.set(workspaceId, s);
-    }
-    return s;
   }
 }

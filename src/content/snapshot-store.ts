@@ -8,7 +8,8 @@ import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
 import { nowIso } from '../lib/clock.js';
 import { indexForSearch, removeFromSearch } from './search-store.js';
-import { type RenderedBody, type Snapshot, buildSnapshot, packArticle } from './snapshot.js';
+import type { RenderedBody } from '../lib/markdown.js';
+import { type Snapshot, buildSnapshot, packArticle } from './snapshot.js';
 
 type Row = Record<string, any>;
 
@@ -321,11 +322,7 @@ interface TermChange {
   slug: string;
   /** Known when the change added or updated a post in it; a removal-only change keeps the stored title. */
   title?: string;
-  /**
-   * The updatedAt of the post added or updated in it, or now for a removal. The stored lastmod
-   * never goes backwards: publishing an imported post from 2019 leaves a tag that already has a
-   * newer post at that post's time, so the sitemap matches the old site.
-   */
+  /** The updatedAt of the post added or updated in it, or now for a removal; the stored lastmod never goes backwards. */
   lastmod: string;
 }
 

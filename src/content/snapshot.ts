@@ -21,9 +21,6 @@ export interface Snapshot {
   searchTerms: string;
 }
 
-/** The rendered parts of a body (lib/markdown.ts renderBody, run in the render workers). */
-export type { RenderedBody } from '../lib/markdown.js';
-
 /** Focus keyword then secondary keywords, de-duplicated by slug (decisions.md). */
 export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryKeywords'>): Tag[] {
   const seen = new Set<string>();

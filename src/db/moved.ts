@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
@@ -33,7 +33,7 @@ export function markMoved(filename: string, to: string, now: Date): MovedMarker 
   return marker;
 }
 
-export function readMoved(filename: string): MovedMarker | null {
+function readMoved(filename: string): MovedMarker | null {
   const file = movedMarkerFile(filename);
   if (!existsSync(file)) return null;
   try {
@@ -43,8 +43,6 @@ export function readMoved(filename: string): MovedMarker | null {
     return { to: '(unreadable marker)', at: '(unknown)' };
   }
 }
-
-export const unmarkMoved = (filename: string) => rmSync(movedMarkerFile(filename), { force: true });
 
 /** Refuse a SQLite database marked as moved, unless database.ignoreMoved (SVC_DATABASE_IGNORE_MOVED) says otherwise. */
 export function refuseMovedDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): void {

@@ -11,7 +11,7 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { writeSnapshots } from '../content/snapshot-store.js';
-import type { RenderedBody } from '../content/snapshot.js';
+import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
 export interface PublishResult {

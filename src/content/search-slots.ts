@@ -1,12 +1,10 @@
 import { AppError } from '../errors.js';
 
 /**
- * How many searches run at once: at most `perKey` for one key (a blog key, one per workspace; an
- * MCP API key or OAuth connection) and `total` in the daemon, whatever surface searches, so
- * searches never hold every database connection and one workspace's searches leave the others'
- * reads a connection. A search that finds no slot waits
- * up to `waitMs` in arrival order, then is refused 429 `rate_limited` with Retry-After; so is one
- * arriving when its key already has as many waiting as may run in a whole wait.
+ * How many searches run at once: at most `perKey` for one key (a blog key, an MCP API key or
+ * OAuth connection) and `total` in the daemon, so searches never hold every database connection.
+ * A search with no slot waits up to `waitMs` in arrival order, then is refused 429 `rate_limited`
+ * with Retry-After; so is one arriving when its key already has as many waiting as may run in a wait.
  */
 export class SearchSlots {
   private running = 0;

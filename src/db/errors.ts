@@ -31,12 +31,10 @@ export function databaseOf(db: Db): string {
 }
 
 /**
- * The operator's words for a database that cannot serve (a failure class of errors.ts), naming
- * which one (`database`: never its password) and why: "Cannot reach the database
- * postgres://svc@db:5432/svc: it refused the connection (refused)". Null for any other error.
- * `check` is what to check, naming where the settings came from when the caller knows (the CLI);
- * without it, the settings' names. Used where a command first reaches the database (migrate.ts)
- * and by the CLI for what fails later.
+ * The operator's words for a database that cannot serve, naming which one (never its password)
+ * and why: "Cannot reach the database postgres://svc@db:5432/svc: it refused the connection
+ * (refused)". Null for any other error. `check`: what to check, when the caller knows where the
+ * settings came from (the CLI).
  */
 export function cannotReach(database: string, err: unknown, check?: string): AppError | null {
   const e = toAppError(err);

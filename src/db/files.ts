@@ -3,17 +3,16 @@ import path from 'node:path';
 import { AppError } from '../errors.js';
 
 /**
- * The data directory holds password and key hashes: what svc creates there is private to the
- * service user whatever the umask (a umask of 022 would make them world-readable). Directories 0700, files 0600; SQLite gives its
- * -wal, -shm and -journal files the mode of the database file, so they follow.
+ * The data directory holds password and key hashes: what svc creates there is private whatever
+ * the umask. SQLite gives its -wal, -shm and -journal files the database file's mode.
  */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
 /**
- * mkdir -p, one level at a time, each directory created 0700: Node's recursive mkdirSync never
- * returns under /proc, and an operator who points SVC_DATA_DIR at a file should be told so, not
- * shown a stack. An existing directory keeps its mode (the operator chose it).
+ * mkdir -p, one level at a time, each directory created 0700 (Node's recursive mkdirSync never
+ * returns under /proc, and a path through a file should be told, not shown a stack). An existing
+ * directory keeps its mode.
  */
 export function ensurePrivateDir(dir: string): void {
   const stat = statOrNothing(dir);

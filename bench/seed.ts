@@ -91,9 +91,10 @@ const TAGS = Array.from({ length: 300 }, (_, i) => `${ARCHIVE_WORDS[i % ARCHIVE_
 
 /** A deterministic pseudo-random sequence (the same archive on every run). */
 function numbers(seed: number): () => number {
-  let x = seed * 2654435761 + 1;
+  // 32-bit products: in doubles they pass 2^53 and lose the low bits, and one post in two or three repeated another's body.
+  let x = (Math.imul(seed, 2654435761) + 1) >>> 0;
   return () => {
-    x = (x * 1103515245 + 12345) >>> 0;
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     return x / 2 ** 32;
   };
 }

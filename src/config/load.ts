@@ -127,6 +127,10 @@ export function loadConfig(options: LoadOptions): Config {
   if (typeof dbUrl === 'string' && /^postgres(ql)?:\/\//.test(dbUrl) && getPath(raw, 'database.client') === undefined) {
     setPath(raw, 'database.client', 'pg');
   }
+  // Anything else there (a SQLite path, a sqlite: URL) would be ignored while svc used another file.
+  if (typeof dbUrl === 'string' && dbUrl !== '' && !/^postgres(ql)?:\/\//.test(dbUrl)) {
+    problems.push(`${sources.get('database.url') ?? (file ? `${file}: database.url` : 'database.url')}: "${dbUrl}" is not a PostgreSQL URL (postgres://user@host:5432/db); for a SQLite file set database.filename (SVC_DATABASE_FILENAME)`);
+  }
   for (const [p, value] of Object.entries(options.overrides ?? {})) {
     if (value === undefined) continue;
     setPath(raw, p, value);

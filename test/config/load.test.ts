@@ -17,6 +17,19 @@ function loadError(fn: () => unknown): AppError {
   throw new Error('expected loadConfig to throw');
 }
 
+describe('config: database.url', () => {
+  it('refuses a database.url that is not PostgreSQL instead of ignoring it for another SQLite file', () => {
+    const dir = tempDir();
+    const fromEnv = loadError(() => loadConfig({ env: { SVC_DATABASE_URL: path.join(dir, 'x.sqlite') }, cwd: dir }));
+    expect(fromEnv.code).toBe('config_invalid');
+    expect(fromEnv.message).toContain(`SVC_DATABASE_URL: "${path.join(dir, 'x.sqlite')}" is not a PostgreSQL URL`);
+    expect(fromEnv.message).toContain('SVC_DATABASE_FILENAME');
+    writeFileSync(path.join(dir, 'config.yaml'), 'database:\n  url: sqlite:///var/lib/svc/svc.sqlite\n');
+    expect(loadError(() => loadConfig({ env: {}, cwd: dir })).message).toContain(`${path.join(dir, 'config.yaml')}: database.url: "sqlite:///var/lib/svc/svc.sqlite" is not a PostgreSQL URL`);
+    expect(loadConfig({ env: { SVC_DATABASE_URL: 'postgresql://u@h:5432/db' }, cwd: tempDir() }).database.client).toBe('pg');
+  });
+});
+
 describe('config: locating the file', () => {
   it('needs no file: defaults serve SQLite under ./data on 127.0.0.1:8080', () => {
     const dir = tempDir();

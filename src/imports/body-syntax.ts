@@ -1,4 +1,4 @@
-import { codeTexts, markdownBlocks } from '../lib/markdown.js';
+import { codeTexts, markdownBlocks, mayHoldCode } from '../lib/markdown.js';
 
 // What blog platforms write in a markdown body that their own renderer turns into something else,
 // and that svc's renderer would show as text: MDX comments and truncate markers (Docusaurus parses
@@ -40,18 +40,22 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
       return m.replace(JSX_STYLE_ONE, '$1');
     });
   }
-  out = outsideCode(out, KRAMDOWN_IAL, () => {
-    notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
-    return '';
-  });
+  if (out.includes('{:')) {
+    out = outsideCode(out, KRAMDOWN_IAL, () => {
+      notes.add('kramdown attribute lists ({: .class}) were left out (svc renders no classes)');
+      return '';
+    });
+  }
   if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
-  if (/<script\b/i.test(out)) {
+  // A tag needs a `<`: a scan for one character spares most bodies the patterns below.
+  const tags = out.includes('<');
+  if (tags && /<script\b/i.test(out)) {
     outsideCode(out, SCRIPT_ALL, (m) => {
       notes.add('Scripts in the body (embedded widgets such as a CodePen or a form) were left out: svc publishes no scripts (what they showed is not in the post)');
       return m;
     });
   }
-  if (/<(?:video|audio)\b/i.test(out)) {
+  if (tags && /<(?:video|audio)\b/i.test(out)) {
     outsideCode(out, PLAYER_ALL, (m) => {
       notes.add('HTML video and audio players were kept in the markdown, but svc renders no players: readers see only the text inside them (link to the file, or embed the video from YouTube or Vimeo)');
       return m;
@@ -92,6 +96,17 @@ export function outsideCode(text: string, pattern: RegExp, by: (match: string) =
 /** outsideCode for spans found otherwise: in order, not overlapping. */
 export function spansOutsideCode(text: string, spans: ReadonlyArray<readonly [number, number]>, by: (start: number, end: number) => string): string {
   if (spans.length === 0) return text;
+  if (!mayHoldCode(text)) {
+    // No code, and the markers below add no backtick, tilde, tab or space: every span is outside
+    // code, replaced in order without marking and lexing the text.
+    let out = '';
+    let at = 0;
+    for (const [start, end] of spans) {
+      out += text.slice(at, start) + by(start, end);
+      at = end;
+    }
+    return out + text.slice(at);
+  }
   let marked = '';
   let at = 0;
   spans.forEach(([start, end], i) => {

@@ -25,7 +25,7 @@ const MAY_HOLD = /<(?:a|img|video|audio|source)\b/i;
  * shown as code names nothing). An attribute without a value (`<a href>`) names nothing either.
  */
 export function htmlUrls(body: string): HtmlUrl[] {
-  if (!MAY_HOLD.test(body)) return [];
+  if (!body.includes('<') || !MAY_HOLD.test(body)) return []; // includes: a scan for one character, many times cheaper than the pattern's
   const found: HtmlUrl[] = [];
   let tag = '';
   // XML mode: no element's content is raw text, so an unclosed `<script>` or `<textarea>` shown

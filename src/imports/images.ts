@@ -24,7 +24,8 @@ const MAY_NAME_AN_IMAGE = /\]\(|\]:|<img\b|\bsrcset=|<a\b|\bposter=/i;
 /** An HTML link to an image file (`<a href="full.jpg">`, as a markdown link to one is) or a video's poster image. */
 const htmlImage = (u: HtmlUrl) => isRelative(u.value) && ((u.tag === 'a' && u.name === 'href' && IMAGE_NAME.test(u.value.split(/[?#]/)[0])) || (u.tag === 'video' && u.name === 'poster'));
 const one = (pattern: RegExp) => new RegExp(pattern.source, pattern.flags.replace('g', ''));
-const PATTERNS = [MARKDOWN_DEST, REFERENCE_DEST, HTML_IMG_SRC].map((all) => ({ all, one: one(all) }));
+// Each with what any match holds: a body without it is not searched.
+const PATTERNS = ([[MARKDOWN_DEST, ']('], [REFERENCE_DEST, ']:'], [HTML_IMG_SRC, '<']] as const).map(([all, needs]) => ({ all, one: one(all), needs }));
 const SRCSET_ONE = one(SRCSET);
 /** The URLs of a srcset value, each candidate's first word. */
 const candidates = (srcset: string) => srcset.split(',').map((c) => c.trim().split(/\s+/)[0]).filter(Boolean);
@@ -107,6 +108,7 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
     const urls = new Map<string, string | undefined>();
     const wanted = (dest: string, html: boolean) => isRelative(dest) && (html || IMAGE_NAME.test(dest.split(/[?#]/)[0]) || images.has(dest));
     for (const p of PATTERNS) {
+      if (!body.includes(p.needs)) continue;
       // Outside code only: an image shown as code is neither read nor named.
       outsideCode(body, p.all, (m) => {
         const dest = p.one.exec(m)![2];
@@ -115,10 +117,12 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
       });
     }
     // Each candidate of a srcset (`a.jpg 1x, a@2x.jpg 2x`) is an image like any other.
-    outsideCode(body, SRCSET, (m) => {
-      for (const dest of candidates(SRCSET_ONE.exec(m)![3])) if (isRelative(dest)) urls.set(dest, undefined);
-      return m;
-    });
+    if (body.includes('<')) {
+      outsideCode(body, SRCSET, (m) => {
+        for (const dest of candidates(SRCSET_ONE.exec(m)![3])) if (isRelative(dest)) urls.set(dest, undefined);
+        return m;
+      });
+    }
     const html = htmlUrls(body).filter(htmlImage);
     for (const u of html) urls.set(u.value, undefined);
     for (const dest of urls.keys()) urls.set(dest, await carry(item, dest));

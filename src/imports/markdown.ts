@@ -154,7 +154,8 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
  */
 function keptHeadline(body: string, title: string): string {
   const start = body.trimStart();
-  if (!start.startsWith('#') && !/^[^\n]*\n=+[ \t]*(?:\n|$)/.test(start)) return body; // opens with no H1: not lexed
+  // Opens with no H1 (an ATX one is `#` then whitespace, as marked reads it; `## Section` is none): not lexed.
+  if (!/^#(?:\s|$)/.test(start) && !/^[^\n]*\n=+[ \t]*(?:\n|$)/.test(start)) return body;
   const h1 = leadingH1(body);
   if (h1 === null || h1 === title.trim()) return body;
   const blocks = markdownBlocks(body);

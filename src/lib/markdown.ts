@@ -447,12 +447,16 @@ export function renderMarkdown(markdown: string): RenderedBody {
   };
 }
 
+/**
+ * Whether the markdown may hold code: code needs a backtick, a ~~~ fence or an indent of a tab or
+ * four spaces. Four searches for a character, not one regular expression: that took ~65 us on an
+ * ordinary body in two-byte form, a share of an archive's import.
+ */
+export const mayHoldCode = (markdown: string): boolean => markdown.includes('`') || markdown.includes('~') || markdown.includes('\t') || markdown.includes('    ');
+
 /** The text of every code span and code block of the markdown, nested ones included (what must stay as written). */
 export function codeTexts(markdown: string): string[] {
-  // Code needs a backtick, a ~~~ fence or an indent of a tab or four spaces: without any, the lex is skipped.
-  // Four searches for a character, not one regular expression: that took ~65 us on an ordinary
-  // body in two-byte form (outsideCode's markers make it so), a share of an archive's import.
-  if (!(markdown.includes('`') || markdown.includes('~') || markdown.includes('\t') || markdown.includes('    '))) return [];
+  if (!mayHoldCode(markdown)) return [];
   const out: string[] = [];
   marked.walkTokens(lex(markdown), (t) => {
     if (t.type === 'code' || t.type === 'codespan') out.push((t as Tokens.Code | Tokens.Codespan).text);

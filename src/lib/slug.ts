@@ -56,6 +56,7 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
  * Cut at a whole character, never inside one. Empty when the title has no letter or digit.
  */
 export function slugify(title: string, max = DERIVED_SLUG_MAX): string {
+  if (ASCII.test(title)) return asciiSlug(title, max);
   const words = title
     .normalize('NFKC')
     .toLowerCase()
@@ -71,6 +72,13 @@ export function slugify(title: string, max = DERIVED_SLUG_MAX): string {
     .normalize('NFC');
   return truncate(words, max).replace(/-+$/, '');
 }
+
+// ASCII is its own NFKC and NFC, has no marks, no format characters and no letter LATIN_LETTERS
+// spells otherwise, and each of its characters is a whole one: slugify's steps come down to these
+// (an import slugs every tag of every post).
+const ASCII = /^[\x00-\x7f]*$/;
+const asciiSlug = (title: string, max: number): string =>
+  title.toLowerCase().replace(/'/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, max).replace(/-+$/, '');
 
 /** The longest run of whole characters (graphemes) of `text` within `max` code points. */
 function truncate(text: string, max: number): string {

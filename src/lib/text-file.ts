@@ -1,4 +1,4 @@
-import { createReadStream, readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { AppError } from '../errors.js';
 
 /**
@@ -30,18 +30,55 @@ export const fileTooLarge = (file: string, bytes: number | null, expected: strin
  * off past the limit.
  */
 export async function readFileBytes(file: string, expected = 'a file', maxBytes = FILE_MAX_BYTES): Promise<Buffer> {
-  let info: Stats;
+  let fd: number | undefined;
   try {
-    info = statSync(file);
+    // Opened without waiting for a writer (a named pipe's open would block until one comes), and
+    // checked on the open file: one path lookup a file instead of two (a stat, then the open).
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const info = fstatSync(fd);
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!info.isFile()) return await readCapped(file, expected, maxBytes);
+    if (!info.isFile()) {
+      closeSync(fd);
+      fd = undefined;
+      return await readCapped(file, expected, maxBytes);
+    }
     if (info.size > maxBytes) throw fileTooLarge(file, info.size, expected, maxBytes);
-    return readFileSync(file);
+    return readOpen(fd, info.size, file, expected, maxBytes);
   } catch (err) {
     if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EISDIR') throw new AppError('file_not_found', 400, `${file} is a directory, not ${expected}`);
     throw new AppError('file_not_found', 400, code === 'ENOENT' ? `No such file: ${file}` : `Cannot read ${file}: ${(err as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The bytes of an open regular file of `size` bytes, as readFileSync reads them: up to its size
+ * (fewer if it shrank meanwhile), or to its end when it reports none (a file of /proc), then
+ * refused past `maxBytes`.
+ */
+function readOpen(fd: number, size: number, file: string, expected: string, maxBytes: number): Buffer {
+  if (size > 0) {
+    const buffer = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buffer, got, size - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    return got < size ? buffer.subarray(0, got) : buffer;
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) return Buffer.concat(chunks, total);
+    total += n;
+    if (total > maxBytes) throw fileTooLarge(file, null, expected, maxBytes);
+    chunks.push(chunk.subarray(0, n));
   }
 }
 

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 /** Parse input with a zod schema; on failure one invalid_input error naming every bad field. */
 export function parseInput<S extends z.ZodTypeAny>(schema: S, input: unknown, what = 'input'): z.output<S> {
   // PostgreSQL cannot store NUL in text and SQLite can: refuse it here so both behave alike.
-  const nul = findNul(input, []);
+  const nul = findNul(input);
   if (nul) fail(`Invalid ${what}: ${nul.length ? `${nul.join('.')}: ` : ''}text may not contain the NUL character (U+0000)`, nul[0]);
   const result = schema.safeParse(input, { errorMap: humanErrors });
   if (result.success) return result.data;
@@ -17,13 +17,13 @@ function fail(message: string, field?: string): never {
   throw new AppError('invalid_input', 400, message, { details: field ? { field } : undefined });
 }
 
-/** The path of the first string holding U+0000, or undefined. */
-function findNul(value: unknown, path: string[], depth = 0): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/** The path of the first string holding U+0000, or undefined (a path is made only for one found: every input is searched). */
+function findNul(value: unknown, depth = 0): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? [] : undefined;
   if (depth > 8 || value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const found = findNul(child, [...path, key], depth + 1);
-    if (found) return found;
+  for (const key of Object.keys(value)) {
+    const found = findNul((value as Record<string, unknown>)[key], depth + 1);
+    if (found) return [key, ...found];
   }
   return undefined;
 }

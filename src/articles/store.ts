@@ -40,36 +40,38 @@ export const toArticle = (r: Row): Article => ({
     : null,
 });
 
+/** Domain fields -> columns and how each value is stored (made once: toRow runs for every row of an import). */
+const COLUMNS: Record<string, [string, (v: any) => unknown]> = {
+  id: ['id', (v) => v],
+  workspaceId: ['workspace_id', (v) => v],
+  title: ['title', (v) => v],
+  slug: ['slug', (v) => v],
+  contentType: ['content_type', (v) => v],
+  bodyMarkdown: ['body_markdown', (v) => v],
+  metaTitle: ['meta_title', (v) => v],
+  metaDescription: ['meta_description', (v) => v],
+  focusKeyword: ['focus_keyword', (v) => v],
+  secondaryKeywords: ['secondary_keywords', (v) => JSON.stringify(v)],
+  featuredImageUrl: ['featured_image_url', (v) => v],
+  imageAlt: ['image_alt', (v) => v],
+  author: ['author', (v) => v],
+  targetLength: ['target_length', (v) => v],
+  seoScore: ['seo_score', (v) => v],
+  status: ['status', (v) => v],
+  scheduledAt: ['scheduled_at', (v) => v],
+  createdAt: ['created_at', (v) => v],
+  updatedAt: ['updated_at', (v) => v],
+  importedPublishedAt: ['imported_published_at', (v) => v],
+  importedUpdatedAt: ['imported_updated_at', (v) => v],
+  firstPublishedAt: ['first_published_at', (v) => v],
+};
+
 /** Domain fields -> columns; only the keys present in `a` are written. */
 export function toRow(a: Partial<Article>): Row {
-  const map: Record<string, [string, (v: any) => unknown]> = {
-    id: ['id', (v) => v],
-    workspaceId: ['workspace_id', (v) => v],
-    title: ['title', (v) => v],
-    slug: ['slug', (v) => v],
-    contentType: ['content_type', (v) => v],
-    bodyMarkdown: ['body_markdown', (v) => v],
-    metaTitle: ['meta_title', (v) => v],
-    metaDescription: ['meta_description', (v) => v],
-    focusKeyword: ['focus_keyword', (v) => v],
-    secondaryKeywords: ['secondary_keywords', (v) => JSON.stringify(v)],
-    featuredImageUrl: ['featured_image_url', (v) => v],
-    imageAlt: ['image_alt', (v) => v],
-    author: ['author', (v) => v],
-    targetLength: ['target_length', (v) => v],
-    seoScore: ['seo_score', (v) => v],
-    status: ['status', (v) => v],
-    scheduledAt: ['scheduled_at', (v) => v],
-    createdAt: ['created_at', (v) => v],
-    updatedAt: ['updated_at', (v) => v],
-    importedPublishedAt: ['imported_published_at', (v) => v],
-    importedUpdatedAt: ['imported_updated_at', (v) => v],
-    firstPublishedAt: ['first_published_at', (v) => v],
-  };
   const row: Row = {};
   for (const [key, value] of Object.entries(a)) {
-    if (value === undefined || !map[key]) continue;
-    const [column, convert] = map[key];
+    if (value === undefined || !COLUMNS[key]) continue;
+    const [column, convert] = COLUMNS[key];
     row[column] = convert(value);
   }
   // Indexed, so conflicts are found by one lookup, not by reading every article of the workspace.

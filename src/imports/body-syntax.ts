@@ -31,7 +31,7 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
   const notes = new Set<string>();
   // Searched only up to the last `*/}`: an opening with no close after it would rescan the rest.
   const lastClose = body.lastIndexOf('*/}') + 3;
-  let out = outsideCode(body.slice(0, lastClose), MDX_COMMENT, () => '') + body.slice(lastClose);
+  let out = lastClose < 3 ? body : outsideCode(body.slice(0, lastClose), MDX_COMMENT, () => '') + body.slice(lastClose);
   if (body.includes('={{')) {
     // JSX's `style={{ ... }}` on an HTML tag (Docusaurus reads .md as MDX): not HTML, so the tag
     // would show as text; without it the tag is HTML again (svc renders no styles anyway).
@@ -98,14 +98,18 @@ export function spansOutsideCode(text: string, spans: ReadonlyArray<readonly [nu
   if (spans.length === 0) return text;
   if (!mayHoldCode(text)) {
     // No code, and the markers below add no backtick, tilde, tab or space: every span is outside
-    // code, replaced in order without marking and lexing the text.
+    // code, replaced in order without marking and lexing the text. Where nothing changes the text
+    // itself is returned: a body pieced together again would be copied whole at its next read.
     let out = '';
     let at = 0;
+    let changed = false;
     for (const [start, end] of spans) {
-      out += text.slice(at, start) + by(start, end);
+      const piece = by(start, end);
+      changed ||= piece.length !== end - start || piece !== text.slice(start, end);
+      out += text.slice(at, start) + piece;
       at = end;
     }
-    return out + text.slice(at);
+    return changed ? out + text.slice(at) : text;
   }
   let marked = '';
   let at = 0;

@@ -45,16 +45,15 @@ export function chooseLanguage(sources: Source[], lang: string | undefined, note
   const wanted = lang?.toLowerCase();
   const groups = new Map<string, Set<string>>();
   // Only markdown files are translations; an export (`site.en.xml`) is read whatever its name.
-  const split = sources.map((s) => ({ s, ...(MARKDOWN.test(s.file) ? splitLanguage(s.file) : { base: '' }) }));
-  const key = (file: string, base: string) => path.join(path.dirname(file), base);
-  for (const x of split) {
-    if (!MARKDOWN.test(x.s.file)) continue;
-    const k = key(x.s.file, x.base);
-    groups.set(k, (groups.get(k) ?? new Set()).add(x.lang ?? ''));
-  }
+  const split = sources.map((s) => {
+    if (!MARKDOWN.test(s.file)) return { s, base: '', lang: undefined, key: undefined };
+    const named = splitLanguage(s.file);
+    return { s, ...named, key: path.join(path.dirname(s.file), named.base) };
+  });
+  for (const x of split) if (x.key !== undefined) groups.set(x.key, (groups.get(x.key) ?? new Set()).add(x.lang ?? ''));
   const out: Source[] = [];
   for (const x of split) {
-    const versions = groups.get(key(x.s.file, x.base));
+    const versions = x.key === undefined ? undefined : groups.get(x.key); // an export is no translation: its versions never count
     // Section pages (_index.en.md) are skipped by the reader whatever their language.
     const translated = x.lang !== undefined && x.base !== '_index' && (x.base === 'index' || wanted !== undefined || (versions?.size ?? 0) > 1);
     if (!translated) {

@@ -12,6 +12,26 @@ const ADMONITION_OPEN = /^:{3,}[ \t]*([A-Za-z][\w-]*)(.*)$/;
 const ADMONITION_CLOSE = /^:{3,}[ \t]*$/;
 // What blocks() rewrites starts a line like this; a body without any is not lexed again.
 const BLOCK_SYNTAX = /^(?::{3}|[ \t]*(?:`{3}|~{3}).*\btitle=|[ \t]*<?https?:\/\/(?:www\.|m\.|mobile\.)?(?:youtube\.com|youtu\.be|vimeo\.com|twitter\.com|x\.com)\/|[ \t]*(?:\{\{<|\{%)\s*(?:youtube|vimeo)\b)/im;
+/**
+ * Whether a line of `text` starts as BLOCK_SYNTAX needs (`:::`, or after blanks a fence, `{{<`,
+ * `{%` or an http URL): one pass over the line starts instead of the pattern's attempt at each
+ * character. Only `\n` is taken as a line's end: text with another line terminator is left to the pattern.
+ */
+function mayOpenBlockSyntax(text: string): boolean {
+  if (text.includes('\r') || text.includes('\u2028') || text.includes('\u2029')) return true;
+  for (let start = 0; start < text.length; ) {
+    if (text.startsWith(':::', start)) return true;
+    let i = start;
+    while (text[i] === ' ' || text[i] === '\t') i++;
+    const c = text[i];
+    if (c === '`' || c === '~' || c === '{') return true;
+    if ((c === '<' ? text.slice(i + 1, i + 5) : text.slice(i, i + 4)).toLowerCase() === 'http') return true;
+    const next = text.indexOf('\n', i);
+    if (next === -1) break;
+    start = next + 1;
+  }
+  return false;
+}
 const FENCE_TITLE = /\btitle=(?:"([^"\n]*)"|'([^'\n]*)'|(\S+))/;
 
 const YOUTUBE_URL = /^<?https?:\/\/(?:www\.|m\.)?(?:youtube\.com\/watch\?(?:\S*&)?v=|youtu\.be\/|youtube\.com\/shorts\/)([\w-]{11})\S*?>?$/i;
@@ -46,7 +66,7 @@ export function platformSyntax(body: string, note: (text: string) => void): stri
       return '';
     });
   }
-  if (BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
+  if (mayOpenBlockSyntax(out) && BLOCK_SYNTAX.test(out)) out = blocks(out, notes);
   // A tag needs a `<`: a scan for one character spares most bodies the patterns below.
   const tags = out.includes('<');
   if (tags && /<script\b/i.test(out)) {

@@ -40,6 +40,7 @@ export function notAPost(data: Record<string, unknown>): string | undefined {
 export class SiteCollections {
   private readonly tagsByDir = new Map<string, Promise<{ tags: string[]; eleventy: boolean }>>();
   private readonly configByDir = new Map<string, Promise<boolean>>();
+  private readonly tagsByFolder = new Map<string, Promise<string[] | undefined>>();
 
   constructor(private readonly notes: ImportNotes) {}
 
@@ -48,10 +49,22 @@ export class SiteCollections {
    * part of an Eleventy site (a config at or above `root`, or a `*.11tydata.*` file); undefined
    * for another generator's file.
    */
-  async directoryTags(file: string, root: string): Promise<string[] | undefined> {
+  directoryTags(file: string, root: string): Promise<string[] | undefined> {
+    // The same for every file of a folder: worked out once per folder (an archive's folders hold hundreds).
+    const dir = path.dirname(file);
+    const key = `${dir}\0${root}`;
+    let pending = this.tagsByFolder.get(key);
+    if (!pending) {
+      pending = this.folderTags(dir, root);
+      this.tagsByFolder.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async folderTags(folder: string, root: string): Promise<string[] | undefined> {
     const tags: string[] = [];
     let eleventy = false;
-    let dir = path.dirname(file);
+    let dir = folder;
     let above = 0;
     for (;;) {
       const found = await this.dirData(dir);

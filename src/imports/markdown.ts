@@ -140,7 +140,13 @@ export function readMarkdown(file: string, text: string, opts: ReaderOptions, no
     const tags = remainingTags(body);
     if (tags.length > 0) notes.warn(`Template tags of the old site with no meaning svc knows were kept as text (${tags.join(', ')})`, file);
     const collections = [...new Set([...(directoryTags ?? []), ...(post.tags ?? [])])];
-    return { ...toItem(post, opts, notes), oldUrl: textOf(pick('permalink')), frontMatter: data, collections, ...(directoryTags ? { eleventy: true } : {}) };
+    // Set on the new item rather than spread into a copy of it: a copy a post, each field looked up by name.
+    const item: ImportItem = toItem(post, opts, notes);
+    item.oldUrl = textOf(pick('permalink'));
+    item.frontMatter = data;
+    item.collections = collections;
+    if (directoryTags) item.eleventy = true;
+    return item;
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(file, err.message);

@@ -73,5 +73,8 @@ export async function readSource(src: Source, opts: ReaderOptions, notes: Import
   }
   if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
   const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file), await collections.directoryTags(src.file, src.root));
-  return item ? [{ ...item, file: src.file, root: src.root }] : [];
+  if (!item) return [];
+  item.file = src.file;
+  item.root = src.root;
+  return [item];
 }

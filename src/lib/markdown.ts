@@ -449,10 +449,13 @@ export function renderMarkdown(markdown: string): RenderedBody {
 
 /**
  * Whether the markdown may hold code: code needs a backtick, a ~~~ fence or an indent of a tab or
- * four spaces. Four searches for a character, not one regular expression: that took ~65 us on an
- * ordinary body in two-byte form, a share of an archive's import.
+ * four spaces. Separate searches, not one regular expression with alternatives: that took ~65 us
+ * on an ordinary body in two-byte form, a share of an archive's import. The four spaces are a
+ * pattern, which skips ahead where includes stops at every space of the prose (half the time).
  */
-export const mayHoldCode = (markdown: string): boolean => markdown.includes('`') || markdown.includes('~') || markdown.includes('\t') || markdown.includes('    ');
+export const mayHoldCode = (markdown: string): boolean => markdown.includes('`') || markdown.includes('~') || markdown.includes('\t') || FOUR_SPACES.test(markdown);
+
+const FOUR_SPACES = / {4}/;
 
 /** The text of every code span and code block of the markdown, nested ones included (what must stay as written). */
 export function codeTexts(markdown: string): string[] {

@@ -105,9 +105,8 @@ export async function renderBodies(ctx: Ctx, list: Article[]): Promise<RenderedB
  */
 export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], rendered: RenderedBodies, onlyIf?: ArticleStatus): Promise<PublishResult[]> {
   const now = nowIso(ctx.clock);
-  const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
-  const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
-  const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
+  const byId = new Map((await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now)).map((a) => [a.id, a]));
+  const order = list.filter((a) => byId.has(a.id)).map((a) => byId.get(a.id)!);
   // The times of a first publish are judged on the article as it was before this claim set its firstPublishedAt.
   const asListed = new Map(list.map((a) => [a.id, a]));
   // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.

@@ -6,7 +6,7 @@ import { toRow } from '../src/articles/store.js';
 import type { Article } from '../src/articles/types.js';
 import { generateBlogKey } from '../src/auth/blog-keys.js';
 import type { Publication } from '../src/connectors/publications.js';
-import { buildSnapshot } from '../src/content/snapshot.js';
+import { buildSnapshot, packSnapshot } from '../src/content/snapshot.js';
 import { type RenderedBody, renderBody } from '../src/lib/markdown.js';
 import { insertRun, touchState } from '../src/content/snapshot-store.js';
 import { withTransaction } from '../src/db/tx.js';
@@ -71,7 +71,7 @@ export async function seedPublished(app: App, name: string, count: number, words
       if (bodyOf) a.bodyMarkdown = bodyOf(from + j);
       markdownBytes += Buffer.byteLength(a.bodyMarkdown);
     });
-    const snaps = articles.map((a, j) => buildSnapshot(ws, a, pubs[j], bodyOf ? renderBody(a.bodyMarkdown) : rendered.get((from + j) % 8)!.r));
+    const snaps = articles.map((a, j) => packSnapshot(buildSnapshot(ws, a, pubs[j], bodyOf ? renderBody(a.bodyMarkdown) : rendered.get((from + j) % 8)!.r)));
     await withTransaction(app.db, async (trx) => {
       for (let i = 0; i < articles.length; i += 40) await trx('articles').insert(articles.slice(i, i + 40).map(toRow));
       for (let i = 0; i < pubs.length; i += 100) {

@@ -199,11 +199,12 @@ const NO_PUBLISH_ERROR = { publish_error: null, publish_error_at: null, publish_
  * Mark articles published (the first step of a publish transaction). With `onlyIf`, only those
  * still in that state: a scheduled publish or a bulk publish of drafts then runs once even with
  * several processes. `scheduled` claims only articles still due at `nowIsoValue`: one moved to a
- * later time after the scheduler read it waits for that time. Returns the ids this caller got
- * (RETURNING: on PostgreSQL a row another transaction claimed meanwhile is re-checked and left out).
+ * later time after the scheduler read it waits for that time. Returns the articles this caller
+ * got, as the claim left them (RETURNING: on PostgreSQL a row another transaction claimed
+ * meanwhile is re-checked and left out).
  */
-export async function claimForPublish(db: Queryable, ids: string[], onlyIf: ArticleStatus | undefined, nowIsoValue: string): Promise<string[]> {
-  const claimed: string[] = [];
+export async function claimForPublish(db: Queryable, ids: string[], onlyIf: ArticleStatus | undefined, nowIsoValue: string): Promise<Article[]> {
+  const claimed: Article[] = [];
   for (let i = 0; i < ids.length; i += 500) {
     const batch = db('articles').whereIn('id', ids.slice(i, i + 500));
     if (onlyIf === 'scheduled') isDue(batch, nowIsoValue);
@@ -217,9 +218,9 @@ export async function claimForPublish(db: Queryable, ids: string[], onlyIf: Arti
         // The first publish ever: an imported post's old date unless it lies ahead (then now).
         first_published_at: db.raw('coalesce(first_published_at, case when imported_published_at <= ? then imported_published_at else ? end)', [nowIsoValue, nowIsoValue]),
       },
-      ['id'],
+      '*',
     );
-    claimed.push(...rows.map((r: Row) => r.id as string));
+    claimed.push(...rows.map(toArticle));
   }
   return claimed;
 }

@@ -9,7 +9,7 @@ import type { Publication } from '../connectors/publications.js';
 import { nowIso } from '../lib/clock.js';
 import { indexForSearch, removeFromSearch } from './search-store.js';
 import type { RenderedBody } from '../lib/markdown.js';
-import { type Snapshot, buildSnapshot, packArticle } from './snapshot.js';
+import { type PackedSnapshot, type Snapshot, buildSnapshot, packSnapshot } from './snapshot.js';
 
 type Row = Record<string, any>;
 
@@ -29,21 +29,29 @@ type Row = Record<string, any>;
 const byRank = (a: Snapshot, b: Snapshot) =>
   a.index.publishedAt < b.index.publishedAt ? -1 : a.index.publishedAt > b.index.publishedAt ? 1 : a.index.id < b.index.id ? -1 : a.index.id > b.index.id ? 1 : 0;
 
+export interface SnapshotEntry {
+  article: Article;
+  publication: Publication;
+  rendered: RenderedBody;
+  /** The snapshot already built and packed from these (publishMany makes it while the batch before is written). */
+  packed?: PackedSnapshot;
+}
+
 /**
  * Compute and store the snapshots of articles being published (one or a batch). A republish that
  * keeps publishedAt, category and tags is updated in place; any other is removed and inserted
  * again like a new one. New snapshots go in as one run when no served article is dated among
  * them (appended when they are the newest, as almost always), else one at a time.
  */
-export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: Array<{ article: Article; publication: Publication; rendered: RenderedBody }>): Promise<void> {
+export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: SnapshotEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const now = nowIso(ctx.clock);
   // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks
   // read below cannot move under us.
   await touchState(trx, ws.id, now);
-  const snaps = entries.map((e) => buildSnapshot(ws, e.article, e.publication, e.rendered)).sort(byRank);
+  const snaps = entries.map((e) => e.packed ?? packSnapshot(buildSnapshot(ws, e.article, e.publication, e.rendered))).sort(byRank);
   const stored = new Map((await rowsByKeys(trx, 'content_index', 'article_id', snaps.map((x) => x.index.id))).map((r) => [r.article_id as string, r]));
-  const fresh: Snapshot[] = [];
+  const fresh: PackedSnapshot[] = [];
   const changes: TermChange[] = [];
   for (const snap of snaps) {
     const old = stored.get(snap.index.id);
@@ -51,7 +59,7 @@ export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries:
     const oldTags: string[] = old ? JSON.parse(old.tags) : [];
     if (old && old.published_at === snap.index.publishedAt && old.category === snap.index.category.slug && sameSet(oldTags, tags)) {
       await trx('content_index').where({ article_id: snap.index.id }).update(indexRow(ws.id, snap));
-      await trx('content_articles').where({ article_id: snap.index.id }).update({ article: packArticle(snap) });
+      await trx('content_articles').where({ article_id: snap.index.id }).update({ article: snap.packed });
       await indexForSearch(trx, [searchEntry(ws.id, snap)]);
       await rebuildBlock(trx, ws.id, Number(old.sitemap_block));
       changes.push(...termsOf(snap));
@@ -112,7 +120,7 @@ const searchEntry = (workspaceId: string, snap: Snapshot) => ({ articleId: snap.
  * of one always qualifies). The newer rows of each group move up by the run's length and the run
  * fills the gap, its sitemap block split as it grows; a run newer than everything is appended.
  */
-export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]): Promise<void> {
+export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnapshot[]): Promise<void> {
   if (snaps.length === 0) return;
   const last = snaps[snaps.length - 1].index;
   const categories = snaps.map((x) => x.index.category.slug);
@@ -152,7 +160,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
     }
     size += 1;
     indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
-    articleRows.push({ article_id: index.id, article: packArticle(snap) });
+    articleRows.push({ article_id: index.id, article: snap.packed });
     for (const tag of index.tags) {
       tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`), category: index.category.slug });
     }
@@ -163,7 +171,10 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: Snapshot[]
   await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)));
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
-  await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf));
+  // Every group the run touched now holds its rows before the run and the run's.
+  const sizes = new Map<string, number>();
+  for (const [key, n] of length) if (key !== '') sizes.set(`${key.startsWith('c:') ? 'category' : 'tag'}:${key.slice(2)}`, (base.get(key) ?? 0) + (newer.get(key) ?? 0) + n);
+  await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf), sizes);
 }
 
 /** Rows ranked after `last` in the workspace, its categories and its tags (key '' / 'c:slug' / 't:slug'). */
@@ -190,14 +201,14 @@ async function neighbourBlock(db: Queryable, workspaceId: string, rank: number, 
   return Number(row?.sitemap_block ?? 0);
 }
 
-const indexRow = (workspaceId: string, snap: Snapshot): Row => ({
+const indexRow = (workspaceId: string, snap: PackedSnapshot): Row => ({
   workspace_id: workspaceId,
   slug: snap.index.slug,
   category: snap.index.category.slug,
   published_at: snap.index.publishedAt,
   updated_at: snap.index.updatedAt,
   tags: JSON.stringify(snap.index.tags.map((t) => t.slug)),
-  index_json: JSON.stringify(snap.index),
+  index_json: snap.indexJson,
   sitemap_json: snap.sitemapEntry,
 });
 
@@ -332,37 +343,38 @@ const termsOf = (snap: Snapshot): TermChange[] => [
   ...snap.index.tags.map((t) => ({ kind: 'tag' as const, slug: t.slug, title: t.title, lastmod: snap.index.updatedAt })),
 ];
 
-/** Counts (top rank + 1) and lastmod of the categories and tags a change touched, in a few queries; empty ones go. */
-async function refreshTerms(db: Queryable, workspaceId: string, changes: TermChange[]): Promise<void> {
+/**
+ * Counts (top rank + 1) and lastmod of the categories and tags a change touched, in a few
+ * queries; empty ones go. `known`: counts the caller already has ('category:slug', 'tag:slug').
+ */
+async function refreshTerms(db: Queryable, workspaceId: string, changes: TermChange[], known = new Map<string, number>()): Promise<void> {
   const byKey = new Map<string, TermChange>();
   for (const c of changes) {
     const prev = byKey.get(`${c.kind}:${c.slug}`);
     byKey.set(`${c.kind}:${c.slug}`, prev ? { ...prev, title: c.title ?? prev.title, lastmod: c.lastmod > prev.lastmod ? c.lastmod : prev.lastmod } : c);
   }
   const merged = [...byKey.values()];
-  const stored = new Map<string, string>();
-  const counts = new Map<string, number>();
+  const counts = new Map(known);
   for (const kind of ['category', 'tag'] as const) {
-    const slugs = merged.filter((t) => t.kind === kind).map((t) => t.slug);
-    for (let i = 0; i < slugs.length; i += 500) {
-      const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).whereIn('slug', slugs.slice(i, i + 500)).select('slug', 'lastmod');
-      for (const r of rows) stored.set(`${kind}:${r.slug}`, r.lastmod);
-    }
+    const slugs = merged.filter((t) => t.kind === kind && !known.has(`${kind}:${t.slug}`)).map((t) => t.slug);
     for (const [slug, n] of await groupSizes(db, workspaceId, kind, slugs)) counts.set(`${kind}:${slug}`, n);
   }
+  // A term's lastmod never goes backwards: each statement keeps the later of the stored one and the change's.
   const gone: TermChange[] = [];
   const upserts: Record<string, unknown>[] = [];
   for (const term of merged) {
     const count = counts.get(`${term.kind}:${term.slug}`) ?? 0;
-    const before = stored.get(`${term.kind}:${term.slug}`);
-    const lastmod = before && before > term.lastmod ? before : term.lastmod;
     const key = { workspace_id: workspaceId, kind: term.kind, slug: term.slug };
     if (count === 0) gone.push(term);
-    else if (term.title !== undefined) upserts.push({ ...key, title: term.title, count, lastmod });
-    else await db('content_terms').where(key).update({ count, lastmod });
+    else if (term.title !== undefined) upserts.push({ ...key, title: term.title, count, lastmod: term.lastmod });
+    else await db('content_terms').where(key).update({ count, lastmod: db.raw('case when lastmod > ? then lastmod else ? end', [term.lastmod, term.lastmod]) });
   }
+  const later = db.raw('case when ?? > ?? then ?? else ?? end', ['content_terms.lastmod', 'excluded.lastmod', 'content_terms.lastmod', 'excluded.lastmod']);
   for (let i = 0; i < upserts.length; i += 100) {
-    await db('content_terms').insert(upserts.slice(i, i + 100)).onConflict(['workspace_id', 'kind', 'slug']).merge(['title', 'count', 'lastmod']);
+    await db('content_terms')
+      .insert(upserts.slice(i, i + 100))
+      .onConflict(['workspace_id', 'kind', 'slug'])
+      .merge({ title: db.raw('??', ['excluded.title']), count: db.raw('??', ['excluded.count']), lastmod: later });
   }
   for (const kind of ['category', 'tag'] as const) {
     const slugs = gone.filter((t) => t.kind === kind).map((t) => t.slug);

@@ -79,5 +79,13 @@ const utc = (value: string): string => new Date(value).toISOString();
 export const packArticle = (snap: Snapshot): Buffer =>
   deflateRawSync(JSON.stringify(Object.fromEntries(Object.entries(snap.article).filter(([key]) => !(key in snap.index)))), { level: 1 });
 
+/** A snapshot with the encodings it is stored in (the costly part of storing it), made before the transaction that stores it. */
+export interface PackedSnapshot extends Snapshot {
+  indexJson: string;
+  packed: Buffer;
+}
+
+export const packSnapshot = (snap: Snapshot): PackedSnapshot => ({ ...snap, indexJson: JSON.stringify(snap.index), packed: packArticle(snap) });
+
 /** The article's JSON (index fields first, as built) from its index entry and packArticle's bytes. */
 export const articleJson = (indexJson: string, packed: Buffer): string => `${indexJson.slice(0, -1)},${inflateRawSync(packed).toString().slice(1)}`;

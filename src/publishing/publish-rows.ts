@@ -10,7 +10,8 @@ import type { Workspace } from '../workspaces/types.js';
 import { type Connector, type ConnectorKind, listConnectors } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
-import { writeSnapshots } from '../content/snapshot-store.js';
+import { type SnapshotEntry, writeSnapshots } from '../content/snapshot-store.js';
+import { type PackedSnapshot, buildSnapshot, packSnapshot } from '../content/snapshot.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
@@ -45,8 +46,44 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
   return { publishedAt, updatedAt: lastmod < publishedAt ? publishedAt : lastmod > now ? now : lastmod };
 }
 
-/** Bodies rendered before the transaction, by article id, with the markdown each was rendered from. */
-export type RenderedBodies = Map<string, { source: string; body: RenderedBody }>;
+/**
+ * Bodies rendered before the transaction, by article id, with the markdown each was rendered
+ * from; with `snapshot`, its content snapshot made ahead (prepareSnapshots) from what `key` names.
+ */
+export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { key: string; packed: PackedSnapshot } }>;
+
+/**
+ * What a snapshot is made of: the article but for what the publish's claim writes on it (its
+ * status and publish bookkeeping: the snapshot takes its times from the publication), and the
+ * publication's times. Any other difference, such as an edit since, makes the key differ.
+ */
+function snapshotKey(article: Article, publication: Pick<Publication, 'firstPublishedAt' | 'updatedAt'>): string {
+  const { status, scheduledAt, firstPublishedAt, publishedRevision, publishError, ...made } = article;
+  return JSON.stringify([made, publication.firstPublishedAt, publication.updatedAt]);
+}
+
+/**
+ * Build and pack the content snapshots of rendered articles ahead of their transaction, as a
+ * first publish would make them (a republish usually matches too). A few at a time with a turn
+ * of the event loop between, so the statements of the transaction being written go on meanwhile:
+ * the packing (JSON and deflate) then costs the transaction nothing. publishRows uses one only when
+ * its key still matches.
+ */
+export async function prepareSnapshots(ctx: Ctx, ws: Workspace, list: Article[], rendered: RenderedBodies, connectors: Connector[]): Promise<RenderedBodies> {
+  const headless = connectors.find((c) => c.kind === 'headless');
+  if (!headless) return rendered;
+  const now = nowIso(ctx.clock);
+  for (let i = 0; i < list.length; i++) {
+    if (i % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
+    const article = list[i];
+    const entry = rendered.get(article.id);
+    if (!entry || entry.source !== article.bodyMarkdown) continue;
+    const times = firstPublishTimes(article, now);
+    const publication: Publication = { articleId: article.id, connectorId: headless.id, workspaceId: ws.id, firstPublishedAt: times.publishedAt, updatedAt: times.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
+    entry.snapshot = { key: snapshotKey(article, publication), packed: packSnapshot(buildSnapshot(ws, article, publication, entry.body)) };
+  }
+  return rendered;
+}
 
 /**
  * Render the articles' bodies in the render workers, all at once (the pool runs one per core), so
@@ -68,9 +105,8 @@ export async function renderBodies(ctx: Ctx, list: Article[]): Promise<RenderedB
  */
 export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[], rendered: RenderedBodies, onlyIf?: ArticleStatus): Promise<PublishResult[]> {
   const now = nowIso(ctx.clock);
-  const claimed = new Set(await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now));
-  const byId = new Map((await articles.findArticlesByIds(trx, [...claimed])).map((a) => [a.id, a]));
-  const order = list.filter((a) => claimed.has(a.id) && byId.has(a.id)).map((a) => byId.get(a.id)!);
+  const byId = new Map((await articles.claimForPublish(trx, list.map((a) => a.id), onlyIf, now)).map((a) => [a.id, a]));
+  const order = list.filter((a) => byId.has(a.id)).map((a) => byId.get(a.id)!);
   // The times of a first publish are judged on the article as it was before this claim set its firstPublishedAt.
   const asListed = new Map(list.map((a) => [a.id, a]));
   // The claim holds the rows' locks: an unpublish waiting for its receiver would undo this publish.
@@ -79,7 +115,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
   const firsts: Publication[] = [];
   const republished: Array<{ articleId: string; connectorId: string }> = [];
   const events: Array<Parameters<typeof enqueueArticleEvent>[2]> = [];
-  const snapshots: Array<{ article: Article; publication: Publication; rendered: RenderedBody }> = [];
+  const snapshots: SnapshotEntry[] = [];
   const results: PublishResult[] = [];
   for (const article of order) {
     const targets: PublishResult['targets'] = [];
@@ -98,8 +134,10 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
         firsts.push(publication);
       }
       const event = prev ? 'article.updated' : 'article.published';
-      if (connector.kind === 'headless') snapshots.push({ article, publication, rendered: body });
-      else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
+      if (connector.kind === 'headless') {
+        const made = prerendered?.snapshot;
+        snapshots.push({ article, publication, rendered: body, packed: made && made.key === snapshotKey(article, publication) ? made.packed : undefined });
+      } else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
       targets.push({ kind: connector.kind, event });
     }
     results.push({ article, targets });

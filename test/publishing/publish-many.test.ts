@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listDrafts, publishMany } from '../../src/publishing/publish-many.js';
+import { updateArticle } from '../../src/articles/service.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { expectCleanError } from '../cli/sandbox.js';
 import { startDaemonOn } from '../helpers/daemon.js';
@@ -29,6 +30,24 @@ describe('svc articles publish with many articles', () => {
     expect((await w.cli(['articles', 'publish', '--all-drafts'])).stdout).toBe('No drafts to publish\n');
     expectCleanError(await w.cli(['articles', 'publish']), 2, 'error: Name the articles to publish (ids or slugs), or pass --all-drafts');
     expectCleanError(await w.cli(['articles', 'publish', a.slug, '--all-drafts']), 2, 'error: Pass article ids or slugs, or --all-drafts, not both');
+  });
+
+  it('an article edited after the list was read is served as it is now, not as listed', async () => {
+    const w = await importWorld();
+    const list = [];
+    for (let i = 0; i < 12; i++) list.push(await seedArticle(w.d.app, w.ws, { title: `Listed ${i}`, focusKeyword: `topic ${i}` }));
+    const ws = await getWorkspace(w.d.app, w.ws.id);
+    // The list is read first (as svc articles publish --all-drafts does); two articles change before their transaction.
+    await updateArticle(w.d.app, ws, list[3].id, { title: 'Edited title', focusKeyword: 'edited topic' });
+    await updateArticle(w.d.app, ws, list[9].id, { bodyMarkdown: 'A body written after the list was read.' });
+    const r = await publishMany(w.d.app, ws, list);
+    expect(r.published.length).toBe(12);
+    const served = async (slug: string) => (await w.api(`/articles/${slug}`)).body.data;
+    expect(await served(list[3].slug)).toMatchObject({ title: 'Edited title', tags: [{ slug: 'edited-topic' }] });
+    expect((await served(list[9].slug)).html).toContain('A body written after the list was read.');
+    expect(await served(list[4].slug)).toMatchObject({ title: 'Listed 4', tags: [{ slug: 'topic-4' }] });
+    expect((await w.api('/articles?tag=edited-topic')).body.data.articles.map((a: { id: string }) => a.id)).toEqual([list[3].id]);
+    expect((await w.api('/articles?tag=topic-3')).body.data.total).toBe(0);
   });
 
   it('two processes publishing every draft at once publish each draft once', async () => {
@@ -62,11 +81,16 @@ describe('svc articles publish with many articles', () => {
     expect((await w.cli(['articles', 'import', '--publish', ...recent])).code).toBe(0);
     const newest = (await w.api('/sitemap')).body.data.articles.map((a: { slug: string }) => a.slug);
     expect(newest).toEqual(recent.map((f) => f.replace('.md', '')).reverse());
+    const archiveTag = async () => ({ sitemap: (await w.api('/sitemap')).body.data.tags.find((t: { slug: string }) => t.slug === 'archive'), listed: (await w.api('/tags')).body.data.find((t: { slug: string }) => t.slug === 'archive') });
+    const before = await archiveTag();
+    expect(before.listed.count).toBe(260);
     const n = 520; // more than two sitemap blocks' worth, all below the new posts
     const files = Array.from({ length: n }, (_, i) => post(`old-${String(i).padStart(3, '0')}.md`, new Date(Date.UTC(2015, 0, 1) + i * 86_400_000)));
     const r = await w.cli(['articles', 'import', '--publish', ...files]);
     expect(r.code, r.stderr).toBe(0);
     const expected = [...newest, ...files.map((f) => f.replace('.md', '')).reverse()];
+    // The tag counts the older posts too and keeps the lastmod of its newest post.
+    expect(await archiveTag()).toEqual({ sitemap: before.sitemap, listed: { ...before.listed, count: 780 } });
     const sitemap = (await w.api('/sitemap')).body.data.articles.map((a: { slug: string }) => a.slug);
     expect(sitemap).toEqual(expected);
     const pageOf = async (q: string) => (await w.api(`/articles?${q}`)).body.data.articles.map((a: { slug: string }) => a.slug);

@@ -64,7 +64,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   // Created private before SQLite opens it: its -wal and -shm files take the file's mode.
   ensurePrivateDir(path.dirname(database.filename));
   ensurePrivateFile(database.filename);
-  const sqlite = (max: number) =>
+  const sqlite = (max: number, more = '') =>
     knexFactory({
       client: 'sqlite3',
       log: QUIET,
@@ -76,13 +76,15 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
         min: 1,
         max,
         afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL`;
+          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL${more}`;
           conn.exec(pragmas, (err) => done(err, conn));
         },
       },
     });
   const db = sqlite(database.poolMax);
-  const writer = sqlite(1);
+  // The writer's page cache may grow to 64 MiB (SQLite's default is 2 MiB): the index pages a large
+  // import keeps writing stay in it instead of being read back from the file at every batch.
+  const writer = sqlite(1, '; PRAGMA cache_size = -65536');
   writers.set(db, writer);
   return db;
 }

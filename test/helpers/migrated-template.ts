@@ -69,8 +69,8 @@ export function dropLater(dropList: string, adminUrl: string, name: string): voi
   appendFileSync(dropList, `${JSON.stringify({ adminUrl, name })}\n`);
 }
 
-/** Drops the databases listed, a few at a time (concurrent drops share a checkpoint); every one is tried, the first failure thrown. */
-async function dropAll(list: string, concurrency = 6): Promise<void> {
+/** Drops the databases listed, 16 at a time (concurrent drops share a checkpoint: 550 took 75 s 6 at a time); every one is tried, the first failure thrown. */
+async function dropAll(list: string, concurrency = 16): Promise<void> {
   const queue = list
     .split('\n')
     .filter(Boolean)

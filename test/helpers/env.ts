@@ -4,7 +4,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { copySqliteTemplate } from './migrated-template.js';
+import { copySqliteTemplate, dropLater } from './migrated-template.js';
 import { adminQuery } from './pg-admin.js';
 import { afterFile } from './cleanup.js';
 
@@ -36,7 +36,7 @@ export function withStateDir(env: Record<string, string>): Record<string, string
 
 /**
  * Environment for a fresh database: a temp SQLite file, or (with SVC_TEST_DATABASE_URL) a new
- * PostgreSQL database dropped after the test file; empty, or with `migrated` a copy of the run's
+ * PostgreSQL database (dropped at the end of the run); empty, or with `migrated` a copy of the run's
  * migrated database (helpers/migrated-template.ts), for tests that are not about migrating.
  * Webhooks may target loopback receivers. No config file is read (SVC_CONFIG=none), and daemon
  * records live in a state directory of its own (SVC_STATE_DIR, inside the data directory).
@@ -58,11 +58,17 @@ export async function freshConfig(overrides: Record<string, unknown> = {}, extra
   return { dir, env, config: loadConfig({ env, cwd: dir, overrides }) };
 }
 
-/** A new PostgreSQL database on the server of `adminUrl` (a copy of `template`, if given), dropped after the test file. */
+/**
+ * A new PostgreSQL database on the server of `adminUrl` (a copy of `template`, if given), dropped
+ * at the end of the run (helpers/migrated-template.ts says why), or after the test file under a
+ * vitest config without that globalSetup.
+ */
 export async function createPgDatabase(adminUrl = PG_URL!, template?: string): Promise<string> {
   const name = `svc_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   await adminQuery(adminUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  afterFile(() => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const dropList = inject('pgDropList');
+  if (dropList) dropLater(dropList, adminUrl, name);
+  else afterFile(() => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();

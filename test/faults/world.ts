@@ -106,17 +106,24 @@ export async function pgBehindRelay() {
  */
 export async function loggedWorld(options: { role?: boolean; relay?: boolean; overrides?: Record<string, unknown> } = {}) {
   let role: string | undefined;
+  let grantedIn: string | undefined;
   if (options.role && PG_URL) {
     role = `svc_r_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
     await adminQuery(PG_URL, `CREATE ROLE ${role} LOGIN`);
-    // Registered before the database, so it runs after the database (and the role's sessions) are gone.
-    afterFile(() => adminQuery(PG_URL!, `DROP ROLE IF EXISTS ${role}`));
+    // Registered before the daemon, so it runs once the role's sessions are gone. The database
+    // may outlive the file (test databases are dropped at the end of the run): its grants to the
+    // role go first, or the role could not be dropped.
+    afterFile(async () => {
+      if (grantedIn) await adminQuery(grantedIn, `DROP OWNED BY ${role}`).catch(() => undefined); // the database may be gone already
+      await adminQuery(PG_URL!, `DROP ROLE IF EXISTS ${role}`);
+    });
   }
   const { dir, env } = await freshEnv({}, { migrated: true });
   const dbName = env.SVC_DATABASE_URL ? new URL(env.SVC_DATABASE_URL).pathname.slice(1) : '';
   if (role) {
     const url = new URL(env.SVC_DATABASE_URL);
-    await adminQuery(url.toString(), `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    grantedIn = url.toString();
+    await adminQuery(grantedIn, `GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}; GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
     url.username = role;
     env.SVC_DATABASE_URL = url.toString();
   }

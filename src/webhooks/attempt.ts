@@ -9,7 +9,6 @@ import { postOnce } from './http-post.js';
 import { leaseTime } from './lease.js';
 import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged, settleLeased } from './lease-store.js';
 import { buildPayload } from './payload.js';
-import { retryDelay, retryAfterMs } from './retry.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
 import { type DeliveryRow, type EventRow, insertDeliveries } from './store.js';
@@ -33,12 +32,8 @@ export interface AttemptOutcome {
 /** Events answered at once to the person who asked: never retried (decisions.md, Retries). */
 export const ANSWERED_AT_ONCE = new Set(['test', 'article.unpublished']);
 
-export interface AttemptOptions {
-  /** Aborts the request (shutdown deadline); the lease must be released first so nothing is recorded. */
-  signal?: AbortSignal;
-  /** Runs in the transaction that records the attempt, only when it is recorded (the unpublish's take-down). */
-  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
-}
+/** Runs in the transaction that records the attempt, only when it is recorded (the unpublish's take-down). */
+export type OnRecorded = (trx: Trx, outcome: AttemptOutcome) => Promise<void>;
 
 /** An attempt made (the receiver answered, or not) and not yet recorded. */
 export interface SentAttempt {
@@ -50,19 +45,6 @@ export interface SentAttempt {
   /** The publishedUrl the receiver answered, to store (publish and update only). */
   url: string | null;
   finishedAt: Date;
-}
-
-/**
- * One delivery attempt of an event leased to `lease`: build the payload anew, sign the exact
- * bytes, POST, then, only while the lease is still ours, log the attempt and settle the event
- * (delivered, retry scheduled, or failed) in one transaction, and update the connector's health
- * (410 disables it; failing for webhooks.disableAfter disables it).
- */
-export async function attemptEvent(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, opts: AttemptOptions = {}): Promise<AttemptOutcome> {
-  const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
-  const sent = await sendAttempt(ctx, event, connector, lease, publication ? (publication.publishedUrl ?? null) : undefined, opts.signal);
-  await recordAttempts(ctx, [sent], opts.onRecorded);
-  return sent.outcome;
 }
 
 /**
@@ -125,7 +107,7 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
  * successes is one statement in all). Then connector health, metrics, and `webhooks.attempted`
  * for each.
  */
-export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
+export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   if (list.length === 0) return;
   const [first] = list;
   const successesOnly =
@@ -157,7 +139,7 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
 }
 
 /** In one transaction: each attempt whose lease is still ours settles its event and is logged. */
-async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: AttemptOptions['onRecorded']): Promise<void> {
+async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   await withTransaction(ctx.db, async (trx) => {
     // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
     const recorded = new Set<string>();
@@ -221,6 +203,18 @@ function nextState(ctx: Ctx, event: EventRow, r: { ok: boolean; status: number |
   const asked = r.status === 429 || r.status === 503 ? retryAfterMs(r.retryAfter, r.at) : null;
   if (asked !== null && asked > delay) delay = asked;
   return { status: 'pending', attempts, nextAttemptAt: new Date(r.at.getTime() + delay).toISOString() };
+}
+
+/** A scheduled retry delay with up to 10 % jitter added (decisions.md), so receivers are not hit in lockstep. */
+const retryDelay = (baseMs: number): number => Math.round(baseMs * (1 + Math.random() * 0.1));
+
+/** Retry-After as milliseconds from `now`: delta seconds or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(header: string | string[] | undefined, now: Date): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
 function describeStatus(status: number): string {

@@ -1,9 +1,10 @@
 import type { Ctx } from '../context.js';
 import type { Connector } from '../connectors/store.js';
 import type { Trx } from '../db/connect.js';
+import * as publications from '../connectors/publications.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
-import { ANSWERED_AT_ONCE, type AttemptOutcome, attemptEvent } from './attempt.js';
+import { ANSWERED_AT_ONCE, type AttemptOutcome, type OnRecorded, recordAttempts, sendAttempt } from './attempt.js';
 import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
 import { type LeaseRef, articleQueue, holdArticle, releaseLeases, stillLeased, supersedeHeld } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
@@ -23,7 +24,7 @@ export interface DeliverNowSpec {
    */
   earlier: 'supersede' | 'refuse' | 'none';
   /** Runs in the transaction that records the attempt, only if it is recorded. */
-  onRecorded?(trx: Trx, outcome: AttemptOutcome): Promise<void>;
+  onRecorded?: OnRecorded;
 }
 
 /**
@@ -48,13 +49,14 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
     if (!maySend(ctx, holder, lease)) throw lostLease(event, 'before sending');
     const target = event;
     sending = true;
-    const outcome = await attemptEvent(ctx, event, decided.connector, lease, {
-      onRecorded: async (trx, o) => {
-        const scope = { connectorId: target.connectorId, articleId: target.articleId, seq: target.seq };
-        if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, scope, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
-        await spec.onRecorded?.(trx, o);
-      },
+    // The same attempt as the worker's: payload built anew, signed, POSTed, then recorded only while the lease is ours.
+    const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
+    const sent = await sendAttempt(ctx, event, decided.connector, lease, publication ? (publication.publishedUrl ?? null) : undefined);
+    await recordAttempts(ctx, [sent], async (trx, o) => {
+      if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, target, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
+      await spec.onRecorded?.(trx, o);
     });
+    const { outcome } = sent;
     if (!outcome.recorded) throw lostLease(event, 'after sending');
     return { ...outcome, event };
   } catch (err) {

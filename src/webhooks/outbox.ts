@@ -13,7 +13,7 @@ import { snapshotOf } from './payload.js';
 import { type EventRow, insertEvent, pendingUnpublishes } from './store.js';
 
 // The outbox: every webhook event is a row written in the transaction of the change it reports,
-// then delivered through one path (attemptEvent under a lease), either by a daemon's worker
+// then delivered through one path (attempt.ts, under a lease), either by a daemon's worker
 // (worker.ts, with retries) or, when someone waits for the answer, by that process itself
 // (deliver-now.ts: unpublish, test, redelivery), in its article's order like any other event.
 

@@ -114,22 +114,6 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-const toDelivery = (r: Row): DeliveryRow => ({
-  id: r.id,
-  eventId: r.event_id,
-  workspaceId: r.workspace_id,
-  articleId: r.article_id,
-  event: r.event,
-  attempt: r.attempt,
-  url: r.url,
-  ok: Boolean(r.ok),
-  statusCode: r.status_code ?? null,
-  durationMs: r.duration_ms,
-  error: r.error ?? null,
-  responseExcerpt: r.response_excerpt ?? null,
-  createdAt: r.created_at,
-});
-
 /**
  * webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (the
  * one-statement settle in lease-store.ts sends each column as an array of that type).
@@ -155,6 +139,12 @@ export const DELIVERY_COLUMN_NAMES = Object.keys(DELIVERY_COLUMNS) as DeliveryCo
 
 export const deliveryRow = (d: DeliveryRow): Record<DeliveryColumn, unknown> =>
   Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [c, d[DELIVERY_COLUMNS[c][0]]])) as Record<DeliveryColumn, unknown>;
+
+/** A webhook_deliveries row as a DeliveryRow (SQLite's 0/1 as a boolean). */
+const toDelivery = (r: Row): DeliveryRow => {
+  const d = Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [DELIVERY_COLUMNS[c][0], r[c] ?? null])) as unknown as DeliveryRow;
+  return { ...d, ok: Boolean(r.ok) };
+};
 
 /** Log attempts (one statement per 500). */
 export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, type DaemonRecord, cannotReach, createApp, noSvcDatabase, daemonsElsewhere, daemonsHere, daemonsOfOtherDatabases, databaseIdentity } from '../app.js';
+import { type App, type DaemonRecord, cannotReach, createApp, noSvcDatabase, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 // The settings report (settings-report.ts) reads the daemon records through the composition root too.
@@ -153,7 +153,7 @@ const readTheDaemonsConfig = (daemon: DaemonRecord) =>
  * the database served and the config file the daemon read; `--new-database` goes ahead.
  */
 export function newDatabaseGuard(config: Config, allowed: boolean | undefined): (() => void) | undefined {
-  const [daemon] = allowed ? [] : daemonsOfOtherDatabases(config);
+  const [daemon] = allowed ? [] : liveDaemons(config, 'other');
   if (!daemon) return undefined;
   return () => {
     const mine =
@@ -189,7 +189,7 @@ export function servedBaseUrl(config: Config, out: Output): string {
 }
 
 /** The running daemons of this machine serving the database `config` names (pid, address and webhook target settings of each). */
-export const daemonsServing = (config: Config) => daemonsHere(config);
+export const daemonsServing = (config: Config) => liveDaemons(config, 'same');
 
 /** A flag value that must be one of a few words; anything else is a usage mistake (exit 2) naming them. */
 export function choiceOption<T extends string>(value: string, flag: string, choices: readonly T[]): T {

@@ -68,30 +68,23 @@ export function recordDaemon(config: RecordedConfig & Pick<Config, 'webhooks' | 
 
 /** The live daemons of this data directory that serve another database than `config`'s (a command here would write unseen). */
 export function daemonsElsewhere(config: RecordedConfig): DaemonRecord[] {
-  const mine = databaseIdentity(config.database);
   const dataDir = path.resolve(config.dataDir);
-  return liveDaemons(config).filter((r) => r.database !== mine && (r.dataDir ?? dataDir) === dataDir);
+  return liveDaemons(config, 'other').filter((r) => (r.dataDir ?? dataDir) === dataDir);
 }
 
-/** The live daemons of this machine that serve another database than `config`'s, wherever their data directory. */
-export function daemonsOfOtherDatabases(config: RecordedConfig): DaemonRecord[] {
+/**
+ * The records of the running daemons of this machine found in the state directories (and, from
+ * older versions, the data directory), oldest pid first: all of them, or those that serve the same
+ * database as `config` or another one, wherever their data directory.
+ */
+export function liveDaemons(config: RecordedConfig, serving?: 'same' | 'other'): DaemonRecord[] {
   const mine = databaseIdentity(config.database);
-  return liveDaemons(config).filter((r) => r.database !== mine);
-}
-
-/** The live daemons of this machine that serve the same database as `config`. */
-export function daemonsHere(config: RecordedConfig): DaemonRecord[] {
-  const mine = databaseIdentity(config.database);
-  return liveDaemons(config).filter((r) => r.database === mine);
-}
-
-/** The records of the running daemons found in the state directories (and, from older versions, the data directory), oldest pid first. */
-export function liveDaemons(config: Pick<Config, 'dataDir' | 'stateDirs'>): DaemonRecord[] {
   const byPid = new Map<number, DaemonRecord>();
   for (const dir of [...config.stateDirs, config.dataDir]) {
     for (const { record } of daemonRecords(dir)) if (!byPid.has(record.pid) && processAlive(record.pid)) byPid.set(record.pid, record);
   }
-  return [...byPid.values()].sort((a, b) => a.pid - b.pid);
+  const wanted = (r: DaemonRecord) => serving === undefined || (r.database === mine) === (serving === 'same');
+  return [...byPid.values()].filter(wanted).sort((a, b) => a.pid - b.pid);
 }
 
 function daemonRecords(dir: string): Array<{ file: string; record: DaemonRecord }> {

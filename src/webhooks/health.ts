@@ -4,7 +4,7 @@ import { findConnector } from '../connectors/store.js';
 import { processAlive } from '../lib/process-alive.js';
 import type { Workspace } from '../workspaces/types.js';
 import { HEARTBEAT_KEPT_MS, type HolderKind } from './lease.js';
-import { countByStatus, oldestPending } from './store.js';
+import { queueOf } from './store.js';
 
 /** A lease holder as operators see it (its daemon_heartbeats row). */
 export interface HolderView {
@@ -99,12 +99,11 @@ export async function webhookHealth(ctx: Ctx, workspaces: Workspace[]): Promise<
     const c = await findConnector(ctx.db, ws.id, 'webhook');
     if (!c) continue;
     const check = `webhook of ${ws.name}`;
-    const counts = await countByStatus(ctx.db, c.id);
+    const { counts, oldestPending: oldest } = await queueOf(ctx.db, c.id);
     anyPending ||= counts.pending > 0;
     if (!c.enabled) out.push({ level: 'fail', check, detail: `disabled: ${c.disabledReason ?? 'no reason recorded'} (${counts.pending} events waiting)` });
     else if (c.failingSince) out.push({ level: 'warn', check, detail: `every delivery has failed since ${c.failingSince}; it is disabled after ${Math.round(ctx.config.webhooks.disableAfter / 3_600_000)} h (svc webhook deliveries --failed)` });
     else {
-      const oldest = await oldestPending(ctx.db, c.id);
       const stale = oldest && now - Date.parse(oldest) > 60_000;
       out.push({ level: stale ? 'warn' : 'ok', check, detail: `${c.url}: ${counts.pending} pending${oldest ? ` (oldest from ${oldest})` : ''}, ${counts.failed} failed` });
     }

@@ -13,13 +13,13 @@ import { reopenEvent } from './lease-store.js';
 import { deliverNow, outOfOrder } from './deliver-now.js';
 import { sampleSnapshot } from './payload.js';
 import { SECRET_PATTERN, activeSecrets, generateSecret, maskSecret } from './secrets.js';
-import { type EventRow, countByStatus, findDelivery, findEvent, insertEvent, listDeliveries, makeQueueDue, neighbour, oldestPending } from './store.js';
+import { type EventRow, findDelivery, findEvent, insertEvent, listDeliveries, makeQueueDue, neighbour, queueOf } from './store.js';
 import { checkTargetResolves, parseTargetUrl } from './targets.js';
 
 /** The webhook connector as operators see it; the secret only when asked (and once after set/rotate). */
 export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSecret?: boolean } = {}) {
   const c = await requireWebhook(ctx, ws);
-  const counts = await countByStatus(ctx.db, c.id);
+  const queue = await queueOf(ctx.db, c.id);
   const now = ctx.clock.now();
   const rotating = activeSecrets(c, now).length > 1;
   return {
@@ -30,8 +30,8 @@ export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSec
     failingSince: c.failingSince,
     secret: opts.revealSecret ? c.signingSecret : maskSecret(c.signingSecret),
     previousSecretUntil: rotating ? c.previousSecretUntil : null,
-    events: counts,
-    oldestPendingAt: await oldestPending(ctx.db, c.id),
+    events: queue.counts,
+    oldestPendingAt: queue.oldestPending,
     daemon: await daemonStatus(ctx),
     /** Events in flight: who holds each (which daemon held what when one was killed). */
     leases: await leases(ctx, c.id),

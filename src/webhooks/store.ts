@@ -80,16 +80,12 @@ export async function findEvent(db: Queryable, id: string): Promise<EventRow | u
   return row ? toEvent(row) : undefined;
 }
 
-export async function countByStatus(db: Queryable, connectorId: string): Promise<Record<EventStatus, number>> {
-  const rows = await db('webhook_events').where({ connector_id: connectorId }).select('status').count({ n: '*' }).groupBy('status');
-  const out: Record<EventStatus, number> = { pending: 0, delivered: 0, failed: 0, cancelled: 0 };
-  for (const r of rows as Row[]) out[r.status as EventStatus] = Number(r.n);
-  return out;
-}
-
-export async function oldestPending(db: Queryable, connectorId: string): Promise<string | null> {
-  const row = await db('webhook_events').where({ connector_id: connectorId, status: 'pending' }).min({ at: 'created_at' }).first();
-  return (row?.at as string | null) ?? null;
+/** The connector's events counted by status, and when the oldest pending one was written (null when none is). */
+export async function queueOf(db: Queryable, connectorId: string): Promise<{ counts: Record<EventStatus, number>; oldestPending: string | null }> {
+  const rows = await db('webhook_events').where({ connector_id: connectorId }).select('status').count({ n: '*' }).min({ at: 'created_at' }).groupBy('status');
+  const counts: Record<EventStatus, number> = { pending: 0, delivered: 0, failed: 0, cancelled: 0 };
+  for (const r of rows as Row[]) counts[r.status as EventStatus] = Number(r.n);
+  return { counts, oldestPending: (rows as Row[]).find((r) => r.status === 'pending')?.at ?? null };
 }
 
 /** Events pending delivery across every connector and the creation time of the oldest (the queue gauges of /metrics). */

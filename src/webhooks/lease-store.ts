@@ -258,12 +258,6 @@ export async function supersedeQueued(db: Queryable, s: ArticleScope, reason: st
   );
 }
 
-/** Whether the event is validly leased right now (by anyone). */
-export async function isLeased(db: Queryable, id: string, at: LeaseTime): Promise<boolean> {
-  const row = await db('webhook_events').where({ id, status: 'pending' }).whereNot(leaseVoid(db, at)).first('id');
-  return Boolean(row);
-}
-
 /** Mark a pending event whose lease is void as failed without sending it; false when someone validly holds it. */
 export async function failIfOrphaned(db: Queryable, id: string, reason: string, at: LeaseTime): Promise<boolean> {
   const n = await db('webhook_events')

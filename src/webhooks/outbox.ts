@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import { leaseMs, leaseTime } from './lease.js';
-import { type LeaseRef, failIfOrphaned, isLeased, settleLeased, supersedeQueued as supersedeQueuedRows } from './lease-store.js';
+import { type LeaseRef, failIfOrphaned, settleLeased, stillLeased, supersedeQueued as supersedeQueuedRows } from './lease-store.js';
 import { snapshotOf } from './payload.js';
 import { type EventRow, insertEvent, pendingUnpublishes } from './store.js';
 
@@ -64,7 +64,7 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article
   const byId = new Map(list.map((a) => [a.id, a]));
   // One query for a whole batch (svc articles publish --all-drafts); an unpublish is rare.
   for (const unpublish of await pendingUnpublishes(trx, [...byId.keys()])) {
-    if (await isLeased(trx, unpublish.id, leaseTime(ctx))) {
+    if ((await stillLeased(trx, [unpublish.id], leaseTime(ctx))) > 0) {
       throw new AppError('unpublish_in_progress', 409, `Article "${byId.get(unpublish.articleId)!.slug}" is being unpublished right now (waiting for the webhook receiver to confirm); try again once that has finished`, {
         hint: `svc webhook show lists the event (${unpublish.id}) and who holds it; it is decided within ${Math.ceil((2 * leaseMs(ctx)) / 1000)} s at most.`,
       });

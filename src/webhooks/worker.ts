@@ -5,6 +5,7 @@ import { findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
 import { writerOf } from '../db/connect.js';
 import type { Job } from '../jobs/job.js';
+import { settleWithin } from '../lib/deadline.js';
 import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
@@ -297,15 +298,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const settled = Promise.all(started.map((c) => c.done));
       let finished = true;
       if (started.length > 0 && deadline) {
-        finished = await new Promise<boolean>((resolve) => {
-          const onAbort = () => resolve(false);
-          if (deadline.aborted) return resolve(false);
-          deadline.addEventListener('abort', onAbort, { once: true });
-          void settled.then(() => {
-            deadline.removeEventListener('abort', onAbort);
-            resolve(true);
-          });
-        });
+        finished = await settleWithin(settled.then(() => true), deadline, 0, false);
         if (!finished) {
           // Release before aborting, so an attempt that ends now finds its lease gone and records nothing.
           await release(started);

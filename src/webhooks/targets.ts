@@ -91,11 +91,9 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
   }
   // The column's size, counted on the URL as stored and sent (percent-encoded, host in ASCII).
   if (url.href.length > 2000) throw new AppError('invalid_url', 400, 'Webhook URLs may be at most 2000 characters long (once percent-encoded)');
+  assertLiteralAllowed(url, config);
   const host = stripBrackets(url.hostname);
-  if (!privateAllowed(config, url.hostname)) {
-    if (net.isIP(host) && isNonPublicAddress(host)) throw refusedTarget(url.hostname, host);
-    if (host === 'localhost' || host.endsWith('.localhost')) throw refusedTarget(url.hostname, 'loopback');
-  }
+  if ((host === 'localhost' || host.endsWith('.localhost')) && !privateAllowed(config, url.hostname)) throw refusedTarget(url.hostname, 'loopback');
   return url;
 }
 

@@ -10,14 +10,12 @@ import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
 import { HEARTBEAT_KEPT_MS, type LeaseHolder, holderAlive, leaseTime, maySend, newLease, pruneHeartbeats, startHolder } from './lease.js';
-import { type LeaseRef, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
+import { type ClaimedEvent, type LeaseRef, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
-import { type EventRow, connectorsByIds } from './store.js';
+import { connectorsByIds } from './store.js';
 
 interface Claim {
-  event: EventRow;
-  /** The publication's publishedUrl at the claim, undefined without a publication (deleted article). */
-  publishedUrl: string | null | undefined;
+  event: ClaimedEvent;
   lease: LeaseRef;
   connector: Connector;
   /** When `connector` was read (at most CONNECTOR_FRESH_MS before the claim). */
@@ -135,7 +133,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event, lease));
       return null;
     }
-    const sent = await sendAttempt(ctx, event, connector, lease, c.publishedUrl, giveUp.signal);
+    const sent = await sendAttempt(ctx, event, connector, lease, event.currentPublishedUrl, giveUp.signal);
     // Given up at the shutdown deadline: stop() released its lease first and logged it, so
     // there is nothing to record (a record would only find the lease gone and warn of it).
     if (giveUp.signal.aborted) return null;
@@ -215,7 +213,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
           await releaseLeases(writer, lease.token, { ids: [event.id] });
           continue;
         }
-        const c: Claim = { event, publishedUrl: event.currentPublishedUrl, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
+        const c: Claim = { event, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
         claims.set(event.id, c);
         enqueue(c, h);
       }

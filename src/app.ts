@@ -10,9 +10,9 @@ import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
-export { type DaemonRecord, daemonsElsewhere, databaseIdentity, liveDaemons, recordDaemon } from './db/daemon-records.js';
+export { type DaemonRecord, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-records.js';
 export { claimDatabase } from './db/locks.js';
-export { cannotReach, noSvcDatabase } from './db/errors.js';
+export { cannotReach, databaseIdentity, noSvcDatabase } from './db/errors.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { AppEvents } from './lib/events.js';
 import { type Logger, createLogger } from './lib/log.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { processAlive } from '../lib/process-alive.js';
 import { ensurePrivateDir } from './files.js';
-import { withoutPassword } from './moved.js';
+import { databaseIdentity } from './errors.js';
 
 /**
  * What each running daemon serves, where the CLI finds it from any directory: `svc serve` writes
@@ -33,8 +33,6 @@ export interface DaemonRecord {
 
 type RecordedConfig = Pick<Config, 'dataDir' | 'database' | 'stateDirs'>;
 
-export const databaseIdentity = (database: Config['database']) =>
-  database.client === 'pg' ? withoutPassword(database.url!) : `sqlite:${path.resolve(database.filename)}`;
 
 /**
  * Write this daemon's record into the first state directory it can write (clearing the records

@@ -24,10 +24,14 @@ export function translateDbError(err: unknown, messages: { unique?: string; fore
   throw err;
 }
 
-/** Which database an open handle is: the PostgreSQL URL without its password, or sqlite:<file>. */
+/** Which database the settings name: the PostgreSQL URL without its password, or sqlite:<file>. */
+export const databaseIdentity = (database: { client: string; url?: string; filename?: string }) =>
+  database.client === 'pg' ? withoutPassword(database.url ?? '') : `sqlite:${path.resolve(database.filename ?? '')}`;
+
+/** Which database an open handle is (databaseIdentity of its connection). */
 export function databaseOf(db: Db): string {
   const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
-  return client === 'pg' ? withoutPassword(connection?.connectionString ?? '') : `sqlite:${path.resolve(connection?.filename ?? '')}`;
+  return databaseIdentity({ client, url: connection?.connectionString, filename: connection?.filename });
 }
 
 /**

@@ -79,7 +79,10 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
 
 /**
  * Hold the article's pending events and wait while one is in flight elsewhere (a worker's
- * attempt settles or its lease lapses); returns the lease renewed for the attempt.
+ * attempt settles or its lease lapses); returns the lease renewed for the attempt, once every
+ * pending event of the article is held. An event that stopped being in flight between the hold
+ * and the look at the queue (its attempt failed, its claim was given back) is nobody's: it is
+ * held on the next round, else a worker would send it after this event.
  */
 async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
   const scope = { connectorId: event.connectorId, articleId: event.articleId };
@@ -89,14 +92,15 @@ async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 
     const renewed = { ...lease, until: leaseUntil(ctx, now) };
     const at = leaseTime(ctx, now);
     await holdArticle(ctx.db, scope, renewed, at);
-    const { ours, elsewhere } = await articleQueue(ctx.db, scope, renewed, at);
+    const { ours, others } = await articleQueue(ctx.db, scope, renewed, at);
     if (!ours.some((e) => e.id === event.id)) throw lostLease(event, 'before sending');
-    if (elsewhere.length === 0) {
+    if (others.length === 0) {
       const before = ours.filter((e) => e.seq < event.seq);
       if (earlier === 'refuse' && before.length > 0) throw outOfOrder(before[0]);
       return renewed;
     }
-    await settled(ctx, elsewhere.map((e) => e.id), giveUpAt);
+    // Returns at once for those nobody holds any more: the next round holds them.
+    await settled(ctx, others.map((e) => e.id), giveUpAt);
   }
 }
 

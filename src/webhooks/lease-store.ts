@@ -167,12 +167,26 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
     .update(leaseFields(lease));
 }
 
-/** The article's pending events: those `token` holds, and those someone else validly holds (in flight elsewhere). */
-export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; elsewhere: EventRow[] }> {
+/** Not leaseOurs, with NULLs counted (a row nobody holds is not ours). */
+const leaseNotOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
+  q
+    .whereNull('lease_token')
+    .orWhereNot('lease_token', lease.token)
+    .orWhereNull('locked_by')
+    .orWhereNot('locked_by', lease.holderId)
+    .orWhereNull('locked_until')
+    .orWhere('locked_until', '<', at.now);
+
+/**
+ * The article's pending events: those `lease` holds, and all the others, each in one statement:
+ * in flight elsewhere, or nobody's (an attempt that failed or a claim given back after holdArticle
+ * skipped it). Only an empty `others` says every one of them is held.
+ */
+export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
   const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
-  const elsewhere = (await pending().whereNot(leaseVoid(db, at)).where((q) => q.whereNull('lease_token').orWhereNot('lease_token', lease.token))).map(toEvent);
-  return { ours, elsewhere };
+  const others = (await pending().where(leaseNotOurs(lease, at))).map(toEvent);
+  return { ours, others };
 }
 
 /** How many of these events are still pending under a valid lease (in flight elsewhere). */

@@ -1,6 +1,10 @@
+import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
+import { leaseTime, newLease, startHolder } from '../../src/webhooks/lease.js';
+import { claimEvents, releaseLeases } from '../../src/webhooks/lease-store.js';
+import { startWebhookWorker } from '../../src/webhooks/worker.js';
 import { runCli } from '../helpers/cli.js';
 import { webhookWorld } from './setup.js';
 import { arrivalSeqs, drained, inOrder, onWebhook, receiverView } from './view.js';
@@ -15,6 +19,30 @@ const until = async (cond: () => boolean, what: string) => {
 };
 const errorOf = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err as AppError);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Statement = { sql: string; bindings?: unknown[] };
+
+/**
+ * Run `then` once, right after the first statement `match` picks has run and before its caller
+ * goes on: an interleaving chosen by the test instead of one a loaded machine may or may not produce.
+ */
+function afterStatement(db: Knex, match: (q: Statement) => boolean, then: () => Promise<unknown>): { fired(): boolean } {
+  const client = db.client as { query(connection: unknown, q: Statement): Promise<unknown> };
+  const query = client.query;
+  let fired = false;
+  client.query = async function (this: unknown, connection: unknown, q: Statement) {
+    const result = await query.call(this, connection, q);
+    if (!fired && typeof q === 'object' && match(q)) {
+      fired = true;
+      await then();
+    }
+    return result;
+  };
+  return { fired: () => fired };
+}
+
+/** The statement by which a process delivering an event itself (its holder id starts with req_) takes its article's queue (holdArticle). */
+const holdsTheQueue = (q: Statement) => /^update [`"]webhook_events[`"] set [`"]locked_by[`"] = (\?|\$1)/.test(q.sql) && String(q.bindings?.[0]).startsWith('req_');
 
 /** Every article: svc's state (on the webhook or not) equals what the receiver shows, and its events arrived in seq order. */
 async function expectAgreement(w: Awaited<ReturnType<typeof webhookWorld>>, ids: string[]) {
@@ -48,6 +76,32 @@ describe('webhook order per article, unpublish included', () => {
     const cancelled = await w.d.app.db('webhook_events').where({ status: 'cancelled' }).select('last_error');
     expect(cancelled.length).toBeGreaterThan(0);
     for (const c of cancelled) expect(c.last_error).toMatch(/^superseded by article\.unpublished evt_/);
+  });
+
+  it('a delivery that ends just as the unpublish takes the queue (a retry due, a claim given back) is held back and superseded, never sent after it', async () => {
+    // No daemon worker at first: the test plays its part, so the moment its claim ends is chosen, not raced.
+    const w = await webhookWorld({ jobs: false });
+    const a = await w.article();
+    await publishArticle(w.d.app, w.ws, a.id);
+    const publish = await w.d.app.db('webhook_events').where({ article_id: a.id }).first();
+    // A worker has claimed the publish: the unpublish's hold skips it, as one in flight elsewhere.
+    const worker = await startHolder(w.d.app, 'daemon');
+    const claim = newLease(w.d.app, worker);
+    expect(await claimEvents(w.d.app.db, [publish.id], claim, leaseTime(w.d.app))).toHaveLength(1);
+    // Right after that hold, the claim ends without a delivery (given back, as a claim that waited too long
+    // for a slot is; an attempt that failed leaves the event the same: pending, nobody's).
+    const ended = afterStatement(w.d.app.db, holdsTheQueue, () => releaseLeases(w.d.app.db, claim.token, { ids: [publish.id] }));
+    await unpublishArticle(w.d.app, w.ws, a.id);
+    expect(ended.fired()).toBe(true);
+    await worker.stop();
+
+    // Now a worker runs: nothing of the article may reach the receiver after the unpublish.
+    const jobs = startWebhookWorker(w.d.app);
+    await drained(w.d.app);
+    await jobs.stop();
+    expect(w.receiver.received.map((r) => r.body.event)).toEqual(['article.unpublished']);
+    expect(await w.d.app.db('webhook_events').where({ id: publish.id }).first()).toMatchObject({ status: 'cancelled', last_error: expect.stringMatching(/^superseded by article\.unpublished evt_/) });
+    await expectAgreement(w, [a.id]);
   });
 
   it('refuses publish and delete (409) while an unpublish waits for its receiver; afterwards they work and both sides agree', async () => {

@@ -38,9 +38,9 @@ export async function readFileBytes(file: string, expected = 'a file', maxBytes 
     const info = fstatSync(fd);
     if (info.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     if (!info.isFile()) {
-      closeSync(fd);
+      const held = fd;
       fd = undefined;
-      return await readCapped(file, expected, maxBytes);
+      return await readCapped(file, expected, maxBytes, held);
     }
     if (info.size > maxBytes) throw fileTooLarge(file, info.size, expected, maxBytes);
     return readOpen(fd, info.size, file, expected, maxBytes);
@@ -82,11 +82,23 @@ function readOpen(fd: number, size: number, file: string, expected: string, maxB
   }
 }
 
-/** A file with no size (a pipe, a device) read as a stream, refused once it passes `maxBytes`. */
-async function readCapped(file: string, expected: string, maxBytes: number): Promise<Buffer> {
+/**
+ * A file with no size (a pipe, a device) read as a stream, refused once it passes `maxBytes`.
+ * `held`, the descriptor its kind was checked on, is closed once the stream has its own: a
+ * pipe's writer may have opened it for that reader, and with no reader left for a moment its
+ * first write would end it (SIGPIPE), and the stream's open would then wait for a writer forever.
+ */
+async function readCapped(file: string, expected: string, maxBytes: number, held: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   const stream = createReadStream(file);
+  let release: (() => void) | undefined = () => closeSync(held);
+  const releaseOnce = () => {
+    release?.();
+    release = undefined;
+  };
+  stream.once('open', releaseOnce);
+  stream.once('close', releaseOnce);
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     total += chunk.length;
     if (total > maxBytes) {

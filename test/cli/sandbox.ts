@@ -18,9 +18,13 @@ export interface Sandbox {
   json<T = any>(args: string[]): Promise<T>;
 }
 
-/** A fresh data directory (or PostgreSQL database) per call, shared by the CLI and the checks. */
-export async function sandbox(): Promise<Sandbox> {
-  const { dir, env } = await freshEnv();
+/**
+ * A fresh data directory (or PostgreSQL database) per call, shared by the CLI and the checks:
+ * empty (the first command creates and migrates it), or with `migrated` a copy of the run's
+ * migrated database (helpers/migrated-template.ts) for tests that are not about a first run.
+ */
+export async function sandbox(options: { migrated?: boolean } = {}): Promise<Sandbox> {
+  const { dir, env } = await freshEnv({}, options);
   let app: App | undefined;
   afterFile(async () => app?.close());
   const cli: Sandbox['cli'] = (args, opts = {}) => runCli(args, { env: { ...env, ...opts.env }, cwd: dir, stdin: opts.stdin, interactive: opts.interactive });
@@ -41,9 +45,9 @@ export async function sandbox(): Promise<Sandbox> {
   };
 }
 
-/** A sandbox with `svc init` done: one admin user and one workspace. */
+/** A sandbox with `svc init` done (on a copy of the migrated database): one admin user and one workspace. */
 export async function initialised(): Promise<Sandbox & { email: string; workspace: { id: string; name: string } }> {
-  const box = await sandbox();
+  const box = await sandbox({ migrated: true });
   const r = await box.json(['init', '--email', 'owner@example.com', '--password', 'owner-password', '--website', 'https://example.com']);
   return { ...box, email: r.user.email, workspace: r.workspace };
 }

@@ -5,7 +5,7 @@ import { expectCleanError, initialised, sandbox } from './sandbox.js';
 
 describe('svc users', () => {
   it('add, list, passwd, remove', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     const created = await box.json(['users', 'add', '--email', 'Ann@Example.com', '--password', 'first-password', '--name', 'Ann']);
     expect(created).toEqual({ id: expect.stringMatching(/^usr_/), email: 'ann@example.com', displayName: 'Ann', createdAt: expect.any(String) });
 
@@ -40,7 +40,7 @@ describe('svc users', () => {
   });
 
   it('refuses bad input with a clear message', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     expectCleanError(await box.cli(['users', 'add', '--email', 'nope', '--password', 'long-enough']), 1, 'error: Invalid user: email: not a valid email address');
     expectCleanError(await box.cli(['users', 'add', '--email', 'a@example.com', '--password', 'short']), 1, 'error: Invalid user: password: passwords need at least 8 characters');
     await box.json(['users', 'add', '--email', 'a@example.com', '--password', 'long-enough']);
@@ -52,7 +52,7 @@ describe('svc users', () => {
   });
 
   it('missing flags without a terminal: exit 2 naming the flag', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     expectCleanError(await box.cli(['users', 'add', '--email', 'a@example.com']), 2, 'error: Missing --password');
     expectCleanError(await box.cli(['users', 'add', '--password', 'long-enough']), 2, 'error: Missing --email');
     expectCleanError(await box.cli(['users', 'passwd']), 2, "error: required option '--email <email>' not specified");
@@ -60,7 +60,7 @@ describe('svc users', () => {
   });
 
   it('--json errors are JSON on stdout too', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     const r = await box.cli(['users', 'add', '--email', 'nope', '--password', 'long-enough', '--json']);
     expect(r.code).toBe(1);
     expect(r.json()).toEqual({ error: { code: 'invalid_input', message: 'Invalid user: email: not a valid email address', field: 'email' } });
@@ -68,7 +68,7 @@ describe('svc users', () => {
   });
 
   it('remove needs --yes without a terminal, and asks on one', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     await box.json(['users', 'add', '--email', 'a@example.com', '--password', 'long-enough']);
     expectCleanError(await box.cli(['users', 'remove', '--email', 'a@example.com']), 2, 'error: Delete user a@example.com with their API keys, sessions and agent connections? Refusing without --yes (no terminal to confirm on).\nhint: Pass --yes to confirm.');
     prompts.inject([false]);
@@ -80,7 +80,7 @@ describe('svc users', () => {
   });
 
   it('prompts for the email and password on a terminal', async () => {
-    const box = await sandbox();
+    const box = await sandbox({ migrated: true });
     prompts.inject(['typed@example.com', 'typed-password']);
     const r = await box.cli(['users', 'add', '--json'], { interactive: true });
     expect(r.code).toBe(0);

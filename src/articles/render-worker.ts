@@ -4,6 +4,7 @@ import { renderBody, renderMarkdown } from '../lib/markdown.js';
 import { type AuditSite, auditArticle } from './audit.js';
 import { assertRenderable } from './body-limits.js';
 import type { Checked } from './renderer.js';
+import type { PostFile } from '../imports/post-reader.js';
 
 // A render worker (articles/renderer.ts): the body limits, marked and sanitize-html run here,
 // never on the event loop that answers requests. One task at a time; the pool stops a task past
@@ -27,14 +28,22 @@ const tasks: Record<string, (input: never) => unknown> = {
   bodies: (list: Body[]) => ({ value: list.map(({ markdown, label }) => checked(label, markdown, () => renderBody(markdown))) }),
   markdown: ({ markdown, label }: Body) => checked(label, markdown, () => renderMarkdown(markdown)),
   audit: ({ article, site }: Audit) => checked(article.slug, article.bodyMarkdown, () => auditArticle(article, site)),
+  // Loaded at an import's first task: a daemon's workers never need the readers.
+  posts: async (list: PostFile[]) => {
+    const { readPost } = await import('../imports/post-reader.js');
+    return { value: list.map(readPost) };
+  },
 };
 
 const port = parentPort!;
+const failed = (err: unknown) => port.postMessage({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
 port.on('message', ({ task, input }: { task: string; input: never }) => {
   try {
-    port.postMessage({ value: tasks[task](input) });
+    const value = tasks[task](input);
+    if (value instanceof Promise) value.then((v) => port.postMessage({ value: v }), failed);
+    else port.postMessage({ value });
   } catch (err) {
-    port.postMessage({ error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    failed(err);
   }
 });
 port.postMessage({ ready: true });

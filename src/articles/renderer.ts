@@ -4,6 +4,7 @@ import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditSite, auditArticle } from './audit.js';
+import type { PostFile, ReadPost } from '../imports/post-reader.js';
 
 /**
  * Everything svc derives from a markdown body, computed in worker threads (never on the event
@@ -28,6 +29,8 @@ export interface Renderer {
   cachedBody(key: string, markdown: string, label: string): Promise<RenderedBody>;
   /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links; `site` tells its own links apart. */
   audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<ReturnType<typeof auditArticle>>;
+  /** Markdown post files of an import read (front matter and body, imports/post-reader.ts), several to a task under the one deadline. */
+  posts(list: PostFile[]): Promise<ReadPost[]>;
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
   stats(): { running: number; started: number; peak: number; ready: number };
   close(): Promise<void>;
@@ -89,6 +92,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
     },
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
+    posts: (list) => run<ReadPost[]>('posts', list, list[0]?.label ?? ''),
     audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
     stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak, ready: pool.ready }),
     close: () => pool.close(),

@@ -48,18 +48,36 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
 
 /**
  * Bodies rendered before the transaction, by article id, with the markdown each was rendered
- * from; with `snapshot`, its content snapshot made ahead (prepareSnapshots) from what `key` names.
+ * from; with `snapshot`, its content snapshot made ahead (prepareSnapshots) and what it was made from.
  */
-export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { key: string; packed: PackedSnapshot } }>;
+export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { made: SnapshotSource; packed: PackedSnapshot } }>;
+
+/** What a snapshot is made of: the article and its publication's times. */
+interface SnapshotSource {
+  article: Article;
+  publishedAt: string;
+  updatedAt: string;
+}
+
+/** Fields of an article the publish's claim writes (its status and publish bookkeeping): the snapshot takes its times from the publication. */
+const CLAIMED = new Set<string>(['status', 'scheduledAt', 'firstPublishedAt', 'publishedRevision', 'publishError']);
 
 /**
- * What a snapshot is made of: the article but for what the publish's claim writes on it (its
- * status and publish bookkeeping: the snapshot takes its times from the publication), and the
- * publication's times. Any other difference, such as an edit since, makes the key differ.
+ * Whether a snapshot made from `made` is the one `article` published with `publication` would
+ * make: every other field the same (a list field item by item), so any edit since tells them apart.
  */
-function snapshotKey(article: Article, publication: Pick<Publication, 'firstPublishedAt' | 'updatedAt'>): string {
-  const { status, scheduledAt, firstPublishedAt, publishedRevision, publishError, ...made } = article;
-  return JSON.stringify([made, publication.firstPublishedAt, publication.updatedAt]);
+function sameSource(made: SnapshotSource, article: Article, publication: Pick<Publication, 'firstPublishedAt' | 'updatedAt'>): boolean {
+  if (made.publishedAt !== publication.firstPublishedAt || made.updatedAt !== publication.updatedAt) return false;
+  const a = made.article as unknown as Record<string, unknown>;
+  const b = article as unknown as Record<string, unknown>;
+  if (Object.keys(a).length !== Object.keys(b).length) return false;
+  for (const key in a) {
+    if (CLAIMED.has(key) || a[key] === b[key]) continue;
+    const x = a[key];
+    const y = b[key];
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length || x.some((v, i) => v !== y[i])) return false;
+  }
+  return true;
 }
 
 /**
@@ -67,7 +85,7 @@ function snapshotKey(article: Article, publication: Pick<Publication, 'firstPubl
  * first publish would make them (a republish usually matches too). A few at a time with a turn
  * of the event loop between, so the statements of the transaction being written go on meanwhile:
  * the packing (JSON and deflate) then costs the transaction nothing. publishRows uses one only when
- * its key still matches.
+ * it was made from what it publishes (sameSource).
  */
 export async function prepareSnapshots(ctx: Ctx, ws: Workspace, list: Article[], rendered: RenderedBodies, connectors: Connector[]): Promise<RenderedBodies> {
   const headless = connectors.find((c) => c.kind === 'headless');
@@ -80,7 +98,7 @@ export async function prepareSnapshots(ctx: Ctx, ws: Workspace, list: Article[],
     if (!entry || entry.source !== article.bodyMarkdown) continue;
     const times = firstPublishTimes(article, now);
     const publication: Publication = { articleId: article.id, connectorId: headless.id, workspaceId: ws.id, firstPublishedAt: times.publishedAt, updatedAt: times.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
-    entry.snapshot = { key: snapshotKey(article, publication), packed: packSnapshot(buildSnapshot(ws, article, publication, entry.body)) };
+    entry.snapshot = { made: { article, publishedAt: times.publishedAt, updatedAt: times.updatedAt }, packed: packSnapshot(buildSnapshot(ws, article, publication, entry.body)) };
   }
   return rendered;
 }
@@ -136,7 +154,7 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
       const event = prev ? 'article.updated' : 'article.published';
       if (connector.kind === 'headless') {
         const made = prerendered?.snapshot;
-        snapshots.push({ article, publication, rendered: body, packed: made && made.key === snapshotKey(article, publication) ? made.packed : undefined });
+        snapshots.push({ article, publication, rendered: body, packed: made && sameSource(made.made, article, publication) ? made.packed : undefined });
       } else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
       targets.push({ kind: connector.kind, event });
     }

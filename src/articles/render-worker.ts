@@ -3,7 +3,9 @@ import { AppError } from '../errors.js';
 import { renderBody, renderMarkdown } from '../lib/markdown.js';
 import { type AuditSite, auditArticle } from './audit.js';
 import { assertRenderable } from './body-limits.js';
-import type { Checked } from './renderer.js';
+import type { Checked, SnapshotTask } from './renderer.js';
+import { buildSnapshot, packSnapshot } from '../content/snapshot.js';
+import type { Workspace } from '../workspaces/types.js';
 import type { PostFile } from '../imports/post-reader.js';
 
 // A render worker (articles/renderer.ts): the body limits, marked and sanitize-html run here,
@@ -22,10 +24,20 @@ function checked<T>(label: string, markdown: string, work: () => T): Checked<T> 
 }
 
 type Body = { markdown: string; label: string };
+type Snapshots = { ws: Workspace; list: SnapshotTask[] };
 type Audit = { article: Parameters<typeof auditArticle>[0]; site?: AuditSite };
 const tasks: Record<string, (input: never) => unknown> = {
   body: ({ markdown, label }: Body) => checked(label, markdown, () => renderBody(markdown)),
   bodies: (list: Body[]) => ({ value: list.map(({ markdown, label }) => checked(label, markdown, () => renderBody(markdown))) }),
+  snapshots: ({ ws, list }: Snapshots) => ({
+    value: list.map(({ article, publishedAt, updatedAt }) =>
+      checked(article.slug, article.bodyMarkdown, () => {
+        const body = renderBody(article.bodyMarkdown);
+        const publication = { articleId: article.id, connectorId: '', workspaceId: ws.id, firstPublishedAt: publishedAt, updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
+        return { packed: packSnapshot(buildSnapshot(ws, article, publication, body)), body };
+      }),
+    ),
+  }),
   markdown: ({ markdown, label }: Body) => checked(label, markdown, () => renderMarkdown(markdown)),
   audit: ({ article, site }: Audit) => checked(article.slug, article.bodyMarkdown, () => auditArticle(article, site)),
   // Loaded at an import's first task: a daemon's workers never need the readers.

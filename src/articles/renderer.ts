@@ -5,6 +5,9 @@ import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditSite, auditArticle } from './audit.js';
 import type { PostFile, ReadPost } from '../imports/post-reader.js';
+import type { PackedSnapshot } from '../content/snapshot.js';
+import type { Workspace } from '../workspaces/types.js';
+import type { Article } from './types.js';
 
 /**
  * Everything svc derives from a markdown body, computed in worker threads (never on the event
@@ -20,6 +23,8 @@ export interface Renderer {
    * is refused, the caller renders the bodies one by one to name the one at fault.
    */
   bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
+  /** Each article's body rendered and its content snapshot made (content/snapshot.ts) as published at the times given, in chunks as bodies() makes them. */
+  snapshots(ws: Workspace, list: SnapshotTask[]): Promise<Array<{ packed: PackedSnapshot; body: RenderedBody }>>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
   markdown(markdown: string, label: string): Promise<RenderedBody>;
   /**
@@ -34,6 +39,13 @@ export interface Renderer {
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
   stats(): { running: number; started: number; peak: number; ready: number };
   close(): Promise<void>;
+}
+
+/** An article to make the snapshot of, and the times of the publication it is made for. */
+export interface SnapshotTask {
+  article: Article;
+  publishedAt: string;
+  updatedAt: string;
 }
 
 /** A worker's answer: the task's value, or the body limits' refusal (body_too_complex) to throw as it is. */
@@ -76,20 +88,21 @@ export function createRenderer(config: Config['rendering']): Renderer {
     return unwrap(out);
   };
   const body = (markdown: string, label: string, task = 'body') => run<RenderedBody>(task, { markdown, label }, label);
-  const chunk = async (list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]> => {
-    const out = await run<Array<Checked<RenderedBody>>>('bodies', list, list.length === 1 ? list[0].label : `${list[0].label} (or one of the ${list.length - 1} bodies rendered with it)`);
-    return out.map(unwrap);
+  // A batch of a few goes one to a task, as body() would: every worker gets some at once.
+  const inChunks = async <I, O>(list: I[], labelOf: (item: I) => string, task: (chunk: I[], label: string) => Promise<Array<Checked<O>>>): Promise<O[]> => {
+    const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
+    const tasks: Array<Promise<Array<Checked<O>>>> = [];
+    for (let i = 0; i < list.length; i += per) {
+      const chunk = list.slice(i, i + per);
+      tasks.push(task(chunk, chunk.length === 1 ? labelOf(chunk[0]) : `${labelOf(chunk[0])} (or one of the ${chunk.length - 1} bodies rendered with it)`));
+    }
+    return (await Promise.all(tasks)).flat().map(unwrap);
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
     body: async (markdown, label) => body(markdown, label),
-    async bodies(list) {
-      const tasks: Array<Promise<RenderedBody[]>> = [];
-      // A batch of a few bodies goes one to a task, as body() would: every worker gets some at once.
-      const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
-      for (let i = 0; i < list.length; i += per) tasks.push(chunk(list.slice(i, i + per)));
-      return (await Promise.all(tasks)).flat();
-    },
+    bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
+    snapshots: (ws, list) => inChunks(list, (t) => t.article.slug, (chunk, label) => run('snapshots', { ws, list: chunk }, label)),
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
     posts: (list) => run<ReadPost[]>('posts', list, list[0]?.label ?? ''),

@@ -11,7 +11,7 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { type SnapshotEntry, writeSnapshots } from '../content/snapshot-store.js';
-import { type PackedSnapshot, buildSnapshot, packSnapshot } from '../content/snapshot.js';
+import type { PackedSnapshot } from '../content/snapshot.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
@@ -48,7 +48,7 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
 
 /**
  * Bodies rendered before the transaction, by article id, with the markdown each was rendered
- * from; with `snapshot`, its content snapshot made ahead (prepareSnapshots) and what it was made from.
+ * from; with `snapshot`, its content snapshot made ahead (renderAhead) and what it was made from.
  */
 export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { made: SnapshotSource; packed: PackedSnapshot } }>;
 
@@ -81,26 +81,20 @@ function sameSource(made: SnapshotSource, article: Article, publication: Pick<Pu
 }
 
 /**
- * Build and pack the content snapshots of rendered articles ahead of their transaction, as a
- * first publish would make them (a republish usually matches too). A few at a time with a turn
- * of the event loop between, so the statements of the transaction being written go on meanwhile:
- * the packing (JSON and deflate) then costs the transaction nothing. publishRows uses one only when
- * it was made from what it publishes (sameSource).
+ * Render a batch ahead of its transaction. With a content API to publish to, the render workers
+ * also make each article's content snapshot as a first publish would (a republish usually
+ * matches too): building, serialising and deflating it then costs the publishing thread
+ * nothing. publishRows uses a snapshot only when it was made from what it publishes (sameSource),
+ * else it builds one from the body.
  */
-export async function prepareSnapshots(ctx: Ctx, ws: Workspace, list: Article[], rendered: RenderedBodies, connectors: Connector[]): Promise<RenderedBodies> {
-  const headless = connectors.find((c) => c.kind === 'headless');
-  if (!headless) return rendered;
+export async function renderAhead(ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[]): Promise<RenderedBodies> {
+  if (!connectors.some((c) => c.kind === 'headless')) return renderBodies(ctx, list);
   const now = nowIso(ctx.clock);
-  for (let i = 0; i < list.length; i++) {
-    if (i % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
-    const article = list[i];
-    const entry = rendered.get(article.id);
-    if (!entry || entry.source !== article.bodyMarkdown) continue;
-    const times = firstPublishTimes(article, now);
-    const publication: Publication = { articleId: article.id, connectorId: headless.id, workspaceId: ws.id, firstPublishedAt: times.publishedAt, updatedAt: times.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
-    entry.snapshot = { made: { article, publishedAt: times.publishedAt, updatedAt: times.updatedAt }, packed: packSnapshot(buildSnapshot(ws, article, publication, entry.body)) };
-  }
-  return rendered;
+  const made = list.map((article) => ({ article, ...firstPublishTimes(article, now) }));
+  const out = await ctx.renderer.snapshots(ws, made);
+  // Bytes come back from a worker as a Uint8Array; the drivers bind a Buffer (the same memory) as a blob.
+  for (const { packed } of out) packed.packed = Buffer.from(packed.packed.buffer, packed.packed.byteOffset, packed.packed.byteLength);
+  return new Map(list.map((a, i) => [a.id, { source: a.bodyMarkdown, body: out[i].body, snapshot: { made: made[i], packed: out[i].packed } }]));
 }
 
 /**
@@ -139,7 +133,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
     const targets: PublishResult['targets'] = [];
     // Rendered once for the content snapshot and the webhook event alike.
     const prerendered = rendered.get(article.id);
-    const body = prerendered?.source === article.bodyMarkdown ? prerendered.body : await ctx.renderer.body(article.bodyMarkdown, article.slug);
+    const ahead = prerendered?.source === article.bodyMarkdown ? prerendered : undefined;
+    const body = ahead?.body ?? (await ctx.renderer.body(article.bodyMarkdown, article.slug));
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;
@@ -153,8 +148,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
       }
       const event = prev ? 'article.updated' : 'article.published';
       if (connector.kind === 'headless') {
-        const made = prerendered?.snapshot;
-        snapshots.push({ article, publication, rendered: body, packed: made && sameSource(made.made, article, publication) ? made.packed : undefined });
+        const made = ahead?.snapshot;
+        snapshots.push(made && sameSource(made.made, article, publication) ? { article, publication, packed: made.packed } : { article, publication, rendered: body });
       } else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
       targets.push({ kind: connector.kind, event });
     }

@@ -4,10 +4,6 @@ import { AppError, unavailable } from '../errors.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { TaskFailure, WorkerPool } from '../lib/worker-pool.js';
 import type { AuditSite, auditArticle } from './audit.js';
-import type { PostFile, ReadPost } from '../imports/post-reader.js';
-import type { PackedSnapshot } from '../content/snapshot.js';
-import type { Workspace } from '../workspaces/types.js';
-import type { Article } from './types.js';
 
 /**
  * Everything svc derives from a markdown body, computed in worker threads (never on the event
@@ -23,8 +19,13 @@ export interface Renderer {
    * is refused, the caller renders the bodies one by one to name the one at fault.
    */
   bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
-  /** Each article's body rendered and its content snapshot made (content/snapshot.ts) as published at the times given, in chunks as bodies() makes them. */
-  snapshots(ws: Workspace, list: SnapshotTask[]): Promise<Array<{ packed: PackedSnapshot; body: RenderedBody }>>;
+  /**
+   * `name` of `module` (a pure function of one input, answering `{ value }` or a body's refusal)
+   * run in a worker under the one deadline, for work that would otherwise hold the event loop.
+   */
+  call<T>(module: URL, name: string, input: unknown, label: string): Promise<T>;
+  /** call() of each item, several to a task as bodies() groups them; `name` takes a list and answers one value or refusal per item. */
+  callEach<I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string): Promise<O[]>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
   markdown(markdown: string, label: string): Promise<RenderedBody>;
   /**
@@ -34,18 +35,9 @@ export interface Renderer {
   cachedBody(key: string, markdown: string, label: string): Promise<RenderedBody>;
   /** The SEO audit (articles/audit.ts), which reads the body's headings, words and links; `site` tells its own links apart. */
   audit(article: Parameters<typeof auditArticle>[0], site?: AuditSite): Promise<ReturnType<typeof auditArticle>>;
-  /** Markdown post files of an import read (front matter and body, imports/post-reader.ts), several to a task under the one deadline. */
-  posts(list: PostFile[]): Promise<ReadPost[]>;
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
   stats(): { running: number; started: number; peak: number; ready: number };
   close(): Promise<void>;
-}
-
-/** An article to make the snapshot of, and the times of the publication it is made for. */
-export interface SnapshotTask {
-  article: Article;
-  publishedAt: string;
-  updatedAt: string;
 }
 
 /** A worker's answer: the task's value, or the body limits' refusal (body_too_complex) to throw as it is. */
@@ -63,9 +55,12 @@ function unwrap<T>(out: Checked<T>): T {
  */
 const BODIES_PER_TASK = 16;
 
-// Tests run the TypeScript sources, which a worker thread cannot load: there the worker is the
-// build's (npm test builds first, as the CLI tests need it too).
-const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/articles/render-worker.js' : './render-worker.js', import.meta.url);
+// Tests run the TypeScript sources, which a worker thread cannot load: there the worker, and what
+// it calls, are the build's (npm test builds first, as the CLI tests need it too).
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const ROOT = new URL('../../', import.meta.url);
+const runnable = (module: URL): string => (FROM_SOURCES ? new URL(`dist/${module.href.slice(ROOT.href.length).replace(/\.ts$/, '.js')}`, ROOT).href : module.href);
+const WORKER = new URL(runnable(new URL('./render-worker.js', import.meta.url)));
 
 export function createRenderer(config: Config['rendering']): Renderer {
   const workers = config.workers || availableParallelism();
@@ -102,10 +97,11 @@ export function createRenderer(config: Config['rendering']): Renderer {
   return {
     body: async (markdown, label) => body(markdown, label),
     bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
-    snapshots: (ws, list) => inChunks(list, (t) => t.article.slug, (chunk, label) => run('snapshots', { ws, list: chunk }, label)),
+    call: <T>(module: URL, name: string, input: unknown, label: string) => run<T>('call', { module: runnable(module), name, input }, label),
+    callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
+      inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
-    posts: (list) => run<ReadPost[]>('posts', list, list[0]?.label ?? ''),
     audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
     stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak, ready: pool.ready }),
     close: () => pool.close(),

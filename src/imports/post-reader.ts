@@ -18,12 +18,15 @@ export interface ReadPost {
   notes: NoteCall[];
 }
 
-/** readMarkdown with its notes recorded: what a render worker runs for each file. */
-export function readPost(post: PostFile): ReadPost {
+/** readMarkdown with its notes recorded. */
+function readPost(post: PostFile): ReadPost {
   const notes: NoteCall[] = [];
   const item = readMarkdown(post.label, post.text, post.opts, recordNotes(notes), post.lang, post.authorNames, post.directoryTags);
   return { item, notes };
 }
+
+/** What a render worker runs (Renderer.call) for a task of files. */
+export const readPosts = (list: PostFile[]): { value: ReadPost[] } => ({ value: list.map(readPost) });
 
 /** Files to a worker task: one message each way per file would cost about as much as a file's YAML. */
 const FILES_PER_TASK = 16;
@@ -51,7 +54,7 @@ export class PostReader {
     const task = this.waiting;
     this.waiting = [];
     if (task.length === 0) return;
-    this.renderer.posts(task.map((t) => t.post)).then(
+    this.renderer.call<ReadPost[]>(new URL(import.meta.url), 'readPosts', task.map((t) => t.post), task[0].post.label).then(
       (reads) => task.forEach((t, i) => t.done(reads[i])),
       () => {
         for (const t of task) {

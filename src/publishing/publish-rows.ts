@@ -12,6 +12,9 @@ import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { type SnapshotEntry, writeSnapshots } from '../content/snapshot-store.js';
 import type { PackedSnapshot } from '../content/snapshot.js';
+import type { RenderedSnapshot, SnapshotInput } from './snapshot-render.js';
+
+const SNAPSHOT_RENDER = new URL('./snapshot-render.js', import.meta.url);
 import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
 
@@ -91,7 +94,7 @@ export async function renderAhead(ctx: Ctx, ws: Workspace, list: Article[], conn
   if (!connectors.some((c) => c.kind === 'headless')) return renderBodies(ctx, list);
   const now = nowIso(ctx.clock);
   const made = list.map((article) => ({ article, ...firstPublishTimes(article, now) }));
-  const out = await ctx.renderer.snapshots(ws, made);
+  const out = await ctx.renderer.callEach<SnapshotInput, RenderedSnapshot>(SNAPSHOT_RENDER, 'renderSnapshots', made.map((m) => ({ ws, ...m })), (m) => m.article.slug);
   // Bytes come back from a worker as a Uint8Array; the drivers bind a Buffer (the same memory) as a blob.
   for (const { packed } of out) packed.packed = Buffer.from(packed.packed.buffer, packed.packed.byteOffset, packed.packed.byteLength);
   return new Map(list.map((a, i) => [a.id, { source: a.bodyMarkdown, body: out[i].body, snapshot: { made: made[i], packed: out[i].packed } }]));

@@ -163,7 +163,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnap
   await insertRows(trx, 'content_index', indexRows);
   await insertRows(trx, 'content_articles', articleRows);
   await insertRows(trx, 'content_tags', tagRows);
-  await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)));
+  await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)), true);
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   // Every group the run touched now holds its rows before the run and the run's.

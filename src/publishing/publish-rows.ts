@@ -13,10 +13,11 @@ import type { Publication } from '../connectors/publications.js';
 import { type SnapshotEntry, writeSnapshots } from '../content/snapshot-store.js';
 import type { PackedSnapshot } from '../content/snapshot.js';
 import type { RenderedSnapshot, SnapshotInput } from './snapshot-render.js';
-
-const SNAPSHOT_RENDER = new URL('./snapshot-render.js', import.meta.url);
 import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
+
+/** Loaded by the render workers only (Renderer.callEach). */
+const SNAPSHOT_RENDER = new URL('./snapshot-render.js', import.meta.url);
 
 export interface PublishResult {
   article: Article;

@@ -66,6 +66,13 @@ export async function run(argv: string[], given: Io): Promise<number> {
  * up on) must not keep it alive, so after LINGER_MS it exits with the code anyway.
  */
 export async function main(): Promise<void> {
+  // `svc ... | head`: the pipe's reader left before everything was written. What is left to show
+  // has no reader; the command still ends as it would have, exit code included, with no stack.
+  for (const out of [process.stdout, process.stderr]) {
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+    });
+  }
   const code = await run(process.argv.slice(2), processIo());
   process.exitCode = code;
   setTimeout(() => process.exit(code), LINGER_MS).unref();

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import type { Checked } from './renderer.js';
 import { bodyShape } from '../lib/markdown-shape.js';
 
 /**
@@ -74,4 +75,15 @@ export function assertRenderable(label: string, markdown: string): void {
       'footnotes',
     );
   }
+}
+
+/** `work` of a body within the limits, as a render worker answers; a body beyond them is refused by name, without rendering. */
+export function withinLimits<T>(label: string, markdown: string, work: () => T): Checked<T> {
+  try {
+    assertRenderable(label, markdown);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { refused: { code: err.code, status: err.status, message: err.message, hint: err.hint, details: err.details } };
+  }
+  return { value: work() };
 }

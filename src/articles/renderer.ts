@@ -19,6 +19,13 @@ export interface Renderer {
    * is refused, the caller renders the bodies one by one to name the one at fault.
    */
   bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
+  /**
+   * `name` of `module` (a pure function of one input, answering `{ value }` or a body's refusal)
+   * run in a worker under the one deadline, for work that would otherwise hold the event loop.
+   */
+  call<T>(module: URL, name: string, input: unknown, label: string): Promise<T>;
+  /** call() of each item, several to a task as bodies() groups them; `name` takes a list and answers one value or refusal per item. */
+  callEach<I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string): Promise<O[]>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
   markdown(markdown: string, label: string): Promise<RenderedBody>;
   /**
@@ -48,9 +55,12 @@ function unwrap<T>(out: Checked<T>): T {
  */
 const BODIES_PER_TASK = 16;
 
-// Tests run the TypeScript sources, which a worker thread cannot load: there the worker is the
-// build's (npm test builds first, as the CLI tests need it too).
-const WORKER = new URL(import.meta.url.endsWith('.ts') ? '../../dist/src/articles/render-worker.js' : './render-worker.js', import.meta.url);
+// Tests run the TypeScript sources, which a worker thread cannot load: there the worker, and what
+// it calls, are the build's (npm test builds first, as the CLI tests need it too).
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const ROOT = new URL('../../', import.meta.url);
+const runnable = (module: URL): string => (FROM_SOURCES ? new URL(`dist/${module.href.slice(ROOT.href.length).replace(/\.ts$/, '.js')}`, ROOT).href : module.href);
+const WORKER = new URL(runnable(new URL('./render-worker.js', import.meta.url)));
 
 export function createRenderer(config: Config['rendering']): Renderer {
   const workers = config.workers || availableParallelism();
@@ -73,20 +83,23 @@ export function createRenderer(config: Config['rendering']): Renderer {
     return unwrap(out);
   };
   const body = (markdown: string, label: string, task = 'body') => run<RenderedBody>(task, { markdown, label }, label);
-  const chunk = async (list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]> => {
-    const out = await run<Array<Checked<RenderedBody>>>('bodies', list, list.length === 1 ? list[0].label : `${list[0].label} (or one of the ${list.length - 1} bodies rendered with it)`);
-    return out.map(unwrap);
+  // A batch of a few goes one to a task, as body() would: every worker gets some at once.
+  const inChunks = async <I, O>(list: I[], labelOf: (item: I) => string, task: (chunk: I[], label: string) => Promise<Array<Checked<O>>>): Promise<O[]> => {
+    const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
+    const tasks: Array<Promise<Array<Checked<O>>>> = [];
+    for (let i = 0; i < list.length; i += per) {
+      const chunk = list.slice(i, i + per);
+      tasks.push(task(chunk, chunk.length === 1 ? labelOf(chunk[0]) : `${labelOf(chunk[0])} (or one of the ${chunk.length - 1} bodies rendered with it)`));
+    }
+    return (await Promise.all(tasks)).flat().map(unwrap);
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
     body: async (markdown, label) => body(markdown, label),
-    async bodies(list) {
-      const tasks: Array<Promise<RenderedBody[]>> = [];
-      // A batch of a few bodies goes one to a task, as body() would: every worker gets some at once.
-      const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
-      for (let i = 0; i < list.length; i += per) tasks.push(chunk(list.slice(i, i + per)));
-      return (await Promise.all(tasks)).flat();
-    },
+    bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
+    call: <T>(module: URL, name: string, input: unknown, label: string) => run<T>('call', { module: runnable(module), name, input }, label),
+    callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
+      inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
     audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),

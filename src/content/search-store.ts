@@ -32,8 +32,8 @@ export interface SearchEntry {
   textTerms: string;
 }
 
-/** Index (or re-index) these snapshots. */
-export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Promise<void> {
+/** Index (or re-index) these snapshots; `fresh`: none of them is indexed yet (a run of new snapshots), so there is nothing to replace. */
+export async function indexForSearch(db: Queryable, entries: SearchEntry[], fresh = false): Promise<void> {
   for (let i = 0; i < entries.length; i += 200) {
     const chunk = entries.slice(i, i + 200);
     const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article, e.textTerms) }));
@@ -44,10 +44,12 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[]): Pro
         .merge(['workspace_id', 'document']);
       continue;
     }
-    const ids = chunk.map((e) => e.articleId);
-    const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
-    if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
-    await db('content_search').whereIn('article_id', ids).delete();
+    if (!fresh) {
+      const ids = chunk.map((e) => e.articleId);
+      const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
+      if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
+      await db('content_search').whereIn('article_id', ids).delete();
+    }
     const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
     await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
@@ -80,6 +82,7 @@ export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): Se
         const article = articleOf(r);
         return { articleId: r.article_id, workspaceId: r.workspace_id, article, textTerms: htmlSearchTerms(article.html) };
       }),
+      true,
     );
     done += rows.length;
     after = rows[rows.length - 1].article_id;

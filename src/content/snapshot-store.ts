@@ -26,16 +26,11 @@ type Row = Record<string, any>;
  */
 
 /** (publishedAt, id) order: the order of ranks, oldest first. */
-const byRank = (a: Snapshot, b: Snapshot) =>
+const byRank = (a: PackedSnapshot, b: PackedSnapshot) =>
   a.index.publishedAt < b.index.publishedAt ? -1 : a.index.publishedAt > b.index.publishedAt ? 1 : a.index.id < b.index.id ? -1 : a.index.id > b.index.id ? 1 : 0;
 
-export interface SnapshotEntry {
-  article: Article;
-  publication: Publication;
-  rendered: RenderedBody;
-  /** The snapshot already built and packed from these (publishMany makes it while the batch before is written). */
-  packed?: PackedSnapshot;
-}
+/** An article being published: its body rendered, or its snapshot already made from it (publishMany makes them while the batch before is written). */
+export type SnapshotEntry = { article: Article; publication: Publication } & ({ rendered: RenderedBody } | { packed: PackedSnapshot });
 
 /**
  * Compute and store the snapshots of articles being published (one or a batch). A republish that
@@ -49,7 +44,7 @@ export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries:
   // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks
   // read below cannot move under us.
   await touchState(trx, ws.id, now);
-  const snaps = entries.map((e) => e.packed ?? packSnapshot(buildSnapshot(ws, e.article, e.publication, e.rendered))).sort(byRank);
+  const snaps = entries.map((e) => ('packed' in e ? e.packed : packSnapshot(buildSnapshot(ws, e.article, e.publication, e.rendered)))).sort(byRank);
   const stored = new Map((await rowsByKeys(trx, 'content_index', 'article_id', snaps.map((x) => x.index.id))).map((r) => [r.article_id as string, r]));
   const fresh: PackedSnapshot[] = [];
   const changes: TermChange[] = [];
@@ -112,7 +107,7 @@ async function dropRows(trx: Trx, old: Row): Promise<void> {
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
 
-const searchEntry = (workspaceId: string, snap: Snapshot) => ({ articleId: snap.index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms });
+const searchEntry = (workspaceId: string, snap: PackedSnapshot) => ({ articleId: snap.index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms });
 
 /**
  * Store a run of new snapshots in a few statements, whatever its size: articles not in the
@@ -168,7 +163,7 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnap
   await insertRows(trx, 'content_index', indexRows);
   await insertRows(trx, 'content_articles', articleRows);
   await insertRows(trx, 'content_tags', tagRows);
-  await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)));
+  await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)), true);
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
   // Every group the run touched now holds its rows before the run and the run's.
@@ -338,7 +333,7 @@ interface TermChange {
 }
 
 /** The categories and tags a stored snapshot is listed under, at its updatedAt. */
-const termsOf = (snap: Snapshot): TermChange[] => [
+const termsOf = (snap: Pick<Snapshot, 'index'>): TermChange[] => [
   { kind: 'category', slug: snap.index.category.slug, title: snap.index.category.title, lastmod: snap.index.updatedAt },
   ...snap.index.tags.map((t) => ({ kind: 'tag' as const, slug: t.slug, title: t.title, lastmod: snap.index.updatedAt })),
 ];

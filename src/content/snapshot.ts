@@ -79,13 +79,26 @@ const utc = (value: string): string => new Date(value).toISOString();
 export const packArticle = (snap: Snapshot): Buffer =>
   deflateRawSync(JSON.stringify(Object.fromEntries(Object.entries(snap.article).filter(([key]) => !(key in snap.index)))), { level: 1 });
 
-/** A snapshot with the encodings it is stored in (the costly part of storing it), made before the transaction that stores it. */
-export interface PackedSnapshot extends Snapshot {
+/**
+ * A snapshot as it is stored: the index entry and its JSON, the rest of the article packed
+ * (packArticle), and of the article's text only what search indexes besides the body's terms.
+ * Made before the transaction that stores it, in a render worker for bulk publishes: html and
+ * markdown need not travel back.
+ */
+export interface PackedSnapshot extends Omit<Snapshot, 'article'> {
+  article: Pick<StoredArticle, 'title' | 'outline' | 'metaDescription'>;
   indexJson: string;
   packed: Buffer;
 }
 
-export const packSnapshot = (snap: Snapshot): PackedSnapshot => ({ ...snap, indexJson: JSON.stringify(snap.index), packed: packArticle(snap) });
+export const packSnapshot = (snap: Snapshot): PackedSnapshot => ({
+  index: snap.index,
+  article: { title: snap.article.title, outline: snap.article.outline, metaDescription: snap.article.metaDescription },
+  sitemapEntry: snap.sitemapEntry,
+  searchTerms: snap.searchTerms,
+  indexJson: JSON.stringify(snap.index),
+  packed: packArticle(snap),
+});
 
 /** The article's JSON (index fields first, as built) from its index entry and packArticle's bytes. */
 export const articleJson = (indexJson: string, packed: Buffer): string => `${indexJson.slice(0, -1)},${inflateRawSync(packed).toString().slice(1)}`;

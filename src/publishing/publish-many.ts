@@ -7,7 +7,7 @@ import type { ArticleStatus } from '../articles/inputs.js';
 import type { Article } from '../articles/types.js';
 import type { ConnectorKind } from '../connectors/store.js';
 import type { Workspace } from '../workspaces/types.js';
-import { type PublishResult, type RenderedBodies, announce, destinations, firstPublishTimes, prepareSnapshots, publishRows, renderBodies } from './publish-rows.js';
+import { type PublishResult, type RenderedBodies, announce, destinations, firstPublishTimes, publishRows, renderAhead, renderBodies } from './publish-rows.js';
 
 /**
  * Articles per publish transaction: a few multi-row statements, tens of milliseconds of writing,
@@ -78,10 +78,7 @@ export async function publishMany(ctx: Ctx, ws: Workspace, list: Article[], opts
   const batches: Article[][] = [];
   for (let i = 0; i < ordered.length; i += PUBLISH_BATCH) batches.push(ordered.slice(i, i + PUBLISH_BATCH));
   // The next batches render in the workers, and their snapshots are made, while this one is written.
-  const render = (batch: Article[]): Promise<RenderedBodies | Error> =>
-    renderBodies(ctx, batch)
-      .then((rendered) => prepareSnapshots(ctx, ws, batch, rendered, connectors))
-      .catch((err: Error) => err);
+  const render = (batch: Article[]): Promise<RenderedBodies | Error> => renderAhead(ctx, ws, batch, connectors).catch((err: Error) => err);
   const ahead = batches.slice(0, RENDER_AHEAD).map(render);
   for (let b = 0; b < batches.length; b++) {
     const batch = batches[b];

@@ -11,9 +11,13 @@ import { type Connector, type ConnectorKind, listConnectors } from '../connector
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { type SnapshotEntry, writeSnapshots } from '../content/snapshot-store.js';
-import { type PackedSnapshot, buildSnapshot, packSnapshot } from '../content/snapshot.js';
+import type { PackedSnapshot } from '../content/snapshot.js';
+import type { RenderedSnapshot, SnapshotInput } from './snapshot-render.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { enqueueArticleEvent, refuseWhileUnpublishing } from '../webhooks/outbox.js';
+
+/** Loaded by the render workers only (Renderer.callEach). */
+const SNAPSHOT_RENDER = new URL('./snapshot-render.js', import.meta.url);
 
 export interface PublishResult {
   article: Article;
@@ -48,41 +52,53 @@ export function firstPublishTimes(article: Pick<Article, 'importedPublishedAt' |
 
 /**
  * Bodies rendered before the transaction, by article id, with the markdown each was rendered
- * from; with `snapshot`, its content snapshot made ahead (prepareSnapshots) from what `key` names.
+ * from; with `snapshot`, its content snapshot made ahead (renderAhead) and what it was made from.
  */
-export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { key: string; packed: PackedSnapshot } }>;
+export type RenderedBodies = Map<string, { source: string; body: RenderedBody; snapshot?: { made: SnapshotSource; packed: PackedSnapshot } }>;
+
+/** What a snapshot is made of: the article and its publication's times. */
+interface SnapshotSource {
+  article: Article;
+  publishedAt: string;
+  updatedAt: string;
+}
+
+/** Fields of an article the publish's claim writes (its status and publish bookkeeping): the snapshot takes its times from the publication. */
+const CLAIMED = new Set<string>(['status', 'scheduledAt', 'firstPublishedAt', 'publishedRevision', 'publishError']);
 
 /**
- * What a snapshot is made of: the article but for what the publish's claim writes on it (its
- * status and publish bookkeeping: the snapshot takes its times from the publication), and the
- * publication's times. Any other difference, such as an edit since, makes the key differ.
+ * Whether a snapshot made from `made` is the one `article` published with `publication` would
+ * make: every other field the same (a list field item by item), so any edit since tells them apart.
  */
-function snapshotKey(article: Article, publication: Pick<Publication, 'firstPublishedAt' | 'updatedAt'>): string {
-  const { status, scheduledAt, firstPublishedAt, publishedRevision, publishError, ...made } = article;
-  return JSON.stringify([made, publication.firstPublishedAt, publication.updatedAt]);
+function sameSource(made: SnapshotSource, article: Article, publication: Pick<Publication, 'firstPublishedAt' | 'updatedAt'>): boolean {
+  if (made.publishedAt !== publication.firstPublishedAt || made.updatedAt !== publication.updatedAt) return false;
+  const a = made.article as unknown as Record<string, unknown>;
+  const b = article as unknown as Record<string, unknown>;
+  if (Object.keys(a).length !== Object.keys(b).length) return false;
+  for (const key in a) {
+    if (CLAIMED.has(key) || a[key] === b[key]) continue;
+    const x = a[key];
+    const y = b[key];
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length || x.some((v, i) => v !== y[i])) return false;
+  }
+  return true;
 }
 
 /**
- * Build and pack the content snapshots of rendered articles ahead of their transaction, as a
- * first publish would make them (a republish usually matches too). A few at a time with a turn
- * of the event loop between, so the statements of the transaction being written go on meanwhile:
- * the packing (JSON and deflate) then costs the transaction nothing. publishRows uses one only when
- * its key still matches.
+ * Render a batch ahead of its transaction. With a content API to publish to, the render workers
+ * also make each article's content snapshot as a first publish would (a republish usually
+ * matches too): building, serialising and deflating it then costs the publishing thread
+ * nothing. publishRows uses a snapshot only when it was made from what it publishes (sameSource),
+ * else it builds one from the body.
  */
-export async function prepareSnapshots(ctx: Ctx, ws: Workspace, list: Article[], rendered: RenderedBodies, connectors: Connector[]): Promise<RenderedBodies> {
-  const headless = connectors.find((c) => c.kind === 'headless');
-  if (!headless) return rendered;
+export async function renderAhead(ctx: Ctx, ws: Workspace, list: Article[], connectors: Connector[]): Promise<RenderedBodies> {
+  if (!connectors.some((c) => c.kind === 'headless')) return renderBodies(ctx, list);
   const now = nowIso(ctx.clock);
-  for (let i = 0; i < list.length; i++) {
-    if (i % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
-    const article = list[i];
-    const entry = rendered.get(article.id);
-    if (!entry || entry.source !== article.bodyMarkdown) continue;
-    const times = firstPublishTimes(article, now);
-    const publication: Publication = { articleId: article.id, connectorId: headless.id, workspaceId: ws.id, firstPublishedAt: times.publishedAt, updatedAt: times.updatedAt, publishedUrl: null, lastError: null, lastErrorAt: null };
-    entry.snapshot = { key: snapshotKey(article, publication), packed: packSnapshot(buildSnapshot(ws, article, publication, entry.body)) };
-  }
-  return rendered;
+  const made = list.map((article) => ({ article, ...firstPublishTimes(article, now) }));
+  const out = await ctx.renderer.callEach<SnapshotInput, RenderedSnapshot>(SNAPSHOT_RENDER, 'renderSnapshots', made.map((m) => ({ ws, ...m })), (m) => m.article.slug);
+  // Bytes come back from a worker as a Uint8Array; the drivers bind a Buffer (the same memory) as a blob.
+  for (const { packed } of out) packed.packed = Buffer.from(packed.packed.buffer, packed.packed.byteOffset, packed.packed.byteLength);
+  return new Map(list.map((a, i) => [a.id, { source: a.bodyMarkdown, body: out[i].body, snapshot: { made: made[i], packed: out[i].packed } }]));
 }
 
 /**
@@ -121,7 +137,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
     const targets: PublishResult['targets'] = [];
     // Rendered once for the content snapshot and the webhook event alike.
     const prerendered = rendered.get(article.id);
-    const body = prerendered?.source === article.bodyMarkdown ? prerendered.body : await ctx.renderer.body(article.bodyMarkdown, article.slug);
+    const ahead = prerendered?.source === article.bodyMarkdown ? prerendered : undefined;
+    const body = ahead?.body ?? (await ctx.renderer.body(article.bodyMarkdown, article.slug));
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;
@@ -135,8 +152,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
       }
       const event = prev ? 'article.updated' : 'article.published';
       if (connector.kind === 'headless') {
-        const made = prerendered?.snapshot;
-        snapshots.push({ article, publication, rendered: body, packed: made && made.key === snapshotKey(article, publication) ? made.packed : undefined });
+        const made = ahead?.snapshot;
+        snapshots.push(made && sameSource(made.made, article, publication) ? { article, publication, packed: made.packed } : { article, publication, rendered: body });
       } else events.push({ event, workspace: ws, connector, article, publication, rendered: body });
       targets.push({ kind: connector.kind, event });
     }

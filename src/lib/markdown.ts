@@ -218,8 +218,11 @@ const FOOTNOTE_MARKS = /<sup><a\b[^>]*\bhref="#fn-(?!ref-)[^"<>]*"[^>]*>[^<]*<\/
 /** HTML without the footnotes' reference numbers and back links, for its text (words, excerpt, search terms, FAQ answers). */
 const withoutFootnoteMarks = (html: string): string => (html.includes('"#fn-') ? html.replace(FOOTNOTE_MARKS, '') : html);
 
-/** Words of text as sanitize-html leaves it (entities escaped). */
-const wordsOfText = (escaped: string): number => escaped.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+/** Words of text as sanitize-html leaves it (entities escaped): runs of non-space holding a letter or a digit, counted without splitting. */
+const wordsOfText = (escaped: string): number => escaped.match(WORD)?.length ?? 0;
+
+// From a word's first letter or digit to the space after it: one match per word, none for a run of punctuation.
+const WORD = /[\p{L}\p{N}]\S*/gu;
 
 const EMBED_HOSTS = ['www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com', 'player.vimeo.com'];
 
@@ -385,7 +388,12 @@ const MARKUP = /[<&]/;
 const unescaped = (escaped: string): string => escaped.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (m) => ENTITIES[m]).trim();
 
 /** Inline markdown (a heading, a paragraph) as plain text. */
-const plain = (inline: string): string => htmlText(marked.parseInline(inline) as string);
+const plain = (inline: string): string => (LITERAL.test(inline) ? inline.trim() : htmlText(marked.parseInline(inline) as string));
+
+// Inline markdown with none of the characters that start markup, an escape or an entity (most
+// headings) is its own text: marked would only escape its quotes and `>`, which htmlText turns
+// back, and an autolink keeps its text. Saves a parse and a sanitiser run per heading.
+const LITERAL = /^[^\\`*_~[\]<&\x00-\x1f\x7f]*$/;
 
 export const plainText = plain;
 

@@ -16,7 +16,7 @@ const tasks: Record<string, (input: never) => unknown> = {
   bodies: (list: Body[]) => ({ value: list.map(({ markdown, label }) => checked(label, markdown, () => renderBody(markdown))) }),
   markdown: ({ markdown, label }: Body) => checked(label, markdown, () => renderMarkdown(markdown)),
   audit: ({ article, site }: Audit) => checked(article.slug, article.bodyMarkdown, () => auditArticle(article, site)),
-  // A pure function of another module (Renderer.call), loaded at its first call: a daemon's
+  // A pure function of another module (Renderer.callEach), loaded at its first call: a daemon's
   // workers load only what its tasks use.
   call: async ({ module, name, input }: Call) => ((await import(module)) as Record<string, (input: unknown) => unknown>)[name](input),
 };

@@ -20,11 +20,10 @@ export interface Renderer {
    */
   bodies(list: Array<{ markdown: string; label: string }>): Promise<RenderedBody[]>;
   /**
-   * `name` of `module` (a pure function of one input, answering `{ value }` or a body's refusal)
-   * run in a worker under the one deadline, for work that would otherwise hold the event loop.
+   * `name` of `module` (a pure function of a list, answering `{ value }` or a body's refusal for
+   * each item) run in the workers under the one deadline, several items to a task as bodies()
+   * groups them, for work that would otherwise hold the event loop.
    */
-  call<T>(module: URL, name: string, input: unknown, label: string): Promise<T>;
-  /** call() of each item, several to a task as bodies() groups them; `name` takes a list and answers one value or refusal per item. */
   callEach<I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string): Promise<O[]>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
   markdown(markdown: string, label: string): Promise<RenderedBody>;
@@ -97,7 +96,6 @@ export function createRenderer(config: Config['rendering']): Renderer {
   return {
     body: async (markdown, label) => body(markdown, label),
     bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
-    call: <T>(module: URL, name: string, input: unknown, label: string) => run<T>('call', { module: runnable(module), name, input }, label),
     callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
       inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),
     markdown: async (markdown, label) => body(markdown, label, 'markdown'),

@@ -2,7 +2,7 @@ import { type ContentType, contentTypeNamed } from '../articles/categories.js';
 import { KEYWORDS_MAX } from '../articles/inputs.js';
 import { leadingH1 } from '../lib/markdown.js';
 import { isValidSlug, normaliseSlug, slugify } from '../lib/slug.js';
-import type { ImportItem, NoteSink, ReaderOptions } from './types.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 /** A post as any reader finds it, before it becomes article input. */
 export interface RawPost {
@@ -36,7 +36,7 @@ export interface RawPost {
  * content types, and a tag keeps the old grouping listable); tags, then those categories, then
  * keywords become the secondary keywords after the focus keyword, de-duplicated by slug.
  */
-export function toItem(post: RawPost, opts: ReaderOptions, notes: NoteSink): ImportItem {
+export function toItem(post: RawPost, opts: ReaderOptions, notes: ImportNotes): ImportItem {
   const categories = (post.categories ?? []).map((c) => c.trim()).filter(Boolean);
   const typed = post.contentType ? undefined : categories.find((c) => contentTypeNamed(c));
   const contentType = post.contentType ?? (typed ? contentTypeNamed(typed) : undefined);
@@ -99,7 +99,7 @@ export function imageUrl(value: string, opts: ReaderOptions): string {
  * cannot serve (`Hello World`, `a--b`) becomes the nearest slug, and the summary lists old and new
  * so the old site can redirect; undefined (a slug from the title) when nothing is left of it.
  */
-export function keptSlug(old: string | undefined, source: string, notes: NoteSink): string | undefined {
+export function keptSlug(old: string | undefined, source: string, notes: ImportNotes): string | undefined {
   if (old === undefined || old.trim() === '') return undefined;
   const slug = normaliseSlug(old);
   if (isValidSlug(slug)) return slug;

@@ -9,7 +9,7 @@ import { normaliseKey, splitFrontMatter } from './front-matter.js';
 import { platformSyntax, rootImages } from './body-syntax.js';
 import { stripMdx } from './mdx.js';
 import { remainingTags, templateTags } from './shortcodes.js';
-import type { ImportItem, NoteSink, ReaderOptions } from './types.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 
 /**
  * Each field of an article and the front matter keys that give it (normalised, see
@@ -50,7 +50,7 @@ interface Entry {
 }
 
 /** Read one markdown file into an import item; what is wrong with it goes to `notes` instead. */
-export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: NoteSink, lang?: string, authorNames?: Map<string, string>, directoryTags?: string[]): ImportItem | undefined {
+export function readMarkdown(file: string, text: string, opts: ReaderOptions, notes: ImportNotes, lang?: string, authorNames?: Map<string, string>, directoryTags?: string[]): ImportItem | undefined {
   if (/^_index(\.[\w-]+)?\.(md|markdown)$/i.test(path.basename(file))) {
     notes.skip('Hugo section pages (_index.md, lists rather than posts)', file);
     return undefined;
@@ -188,7 +188,7 @@ function fileName(file: string, lang: string | undefined): { stem: string; date?
   return { stem: dated ? dated[2] : stem, date: dated?.[1], inDrafts: folders.includes('_drafts'), jekyll: Boolean(dated) || folders.includes('_drafts') || folders.includes('_posts') };
 }
 
-function fromFileName(date: string, file: string, notes: NoteSink, zone: string | undefined): string | undefined {
+function fromFileName(date: string, file: string, notes: ImportNotes, zone: string | undefined): string | undefined {
   try {
     const parsed = parseDateTime(date, { naive: 'utc', zone });
     notes.naiveDate(file, `file name date ${date}`, zone);
@@ -202,7 +202,7 @@ function fromFileName(date: string, file: string, notes: NoteSink, zone: string 
  * A front matter slug as written. Docusaurus writes it as a path (`slug: /my-post`, served under
  * the blog's route): the slashes go; a path of several segments keeps its last, listed as moved.
  */
-function explicitSlug(value: string | undefined, file: string, notes: NoteSink): string | undefined {
+function explicitSlug(value: string | undefined, file: string, notes: ImportNotes): string | undefined {
   if (value === undefined || !value.includes('/')) return value;
   const segments = value.split('/').filter(Boolean);
   if (segments.length === 0) throw invalidInput(`slug "${value}" names no post (the site's root)`);

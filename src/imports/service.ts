@@ -16,9 +16,7 @@ import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
 import { linksToOtherFiles } from './other-files.js';
 import { SiteZones } from './site-zone.js';
-import { PostReader } from './post-reader.js';
 import { listSources, readSource } from './sources.js';
-import type { Source } from './languages.js';
 import { type ImportItem, ImportNotes } from './types.js';
 
 /** A progress display for one phase (the CLI draws a bar on a terminal). */
@@ -82,15 +80,9 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const authors = new AuthorsFiles(notes);
   const zones = new SiteZones(notes);
   const collections = new SiteCollections(notes);
-  const posts = new PostReader(ctx.renderer);
-  const reads: Array<{ src: Source; zone?: string; take: () => Promise<ImportItem[]> }> = [];
   for (const src of chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes)) {
     const zone = opts.timeZone ?? (await zones.of(src.root));
-    reads.push({ src, zone, take: await readSource(src, { ...readerOptions, zone }, notes, authors, collections, posts) });
-  }
-  posts.flush();
-  for (const { src, zone, take } of reads) {
-    const read = await take();
+    const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
     // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
     const hexo = await zones.hexoSite(src.root);
     if (hexo) hexoAddresses(hexo, read, zone);

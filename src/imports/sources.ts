@@ -7,8 +7,8 @@ import { ghostData, readGhost } from './ghost.js';
 import type { AuthorsFiles } from './authors-file.js';
 import type { SiteCollections } from './collections.js';
 import type { Source } from './languages.js';
-import type { PostReader } from './post-reader.js';
-import { type ImportItem, type ImportNotes, type ReaderOptions, replayNotes } from './types.js';
+import { readMarkdown } from './markdown.js';
+import type { ImportItem, ImportNotes, ReaderOptions } from './types.js';
 import { readWordPress } from './wordpress.js';
 
 const MARKDOWN = /\.(md|markdown|mdx)$/i;
@@ -45,48 +45,36 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
 /**
  * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
  * export, anything else markdown with front matter (its author keys looked up in the nearest
- * authors.yml, its Eleventy directory data read, the file itself read by `posts`, in a worker).
- * What is read is taken by calling the answer, in file order: each file's notes (problems go
- * there too) are said then, so they come in the same order however the files were read.
+ * authors.yml, its Eleventy directory data read). Problems go to `notes`.
  */
-export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections, posts: PostReader): Promise<() => Promise<ImportItem[]>> {
+export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections): Promise<ImportItem[]> {
   let text: string;
   try {
     text = /\.(json|xml)$/i.test(src.file) ? await readTextFile(src.file, FILE_MAX_BYTES, 'an export') : await readTextFile(src.file, POST_FILE_MAX_BYTES, 'a post file');
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return async () => {
-      notes.problem(src.label, err.message);
+    notes.problem(src.label, err.message);
+    return [];
+  }
+  if (/\.json$/i.test(src.file)) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      notes.problem(src.label, `not valid JSON: ${(err as Error).message}`);
       return [];
-    };
+    }
+    const ghost = ghostData(doc);
+    if ('problem' in ghost) {
+      notes.problem(src.label, ghost.problem);
+      return [];
+    }
+    return readGhost(src.label, ghost.data, opts, notes);
   }
-  if (/\.json$/i.test(src.file)) return async () => readExport(src.label, text, opts, notes);
-  if (/\.xml$/i.test(src.file)) return async () => readWordPress(src.label, text, opts, notes);
-  const read = posts.read({ label: src.label, text, opts, lang: src.lang, authorNames: await authors.near(src.file), directoryTags: await collections.directoryTags(src.file, src.root) });
-  read.catch(() => undefined); // its failure is thrown where it is taken, in file order
-  return async () => {
-    const { item, notes: calls } = await read;
-    replayNotes(notes, calls);
-    if (!item) return [];
-    item.file = src.file;
-    item.root = src.root;
-    return [item];
-  };
-}
-
-/** A Ghost JSON export's posts. */
-function readExport(label: string, text: string, opts: ReaderOptions, notes: ImportNotes): ImportItem[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    notes.problem(label, `not valid JSON: ${(err as Error).message}`);
-    return [];
-  }
-  const ghost = ghostData(doc);
-  if ('problem' in ghost) {
-    notes.problem(label, ghost.problem);
-    return [];
-  }
-  return readGhost(label, ghost.data, opts, notes);
+  if (/\.xml$/i.test(src.file)) return readWordPress(src.label, text, opts, notes);
+  const item = readMarkdown(src.label, text, opts, notes, src.lang, await authors.near(src.file), await collections.directoryTags(src.file, src.root));
+  if (!item) return [];
+  item.file = src.file;
+  item.root = src.root;
+  return [item];
 }

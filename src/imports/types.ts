@@ -49,22 +49,6 @@ const push = <K>(map: Map<K, string[]>, key: K, source: string) => {
   else map.set(key, [source]);
 };
 
-/** The notes a reader of one post file takes (ImportNotes has them all). */
-export type NoteSink = Pick<ImportNotes, 'problem' | 'skip' | 'unknownKey' | 'naiveDate' | 'moved' | 'warn'>;
-
-/** One call a reader made on its NoteSink, as recordNotes keeps it. */
-export type NoteCall = [keyof NoteSink, ...Array<string | undefined>];
-
-/** A NoteSink that keeps its calls (a file read in a worker), to be said to the batch's notes in file order (replayNotes). */
-export function recordNotes(calls: NoteCall[]): NoteSink {
-  const keep = (name: keyof NoteSink) => (...args: Array<string | undefined>) => void calls.push([name, ...args]);
-  return { problem: keep('problem'), skip: keep('skip'), unknownKey: keep('unknownKey'), naiveDate: keep('naiveDate'), moved: keep('moved'), warn: keep('warn') };
-}
-
-export function replayNotes(notes: NoteSink, calls: NoteCall[]): void {
-  for (const [name, ...args] of calls) (notes[name] as (...a: Array<string | undefined>) => void)(...args);
-}
-
 /** What reading a batch found besides its posts, said once at the end (never once per file). */
 export class ImportNotes {
   /** Files or posts that cannot be imported, with the reason. */

@@ -68,6 +68,8 @@ export async function run(argv: string[], given: Io): Promise<number> {
 export async function main(): Promise<void> {
   // `svc ... | head`: the pipe's reader left before everything was written. What is left to show
   // has no reader; the command still ends as it would have, exit code included, with no stack.
+  // The daemon (`svc serve 2>&1 | head`, a log shipper that ended) keeps serving and its log
+  // lines are lost: a closed log pipe must not take the content API down with it.
   for (const out of [process.stdout, process.stderr]) {
     out.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { withStateDir } from '../helpers/env.js';
 import { sandbox } from './sandbox.js';
@@ -25,5 +25,64 @@ describe('output to a pipe whose reader has gone', { timeout: 60_000 }, () => {
       const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect({ args, exit }).toEqual({ args, exit: code });
     }
+  });
+});
+
+// `svc serve 2>&1 | head -n 3`, `svc serve | head`, or a log shipper reading a pipe that ended:
+// the daemon's log (and its one stdout line) lose their reader. It keeps serving, as a service
+// manager's daemons do (systemd ignores SIGPIPE for its services for this reason); the lines written
+// meanwhile are lost, and a signal stops it as usual, exit 0.
+describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_000 }, () => {
+  const daemon = async (env: Record<string, string>, cwd: string) => {
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    return { child, exited };
+  };
+  // Every request writes a log line (the request log), so each one here writes into the closed pipe.
+  const answers = async (port: number) => {
+    const statuses: number[] = [];
+    for (const route of ['/healthz', '/livez', '/no-such-page', '/healthz']) statuses.push((await fetch(`http://127.0.0.1:${port}${route}`)).status);
+    return statuses;
+  };
+
+  it('`svc serve 2>&1 | head`: both go after the first lines; it still answers, and SIGTERM stops it with exit 0', async () => {
+    const box = await sandbox({ migrated: true });
+    const { child, exited } = await daemon(box.env, box.dir);
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
+    });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    expect(await answers(port)).toEqual([200, 200, 404, 200]);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('`svc serve | head -n 0`: stdout is gone before its line; it serves, and SIGTERM stops it with exit 0', async () => {
+    const box = await sandbox({ migrated: true });
+    const { child, exited } = await daemon(box.env, box.dir);
+    child.stdout.destroy();
+    // The port from the log, which still has its reader until the daemon serves.
+    const port = await new Promise<number>((resolve, reject) => {
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+        const serving = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'svc is serving');
+        if (serving) resolve(Number(String(serving.address).split(':').pop()));
+      });
+      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before serving:\n${err}`)));
+    });
+    expect(await answers(port)).toEqual([200, 200, 404, 200]);
+    child.stderr.destroy();
+    expect(await answers(port)).toEqual([200, 200, 404, 200]);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
   });
 });

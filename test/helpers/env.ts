@@ -7,6 +7,7 @@ import type { Config } from '../../src/config/schema.js';
 import { copySqliteTemplate, dropLater } from './migrated-template.js';
 import { adminQuery } from './pg-admin.js';
 import { afterFile } from './cleanup.js';
+import { type TestRun, claimRun, heldElsewhere } from './pg-runs.js';
 
 /** Set by .ci/run (and by hand) to run the whole suite against PostgreSQL too. */
 export const PG_URL = process.env.SVC_TEST_DATABASE_URL;
@@ -64,7 +65,8 @@ export async function freshConfig(overrides: Record<string, unknown> = {}, extra
  * vitest config without that globalSetup.
  */
 export async function createPgDatabase(adminUrl = PG_URL!, template?: string): Promise<string> {
-  const name = `svc_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const run = await runOn(adminUrl);
+  const name = run.name(`${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`);
   await adminQuery(adminUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const dropList = inject('pgDropList');
   if (dropList) dropLater(dropList, adminUrl, name);
@@ -72,4 +74,28 @@ export async function createPgDatabase(adminUrl = PG_URL!, template?: string): P
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+let fileRun: Promise<TestRun> | undefined;
+
+/**
+ * The run that names a new database on the server of `adminUrl` (helpers/pg-runs.ts): the whole
+ * run's, claimed by the globalSetup on SVC_TEST_DATABASE_URL's server; on another server, or under
+ * a vitest config without that globalSetup, one of this file's own, held until its drops are done.
+ */
+function runOn(adminUrl: string): Promise<TestRun> {
+  const whole = inject('pgRun');
+  if (whole && PG_URL && new URL(PG_URL).host === new URL(adminUrl).host) {
+    return Promise.resolve(heldElsewhere(whole));
+  }
+  if (!fileRun) {
+    const claimed = claimRun(adminUrl);
+    fileRun = claimed;
+    // Registered before the file's drops, so it runs after them.
+    afterFile(async () => {
+      fileRun = undefined;
+      await (await claimed).release();
+    });
+  }
+  return fileRun;
 }

@@ -14,6 +14,11 @@ export default defineConfig({
     // Two cores here: files run in forks, two at a time.
     pool: 'forks',
     maxWorkers: 2,
+    // A fork runs file after file on one module graph instead of importing the app afresh for
+    // each file (about 1.4 s a file, 315 s summed over the suite). Sound while nothing a file
+    // starts outlives it: helpers register what they start with afterFile (helpers/cleanup.ts;
+    // an afterAll called inside a test is ignored), which setup.ts runs at the end of each file.
+    isolate: false,
     setupFiles: ['test/helpers/setup.ts'],
     // Says before the run which tests skip without PostgreSQL and how to run them; migrates the
     // database that test daemons' fresh databases are copied from.

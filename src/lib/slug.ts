@@ -28,10 +28,14 @@ export const SLUG_INPUT_PATTERN = new RegExp(`^\\s*${WORDS}\\s*$`, 'u');
 const PLAIN = /^[a-z0-9._-]*$/;
 
 /** The form a slug is stored and compared in: trimmed, lower case, NFC. */
-export const normaliseSlug = (text: string): string => (PLAIN.test(text) ? text : text.trim().toLowerCase().normalize('NFC'));
+export const normaliseSlug = (text: string): string => (text.length <= SLUG_MAX && PLAIN.test(text) ? text : text.trim().toLowerCase().normalize('NFC'));
 
-/** Whether `slug` is already a slug in its stored form (normalised, and of slug characters only). */
-export const isValidSlug = (slug: string): boolean => SLUG.test(slug) && normaliseSlug(slug) === slug;
+/**
+ * Whether `slug` is already a slug in its stored form (normalised, and of slug characters only).
+ * Text longer than any slug (SLUG_MAX characters are at most twice as many UTF-16 units) is not
+ * one, and the pattern never runs over it.
+ */
+export const isValidSlug = (slug: string): boolean => slug.length <= 2 * SLUG_MAX && SLUG.test(slug) && normaliseSlug(slug) === slug;
 
 /**
  * The spellings a stored slug may have for one normalised request: the NFC form, and the NFD

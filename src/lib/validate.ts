@@ -37,11 +37,21 @@ export function charLength(text: string): number {
 
 /**
  * A zod refinement: at most `max` characters, counted as the database counts them, so text
- * that passes always fits its column (zod's own .max counts UTF-16 units).
+ * that passes always fits its column (zod's own .max counts UTF-16 units). Text past the limit
+ * stops the schema there (a fatal issue): the refinements after this one (patterns, URL parsing)
+ * never read more text than the field may hold.
  */
 export const atMostChars = (max: number, message?: string) => (value: string, ctx: z.RefinementCtx) => {
-  if (charLength(value) > max) ctx.addIssue({ code: ZodIssueCode.too_big, type: 'string', maximum: max, inclusive: true, message });
+  if (charLength(value) > max) ctx.addIssue({ code: ZodIssueCode.too_big, type: 'string', maximum: max, inclusive: true, message, fatal: true });
 };
+
+/**
+ * Text of at most `max` UTF-16 units, measured before `rules` (a pattern, a parse) read it. zod
+ * runs every check of a string even after `.max` failed, so `z.string().max(n).regex(p)` runs p
+ * over all the text a client sent: a megabytes-long subject can exhaust V8's backtrack stack
+ * ("Maximum call stack size exceeded") instead of being refused for its size.
+ */
+export const lengthFirst = <T extends z.ZodTypeAny>(max: number, rules: T) => z.string().max(max).pipe(rules);
 
 /**
  * `schema`, described to JSON Schema (tools/list) as `shown`: a rule the converter cannot read

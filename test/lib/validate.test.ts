@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../../src/errors.js';
+import { articleCreateInput } from '../../src/articles/inputs.js';
 import { parseInput } from '../../src/lib/validate.js';
 import { createArticle } from '../../src/publishing/create.js';
 import { startDaemon } from '../helpers/daemon.js';
@@ -18,6 +19,20 @@ describe('parseInput', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'invalid_input', status: 400, message: 'Invalid article: tags.1: text may not contain the NUL character (U+0000)', details: { field: 'tags' } });
     expect(parseInput(schema, { title: 'ok', tags: ['a'] })).toEqual({ title: 'ok', tags: ['a'] });
+  });
+
+  it('refuses text past its limit for its size, naming the field, before the field\'s pattern reads it', () => {
+    // Words of a slug, far past its 200 characters: the slug pattern backtracks once per word,
+    // and over this many V8 gives up with "Maximum call stack size exceeded".
+    const slug = `${'ab-'.repeat(6_000_000)}a`;
+    let error: unknown;
+    try {
+      parseInput(articleCreateInput, { title: 'A title', slug }, 'article');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'invalid_input', status: 400, message: 'Invalid article: slug: must be at most 200 characters', details: { field: 'slug' } });
   });
 
   it('keeps a NUL out of the database through a real service', async () => {

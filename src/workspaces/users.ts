@@ -9,12 +9,12 @@ import { atMostChars, parseInput } from '../lib/validate.js';
 import * as store from './store.js';
 import type { User } from './types.js';
 
+// The size first (the column's), so the address pattern never reads more text than an address may hold.
 export const emailInput = z
   .string()
   .trim()
-  .toLowerCase()
-  .max(320, 'an email address has at most 320 characters') // the column's size
-  .email('not a valid email address');
+  .max(320, 'an email address has at most 320 characters')
+  .pipe(z.string().toLowerCase().email('not a valid email address'));
 
 export const passwordInput = z.string().min(8, 'passwords need at least 8 characters').max(1024);
 

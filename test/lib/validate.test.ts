@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../src/errors.js';
 import { articleCreateInput } from '../../src/articles/inputs.js';
 import { parseInput } from '../../src/lib/validate.js';
+import { emailInput } from '../../src/workspaces/users.js';
 import { createArticle } from '../../src/publishing/create.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedWorkspace } from '../helpers/seed.js';
@@ -33,6 +34,12 @@ describe('parseInput', () => {
     }
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'invalid_input', status: 400, message: 'Invalid article: slug: must be at most 200 characters', details: { field: 'slug' } });
+  });
+
+  it('refuses an email address past its size for that alone, before the address pattern reads it', () => {
+    expect(() => parseInput(emailInput, `${'a.'.repeat(2_000_000)}@example`, 'email')).toThrow(/^Invalid email: an email address has at most 320 characters$/);
+    expect(parseInput(emailInput, '  Ann@Example.ORG ', 'email')).toBe('ann@example.org');
+    expect(() => parseInput(emailInput, 'not an address', 'email')).toThrow(/not a valid email address/);
   });
 
   it('keeps a NUL out of the database through a real service', async () => {

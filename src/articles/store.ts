@@ -280,15 +280,22 @@ export async function takenSlugs(db: Queryable, workspaceId: string, slugs: stri
   return taken;
 }
 
-/** The articles named by ids or slugs (one query per 500 refs); unknown refs are simply absent. */
+/**
+ * The articles named by ids or slugs (two queries per 500 refs); unknown refs are simply absent.
+ * By id, then by slug: with the two lists ORed in one statement, SQLite read every article of the
+ * workspace to test them.
+ */
 export async function findArticles(db: Queryable, workspaceId: string, refs: string[]): Promise<Article[]> {
-  const found: Article[] = [];
+  const found = new Map<string, Article>();
   for (let i = 0; i < refs.length; i += 500) {
     const chunk = refs.slice(i, i + 500);
-    const rows = await db('articles').where({ workspace_id: workspaceId }).andWhere((q) => q.whereIn('id', chunk).orWhereIn('slug', chunk.flatMap(slugForms)));
-    found.push(...rows.map(toArticle));
+    // By id alone, the workspace checked here: SQLite (no statistics) would rather walk the
+    // workspace's index than look up many ids.
+    const byId = (await db('articles').whereIn('id', chunk)).filter((row) => row.workspace_id === workspaceId);
+    const bySlug = await db('articles').where({ workspace_id: workspaceId }).whereIn('slug', chunk.flatMap(slugForms));
+    for (const row of [...byId, ...bySlug]) if (!found.has(row.id)) found.set(row.id, toArticle(row));
   }
-  return found;
+  return [...found.values()];
 }
 
 /** Every draft of the workspace. */

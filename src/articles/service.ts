@@ -219,12 +219,19 @@ export async function listArticles(ctx: Ctx, ws: Workspace, input: ArticleListIn
   return { articles, total, limit: opts.limit, offset: opts.offset };
 }
 
-/** Title-derived slug, made unique in the workspace with -2, -3 ... */
+/**
+ * Title-derived slug, made unique in the workspace with -2, -3 ... The candidates are looked up
+ * by exact slug, 100 at a time: a prefix match (LIKE) cannot seek the slug index on SQLite, which
+ * then read every article of the workspace.
+ */
 export async function uniqueSlug(ctx: Ctx, workspaceId: string, title: string): Promise<string> {
   const base = slugify(title) || 'article';
-  const taken = await store.slugsStartingWith(ctx.db, workspaceId, base);
-  if (!taken.has(base)) return base;
-  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+  for (let from = 1; ; from += 100) {
+    const candidates = Array.from({ length: 100 }, (_, i) => (from + i === 1 ? base : `${base}-${from + i}`));
+    const taken = await store.takenSlugs(ctx.db, workspaceId, candidates);
+    const free = candidates.find((c) => !taken.has(c));
+    if (free) return free;
+  }
 }
 
 /**

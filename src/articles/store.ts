@@ -127,19 +127,6 @@ export async function findArticleById(db: Queryable, id: string): Promise<Articl
   return row ? toArticle(row) : undefined;
 }
 
-/** Slugs in the workspace that start with `base` (in either stored normalisation), as NFC. */
-export async function slugsStartingWith(db: Queryable, workspaceId: string, base: string): Promise<Set<string>> {
-  // `base` comes from slugify, which never yields a LIKE wildcard (`_`, `%`); stored slugs may hold `_`
-  // (imported slugs keep theirs), which a pattern without wildcards matches as itself.
-  const rows = await db('articles')
-    .where({ workspace_id: workspaceId })
-    .andWhere((q) => {
-      for (const form of slugForms(base)) q.orWhere('slug', 'like', `${form}%`);
-    })
-    .select('slug');
-  return new Set(rows.map((r: Row) => (r.slug as string).normalize('NFC')));
-}
-
 export async function listArticleRows(
   db: Queryable,
   workspaceId: string,
@@ -147,9 +134,20 @@ export async function listArticleRows(
 ): Promise<{ articles: Article[]; total: number }> {
   const base = db('articles').where({ workspace_id: workspaceId });
   if (opts.status) base.andWhere({ status: opts.status });
+  const newest = (q: Knex.QueryBuilder) => q.orderBy('created_at', 'desc').orderBy('id', 'desc');
+  // Every status: the page is taken from each status's first rows, each read in order from the
+  // (workspace_id, status, created_at) index. As one statement, SQLite (no statistics in a
+  // deployed file) read and sorted every article of the workspace for a page of 50.
+  const byStatus = (status: ArticleStatus) => newest(db('articles').where({ workspace_id: workspaceId, status })).limit(opts.offset + opts.limit);
+  const everyStatus = () => {
+    const union = db.select('*').from(byStatus(ARTICLE_STATUSES[0]).as('s0'));
+    ARTICLE_STATUSES.slice(1).forEach((status, i) => union.unionAll(db.select('*').from(byStatus(status).as(`s${i + 1}`))));
+    return db.select('*').from(union.as('u'));
+  };
+  const page: Knex.QueryBuilder = opts.status ? newest(base.clone()) : everyStatus();
   const [countRow, rows] = await Promise.all([
     base.clone().count<{ n: number }>({ n: '*' }).first(),
-    base.clone().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).offset(opts.offset),
+    newest(page).limit(opts.limit).offset(opts.offset),
   ]);
   return { articles: rows.map(toArticle), total: Number(countRow?.n ?? 0) };
 }

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertDraft, updateArticle } from '../../src/articles/service.js';
-import { type Db, writerOf } from '../../src/db/connect.js';
+import { writerOf } from '../../src/db/connect.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { findArticles, publishMany } from '../../src/publishing/publish-many.js';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
+import { wideReads } from '../helpers/plans.js';
 import { contentFixture } from '../content-api/fixture.js';
 
 // A deployed SQLite file has no planner statistics (nothing runs ANALYZE), so SQLite takes
@@ -14,23 +15,6 @@ import { contentFixture } from '../content-api/fixture.js';
 // of the archive, looking articles up by id or slug) are EXPLAINed as sent: none may read a big
 // table whole, or by the workspace alone unless it stops at a LIMIT. PostgreSQL plans from
 // statistics (query-plans.test.ts covers its reads).
-
-// content_sitemap_blocks is left out: the sitemap reads it whole by design, a row per 256 articles.
-const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events'];
-
-/** Plan lines that read a big table whole or by its workspace alone. */
-async function wideReads(db: Db, sql: string, bindings: unknown[]): Promise<string[]> {
-  const rows: Array<{ detail: string }> = await db.raw(`explain query plan ${sql}`, bindings as never);
-  // A LIMIT stops a walk early, but not a count's.
-  const limited = /\blimit\b/i.test(sql) && !/\bcount\(/i.test(sql);
-  return rows
-    .map((r) => r.detail)
-    .filter((d) => {
-      const m = /^(?:SCAN|SEARCH) (\w+)(.*)$/.exec(d);
-      if (!m || !BIG.includes(m[1])) return false;
-      return /^SCAN/.test(d) ? !/VIRTUAL TABLE/.test(d) : !limited && /\(workspace_id=\?\)$/.test(m[2]);
-    });
-}
 
 describe.skipIf(PG_URL)('the statements publishing sends read by index on SQLite without statistics', () => {
   let f: Awaited<ReturnType<typeof contentFixture>>;

@@ -49,6 +49,10 @@ describe('import a Ghost JSON export', () => {
     // The scheduled post goes out at its own time, with that time as its publishedAt.
     expect((await w.cli(['articles', 'show', 'ghost-scheduled-post', '--json'])).json()).toMatchObject({ status: 'scheduled', scheduledAt: '2031-01-01T09:00:00.000Z' });
     expect((await w.api('/articles/ghost-scheduled-post')).status).toBe(404);
+    // The imported posts' events settled first: a lease is judged on the clock, so a jump of years
+    // voids one still held and its event is sent again (at least once, as on any lease lost).
+    const pending = () => w.d.app.db('webhook_events').where({ status: 'pending' }).count({ n: '*' }).first();
+    expect(Number((await poll(pending, (r) => Number(r?.n) === 0))?.n)).toBe(0);
     clock.advance(Date.parse('2031-01-01T09:00:01Z') - clock.now().getTime());
     const live = await poll(() => w.api('/articles/ghost-scheduled-post'), (x) => x.status === 200);
     expect(live.body.data).toMatchObject({ publishedAt: '2031-01-01T09:00:00.000Z' });

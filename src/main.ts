@@ -70,12 +70,20 @@ export async function main(): Promise<void> {
   // has no reader; the command still ends as it would have, exit code included, with no stack.
   // The daemon (`svc serve 2>&1 | head`, a log shipper that ended) keeps serving and its log
   // lines are lost: a closed log pipe must not take the content API down with it.
+  // Output that could not be written for another reason (a full disk under `> file`) was not
+  // delivered: the daemon keeps serving all the same, and the command (or the daemon, once
+  // stopped) says so in one line and exits 1, so nobody takes a truncated file for a whole one.
+  let lost: NodeJS.ErrnoException | undefined;
   for (const out of [process.stdout, process.stderr]) {
     out.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err;
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') lost ??= err;
     });
   }
-  const code = await run(process.argv.slice(2), processIo());
+  let code = await run(process.argv.slice(2), processIo());
+  if (lost) {
+    process.stderr.write(`error: svc could not write all of its output (${lost.code ?? lost.message}${lost.code === 'ENOSPC' ? ': no space left on the device' : ''})\n`);
+    if (code === 0) code = 1;
+  }
   process.exitCode = code;
   setTimeout(() => process.exit(code), LINGER_MS).unref();
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { withStateDir } from '../helpers/env.js';
@@ -84,5 +85,66 @@ describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_0
     expect(await answers(port)).toEqual([200, 200, 404, 200]);
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+// `svc ... > file` on a full disk (/dev/full answers every write with ENOSPC). A command whose
+// output was not all written fails, in one line on stderr instead of a stack; the daemon keeps
+// serving with its log lost, and exits 1 when stopped, the one trace left of what it could not say.
+describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60_000 }, () => {
+  const full = () => {
+    const fd = openSync('/dev/full', 'w');
+    onTestFinished(() => closeSync(fd));
+    return fd;
+  };
+  const env = (box: { env: Record<string, string> }, extra: Record<string, string> = {}) => withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env, ...extra });
+
+  it('a command says it could not write its output and exits 1', async () => {
+    const box = await sandbox({ migrated: true });
+    const child = spawn(process.execPath, [BIN, 'workspaces', 'list', '--json'], { cwd: box.dir, env: env(box), stdio: ['ignore', full(), 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ exit, stderr }).toEqual({ exit: 1, stderr: 'error: svc could not write all of its output (ENOSPC: no space left on the device)\n' });
+  });
+
+  it('the daemon with its log on a full disk serves, and exits 1 when stopped', async () => {
+    const box = await sandbox({ migrated: true });
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: env(box, { SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', full()] });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
+    });
+    // Each request writes a log line, each into the full disk.
+    for (const route of ['/healthz', '/livez', '/no-such-page', '/healthz']) expect((await fetch(`http://127.0.0.1:${port}${route}`)).status).toBe(route === '/no-such-page' ? 404 : 200);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 1, signal: null });
+  });
+
+  it('the daemon with its stdout on a full disk serves', async () => {
+    const box = await sandbox({ migrated: true });
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: env(box, { SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', full(), 'pipe'] });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    let err = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stderr!.on('data', (d) => {
+        err += d;
+        const serving = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'svc is serving');
+        if (serving) resolve(Number(String(serving.address).split(':').pop()));
+      });
+      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before serving:\n${err}`)));
+    });
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 1, signal: null });
+    expect(err).toContain('error: svc could not write all of its output (ENOSPC: no space left on the device)\n');
   });
 });

@@ -25,11 +25,37 @@ export function createLogger(level: string, destination: NodeJS.WritableStream |
     hooks: { streamWrite: redactSecrets },
   };
   const terminal = typeof destination === 'number' ? isatty(destination) : Boolean((destination as { isTTY?: boolean }).isTTY);
-  if (!terminal) return pino(options, stream);
+  if (!terminal) return pino(options, typeof destination === 'number' ? stream : backlogBounded(destination));
   // Loaded only for a terminal: every CLI command creates a logger, and most never draw on one.
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const pretty = prettyFactory({ colorize: Boolean(opts.colour), translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname', singleLine: false });
   return pino(options, { write: (line: string) => stream.write(pretty(line)) });
+}
+
+/** Log bytes a stream may hold unwritten before lines are dropped. */
+const LOG_BACKLOG_BYTES = 1 << 20;
+
+/**
+ * A pipe is written asynchronously: one whose reader stalls (a log shipper that hangs) would hold
+ * every line in memory for as long as the daemon serves. Past LOG_BACKLOG_BYTES waiting, lines
+ * are dropped; the first line written once the reader catches up is a warning saying how many.
+ */
+function backlogBounded(stream: NodeJS.WritableStream): { write(line: string): void } {
+  const waiting = () => (stream as { writableLength?: number }).writableLength ?? 0;
+  let dropped = 0;
+  return {
+    write(line) {
+      if (waiting() > LOG_BACKLOG_BYTES) {
+        dropped++;
+        return;
+      }
+      if (dropped > 0) {
+        stream.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: `${dropped} log lines dropped: the log's reader did not keep up` })}\n`);
+        dropped = 0;
+      }
+      stream.write(line);
+    },
+  };
 }
 
 // Credential fields by name at the top of a line (pino's `*.x` does not match a top-level `x`),

@@ -148,3 +148,41 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
     expect(err).toContain('error: svc could not write all of its output (ENOSPC: no space left on the device)\n');
   });
 });
+
+// `svc serve 2>&1 | a-log-shipper` whose reader hangs without closing: a pipe is written
+// asynchronously, so every line would wait in the daemon's memory. Past a bound lines are dropped,
+// and once the reader reads again the first line says how many.
+describe('the daemon, its log pipe with a reader that stalls', { timeout: 90_000 }, () => {
+  it('keeps serving, drops lines past the bound and says how many once read again', async () => {
+    const box = await sandbox({ migrated: true });
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
+    });
+    // Nobody reads stderr yet (a paused stream stops reading the pipe once its buffer is full).
+    // Each request writes a request-log line of a few hundred bytes: 8,000 are several MB.
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 160; i++) {
+      for (const s of await Promise.all(Array.from({ length: 50 }, () => fetch(`http://127.0.0.1:${port}/livez`).then((r) => r.status)))) statuses.set(s, (statuses.get(s) ?? 0) + 1);
+    }
+    expect([...statuses]).toEqual([[200, 8000]]);
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    const said = /"msg":"(\d+) log lines dropped: the log's reader did not keep up"/;
+    for (let i = 0; i < 400 && !said.test(err); i++) {
+      await fetch(`http://127.0.0.1:${port}/livez`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(Number(said.exec(err)?.[1])).toBeGreaterThan(1000);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+  });
+});

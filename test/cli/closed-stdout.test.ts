@@ -34,12 +34,6 @@ describe('output to a pipe whose reader has gone', { timeout: 60_000 }, () => {
 // manager's daemons do (systemd ignores SIGPIPE for its services for this reason); the lines written
 // meanwhile are lost, and a signal stops it as usual, exit 0.
 describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_000 }, () => {
-  const daemon = async (env: Record<string, string>, cwd: string) => {
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    onTestFinished(() => void child.kill('SIGKILL'));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-    return { child, exited };
-  };
   // Every request writes a log line (the request log), so each one here writes into the closed pipe.
   const answers = async (port: number) => {
     const statuses: number[] = [];
@@ -49,18 +43,10 @@ describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_0
 
   it('`svc serve 2>&1 | head`: both go after the first lines; it still answers, and SIGTERM stops it with exit 0', async () => {
     const box = await sandbox({ migrated: true });
-    const { child, exited } = await daemon(box.env, box.dir);
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
-    });
-    child.stdout.destroy();
-    child.stderr.destroy();
+    const { child, exited } = serveWith(box, 'pipe', 'pipe');
+    const port = await listeningPort(child, exited);
+    child.stdout!.destroy();
+    child.stderr!.destroy();
     expect(await answers(port)).toEqual([200, 200, 404, 200]);
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
@@ -68,12 +54,12 @@ describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_0
 
   it('`svc serve | head -n 0`: stdout is gone before its line; it serves, and SIGTERM stops it with exit 0', async () => {
     const box = await sandbox({ migrated: true });
-    const { child, exited } = await daemon(box.env, box.dir);
-    child.stdout.destroy();
+    const { child, exited } = serveWith(box, 'pipe', 'pipe');
+    child.stdout!.destroy();
     // The port from the log, which still has its reader until the daemon serves.
     const port = await new Promise<number>((resolve, reject) => {
       let err = '';
-      child.stderr.on('data', (d) => {
+      child.stderr!.on('data', (d) => {
         err += d;
         const serving = err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'svc is serving');
         if (serving) resolve(Number(String(serving.address).split(':').pop()));
@@ -81,7 +67,7 @@ describe('the daemon, its stdout and log pipe without a reader', { timeout: 60_0
       void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before serving:\n${err}`)));
     });
     expect(await answers(port)).toEqual([200, 200, 404, 200]);
-    child.stderr.destroy();
+    child.stderr!.destroy();
     expect(await answers(port)).toEqual([200, 200, 404, 200]);
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
@@ -97,11 +83,10 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
     onTestFinished(() => closeSync(fd));
     return fd;
   };
-  const env = (box: { env: Record<string, string> }, extra: Record<string, string> = {}) => withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env, ...extra });
 
   it('a command says it could not write its output and exits 1', async () => {
     const box = await sandbox({ migrated: true });
-    const child = spawn(process.execPath, [BIN, 'workspaces', 'list', '--json'], { cwd: box.dir, env: env(box), stdio: ['ignore', full(), 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'workspaces', 'list', '--json'], { cwd: box.dir, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env }), stdio: ['ignore', full(), 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -110,18 +95,8 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
 
   it('the daemon with its log on a full disk serves, and exits 1 when stopped', async () => {
     const box = await sandbox({ migrated: true });
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: env(box, { SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', full()] });
-    onTestFinished(() => void child.kill('SIGKILL'));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
-    });
+    const { child, exited } = serveWith(box, 'pipe', full());
+    const port = await listeningPort(child, exited);
     // Each request writes a log line, each into the full disk.
     for (const route of ['/healthz', '/livez', '/no-such-page', '/healthz']) expect((await fetch(`http://127.0.0.1:${port}${route}`)).status).toBe(route === '/no-such-page' ? 404 : 200);
     child.kill('SIGTERM');
@@ -130,9 +105,7 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
 
   it('the daemon with its stdout on a full disk serves', async () => {
     const box = await sandbox({ migrated: true });
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: env(box, { SVC_PORT: '0', SVC_LOG_LEVEL: 'info' }), stdio: ['ignore', full(), 'pipe'] });
-    onTestFinished(() => void child.kill('SIGKILL'));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+    const { child, exited } = serveWith(box, full(), 'pipe');
     let err = '';
     const port = await new Promise<number>((resolve, reject) => {
       child.stderr!.on('data', (d) => {
@@ -155,18 +128,8 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
 describe('the daemon, its log pipe with a reader that stalls', { timeout: 90_000 }, () => {
   it('keeps serving, drops lines past the bound and says how many once read again', async () => {
     const box = await sandbox({ migrated: true });
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_CONTENT_RATE_LIMIT_PER_MINUTE: '1000000000' }), stdio: ['ignore', 'pipe', 'pipe'] });
-    onTestFinished(() => void child.kill('SIGKILL'));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
-    });
+    const { child, exited } = serveWith(box, 'pipe', 'pipe');
+    const port = await listeningPort(child, exited);
     // Nobody reads stderr yet (a paused stream stops reading the pipe once its buffer is full).
     // Each request writes a request-log line of a few hundred bytes: 8,000 are several MB.
     const statuses = new Map<number, number>();
@@ -186,3 +149,27 @@ describe('the daemon, its log pipe with a reader that stalls', { timeout: 90_000
     expect(await exited).toEqual({ code: 0, signal: null });
   });
 });
+
+type Ended = Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+/** `svc serve` on an ephemeral port, its stdout and stderr as given, killed when the test ends. */
+function serveWith(box: { env: Record<string, string>; dir: string }, stdout: 'pipe' | number, stderr: 'pipe' | number) {
+  const env = withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env, SVC_PORT: '0', SVC_LOG_LEVEL: 'info' });
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: box.dir, env, stdio: ['ignore', stdout, stderr] });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  const exited: Ended = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, exited };
+}
+
+/** The port of the daemon's `listening on` line on its stdout. */
+function listeningPort(child: ReturnType<typeof serveWith>['child'], exited: Ended): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((e) => reject(new Error(`svc serve exited (${e.code ?? e.signal}) before listening`)));
+  });
+}

@@ -80,6 +80,8 @@ export async function main(): Promise<void> {
     });
   }
   let code = await run(process.argv.slice(2), processIo());
+  // A failed write reports its error on a later tick: the last line's, after run() has returned.
+  await new Promise((resolve) => setImmediate(resolve));
   if (lost) {
     process.stderr.write(`error: svc could not write all of its output (${lost.code ?? lost.message}${lost.code === 'ENOSPC' ? ': no space left on the device' : ''})\n`);
     if (code === 0) code = 1;

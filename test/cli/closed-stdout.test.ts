@@ -86,11 +86,14 @@ describe.skipIf(!existsSync('/dev/full'))('output on a full disk', { timeout: 60
 
   it('a command says it could not write its output and exits 1', async () => {
     const box = await sandbox({ migrated: true });
-    const child = spawn(process.execPath, [BIN, 'workspaces', 'list', '--json'], { cwd: box.dir, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env }), stdio: ['ignore', full(), 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect({ exit, stderr }).toEqual({ exit: 1, stderr: 'error: svc could not write all of its output (ENOSPC: no space left on the device)\n' });
+    // --version writes its one line last, right before the command returns.
+    for (const args of [['workspaces', 'list', '--json'], ['--version']]) {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: box.dir, env: withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...box.env }), stdio: ['ignore', full(), 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ args, exit, stderr }).toEqual({ args, exit: 1, stderr: 'error: svc could not write all of its output (ENOSPC: no space left on the device)\n' });
+    }
   });
 
   it('the daemon with its log on a full disk serves, and exits 1 when stopped', async () => {

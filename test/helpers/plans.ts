@@ -1,10 +1,14 @@
+import { afterAll, beforeAll } from 'vitest';
+import type { App } from '../../src/app.js';
 import type { Ctx } from '../../src/context.js';
 import type { ArticleCreateInput } from '../../src/articles/inputs.js';
 import { insertDraft } from '../../src/articles/service.js';
 import type { Article } from '../../src/articles/types.js';
 import { type Db, writerOf } from '../../src/db/connect.js';
 import { withTransaction } from '../../src/db/tx.js';
+import { getWorkspace } from '../../src/workspaces/service.js';
 import type { Workspace } from '../../src/workspaces/types.js';
+import { contentFixture } from '../content-api/fixture.js';
 
 // A deployed SQLite file has no planner statistics (nothing runs ANALYZE), so SQLite takes
 // `workspace_id = ?` for a selective term; on a one-workspace install it is every row. These
@@ -66,4 +70,15 @@ export async function datedDrafts(ctx: Ctx, ws: Workspace, n: number, fields: (i
     }
     return out;
   });
+}
+
+/** A daemon (no jobs) with one workspace, seeded once before the describe's tests and stopped after them. */
+export function planWorkspace(seed: (app: App, ws: Workspace) => Promise<unknown>): () => Awaited<ReturnType<typeof contentFixture>> {
+  let f: Awaited<ReturnType<typeof contentFixture>> | undefined;
+  beforeAll(async () => {
+    f = await contentFixture({ jobs: false });
+    await seed(f.d.app, await getWorkspace(f.d.app, f.ws.id));
+  }, 120_000);
+  afterAll(() => f?.d.stop());
+  return () => f!;
 }

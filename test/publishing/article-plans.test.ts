@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditArticleSpendingCredit, latestAudit } from '../../src/articles/credited.js';
 import { articlesBySlug, checkDrafts, focusKeywordRivals, getArticle, insertDraft, listArticles, refuseDuplicate, uniqueSlug, updateArticle } from '../../src/articles/service.js';
 import { importFiles } from '../../src/imports/service.js';
@@ -9,7 +9,7 @@ import { createArticle } from '../../src/publishing/create.js';
 import { publishMany, scheduleMany } from '../../src/publishing/publish-many.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL, tempDir } from '../helpers/env.js';
-import { datedDrafts, statementsOf, wideStatements } from '../helpers/plans.js';
+import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../helpers/plans.js';
 import { contentFixture } from '../content-api/fixture.js';
 
 // Articles on a deployed SQLite file (no planner statistics: `workspace_id = ?` looks selective,
@@ -28,17 +28,13 @@ const ALLOWED = [
 ];
 
 describe.skipIf(PG_URL)('the statements about articles read by index on SQLite without statistics', () => {
-  let f: Awaited<ReturnType<typeof contentFixture>>;
-  beforeAll(async () => {
-    f = await contentFixture({ jobs: false });
-    const app = f.d.app;
-    const ws = await getWorkspace(app, f.ws.id);
+  const fixture = planWorkspace(async (app, ws) => {
     const drafts = await datedDrafts(app, ws, 300, (i) => ({ bodyMarkdown: `Words ${i}. [next](/post-${i + 1}/)`, focusKeyword: `topic ${i % 10}` }));
     await publishMany(app, ws, drafts.slice(0, 200));
-  }, 120_000);
-  afterAll(() => f.d.stop());
+  });
 
   it('list, get, create, update, audit, keyword checks, an import and a re-import', { timeout: 60_000 }, async () => {
+    const f = fixture();
     const app = f.d.app;
     const dir = tempDir();
     mkdirSync(path.join(dir, 'posts'));

@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey, resolveApiKey } from '../../src/auth/api-keys.js';
 import { lookupBlogKey } from '../../src/auth/blog-keys.js';
 import { resolveOAuthAccessToken } from '../../src/oauth/resolve.js';
-import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
-import { datedDrafts, statementsOf, wideStatements } from '../helpers/plans.js';
+import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../helpers/plans.js';
 import { seedUser } from '../helpers/seed.js';
-import { contentFixture } from '../content-api/fixture.js';
 import { approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flow.js';
 
 // Looking up the key or token a request presents, on a deployed SQLite file (no planner
@@ -16,16 +14,12 @@ import { approve, exchange, mcp, registerClient, sessionFor } from '../oauth/flo
 const BIG = ['articles', 'publications', 'blog_keys', 'api_keys', 'oauth_tokens', 'oauth_connections', 'oauth_clients', 'oauth_codes', 'oauth_requests', 'sessions', 'users', 'memberships'];
 
 describe.skipIf(PG_URL)('key and token lookups read by index on SQLite without statistics', () => {
-  let f: Awaited<ReturnType<typeof contentFixture>>;
-  beforeAll(async () => {
-    f = await contentFixture({ jobs: false });
-    const app = f.d.app;
-    const ws = await getWorkspace(app, f.ws.id);
+  const fixture = planWorkspace(async (app, ws) => {
     await datedDrafts(app, ws, 300);
-  }, 120_000);
-  afterAll(() => f.d.stop());
+  });
 
   it('a blog key, an API key and an OAuth access token', { timeout: 60_000 }, async () => {
+    const f = fixture();
     const app = f.d.app;
     const d = f.d;
     const user = await seedUser(app, f.ws, 'admin');

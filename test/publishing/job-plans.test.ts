@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCleanup } from '../../src/jobs/cleanup.js';
 import { publishMany, scheduleMany } from '../../src/publishing/publish-many.js';
 import { publishDueArticles } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
-import { datedDrafts, statementsOf, wideStatements } from '../helpers/plans.js';
-import { contentFixture } from '../content-api/fixture.js';
+import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../helpers/plans.js';
 
 // The daemon's jobs on a deployed SQLite file (no planner statistics): what a scheduler tick and
 // a cleanup round send, with a few hundred articles and some of them due. Every statement sent
@@ -18,11 +17,7 @@ const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'c
 const ALLOWED = [/^SCAN webhook_events\n    in: select `seq` from `webhook_events` order by `seq` asc limit \?$/];
 
 describe.skipIf(PG_URL)('the jobs read by index on SQLite without statistics', () => {
-  let f: Awaited<ReturnType<typeof contentFixture>>;
-  beforeAll(async () => {
-    f = await contentFixture({ jobs: false });
-    const app = f.d.app;
-    const ws = await getWorkspace(app, f.ws.id);
+  const fixture = planWorkspace(async (app, ws) => {
     const drafts = await datedDrafts(app, ws, 300);
     await publishMany(app, ws, drafts.slice(0, 200));
     // Due now: 20 drafts and 10 republishes of live articles; later: 20 more.
@@ -32,10 +27,10 @@ describe.skipIf(PG_URL)('the jobs read by index on SQLite without statistics', (
       ...drafts.slice(0, 10).map((article) => ({ article, at: new Date(now - 60_000).toISOString() })),
       ...drafts.slice(220, 240).map((article) => ({ article, at: new Date(now + 86_400_000).toISOString() })),
     ]);
-  }, 120_000);
-  afterAll(() => f.d.stop());
+  });
 
   it('a scheduler tick publishing what is due, and a cleanup round', { timeout: 60_000 }, async () => {
+    const f = fixture();
     const app = f.d.app;
     let published = 0;
     const sent = await statementsOf(app.db, async () => {

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertDraft, updateArticle } from '../../src/articles/service.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { findArticles, publishMany } from '../../src/publishing/publish-many.js';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { PG_URL } from '../helpers/env.js';
-import { datedDrafts, statementsOf, wideStatements } from '../helpers/plans.js';
-import { contentFixture } from '../content-api/fixture.js';
+import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../helpers/plans.js';
 
 // A deployed SQLite file has no planner statistics (nothing runs ANALYZE), so SQLite takes
 // `workspace_id = ?` for a selective term; on a one-workspace install it is every row. The
@@ -19,17 +18,13 @@ import { contentFixture } from '../content-api/fixture.js';
 const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events'];
 
 describe.skipIf(PG_URL)('the statements publishing sends read by index on SQLite without statistics', () => {
-  let f: Awaited<ReturnType<typeof contentFixture>>;
-  beforeAll(async () => {
-    f = await contentFixture({ jobs: false });
-    const app = f.d.app;
-    const ws = await getWorkspace(app, f.ws.id);
+  const fixture = planWorkspace(async (app, ws) => {
     const drafts = await datedDrafts(app, ws, 300, (i) => ({ focusKeyword: `topic ${i % 10}`, secondaryKeywords: [`theme ${i % 4}`] }));
     await publishMany(app, ws, drafts);
-  }, 120_000);
-  afterAll(() => f.d.stop());
+  });
 
   it('publish, a bulk publish among older posts, republish, unpublish, delete and lookups by id or slug', { timeout: 60_000 }, async () => {
+    const f = fixture();
     const app = f.d.app;
     const sent = await statementsOf(app.db, async () => {
       const ws = await getWorkspace(app, f.ws.id);

@@ -144,7 +144,13 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const bad = new Set(failed.map((f) => f.source));
   const good = items.filter((i) => !bad.has(i.source));
   const stored = await storePostImages(ctx, ws, images, [...good, ...already.map((x) => x.item)]);
-  const imported = await insertAll(ctx, ws, good, checked, failed, Boolean(opts.keepGoing), progress);
+  // Inserted in the order publishMany publishes them (ids sort by when they were made): each
+  // publish batch then writes the few index pages its neighbours share, not one page per post.
+  const position = new Map(good.map((item, i) => [item, i]));
+  const nowIso = now.toISOString();
+  const firstPublish = (item: ImportItem): string => (item.draft ? '~' : item.dates.publishedAt && item.dates.publishedAt <= nowIso ? item.dates.publishedAt : nowIso);
+  const publishOrder = [...good].sort((a, b) => (firstPublish(a) < firstPublish(b) ? -1 : firstPublish(a) > firstPublish(b) ? 1 : 0));
+  const imported = (await insertAll(ctx, ws, publishOrder, checked, failed, Boolean(opts.keepGoing), progress)).sort((a, b) => position.get(a.item)! - position.get(b.item)!);
   const counted = stored.used > 0 ? [`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`] : [];
   const report: ImportReport = {
     imported: imported.map((x) => post(x.article)),
@@ -162,7 +168,6 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
     report.drafts = report.imported;
     return report;
   }
-  const nowIso = now.toISOString();
   const waiting = already.filter((x) => x.article.status === 'draft');
   const live = [...imported, ...waiting].filter((x) => !x.item.draft);
   const future = live.filter((x) => x.article.importedPublishedAt && x.article.importedPublishedAt > nowIso);

@@ -18,6 +18,10 @@ describe('a large archive in one import', () => {
     }
     const r = await w.cli(['articles', 'import', 'archive', '--publish', '--json']);
     expect(r.json().counts).toMatchObject({ imported: 1_100, published: 1_100, failed: 0 });
+    // The files are read in name order (post-0, post-1, post-10 ...) and inserted in date order,
+    // the order they are published in: their ids, which sort by when they were made, follow it.
+    const ids = (r.json().imported as Array<{ id: string; date: string }>).sort((a, b) => (a.date < b.date ? -1 : 1)).map((a) => a.id);
+    expect(ids).toEqual([...ids].sort());
     const page = await w.api('/articles?limit=3');
     expect(page.body.data.total).toBe(1_100);
     expect(page.body.data.articles.map((a: { slug: string }) => a.slug)).toEqual(['post-1099', 'post-1098', 'post-1097']);

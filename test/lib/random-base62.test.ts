@@ -5,7 +5,7 @@ import { newId } from '../../src/lib/ids.js';
 // randomBase62 draws from a 4 kB buffer of CSPRNG bytes, each used once: across many refills no
 // value repeats, every length is exact, and the 62 characters come out evenly (no modulo bias,
 // no byte used twice).
-describe('randomBase62', () => {
+describe('randomBase62 and newId', () => {
   it('gives exact lengths, base62 only, no repeats across many refills of its buffer', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 5_000; i++) {
@@ -16,7 +16,16 @@ describe('randomBase62', () => {
         seen.add(s);
       }
     }
-    expect(newId('dlv')).toMatch(/^dlv_[0-9A-Za-z]{16}$/);
+  });
+
+  it('makes ids that sort in the order they were made (byte order), each with 12 random characters', () => {
+    const ids = Array.from({ length: 10_000 }, () => newId('dlv'));
+    for (const id of ids) expect(id).toMatch(/^dlv_[0-9a-z]{9}[0-9A-Za-z]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids.map((id) => id.slice(-12))).size).toBe(ids.length);
+    // The time part is the clock's milliseconds (ahead of it only by the ids made in the same millisecond).
+    const made = parseInt(newId('art').slice(4, 13), 36);
+    expect(made).toBeGreaterThanOrEqual(Date.now() - 1_000);
   });
 
   it('spreads 620,000 characters evenly over the 62 (chi-square far below what a reused or biased byte gives)', () => {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { renderBody, renderMarkdown } from '../lib/markdown.js';
 import { type AuditSite, auditArticle } from './audit.js';
 import { withinLimits as checked } from './body-limits.js';
+import { ownThreadId } from '../lib/thread-cpu.js';
 
 // A render worker (articles/renderer.ts): the body limits, marked and sanitize-html run here,
 // never on the event loop that answers requests. One task at a time; the pool stops a task past
@@ -50,4 +51,4 @@ port.on('message', ({ task, input }: { task: string; input: never }) => {
 // A first render loads sanitize-html (a tenth of a second, more on a busy machine) before the pool
 // starts counting a task's deadline: the body after a replaced worker is not refused for that.
 renderBody('A *first* render.');
-port.postMessage({ ready: true });
+port.postMessage({ ready: true, tid: ownThreadId() });

@@ -87,7 +87,7 @@ export const configSchema = z
       .default({}),
     rendering: z
       .object({
-        /** A body's render (HTML, text, outline, word count, FAQ, audit) is stopped after this; its worker is replaced and the caller gets 422 render_timeout. */
+        /** A body's render (HTML, text, outline, word count, FAQ, audit) is stopped after this much CPU time (or four times as long waiting for a core); its worker is replaced and the caller gets 422 render_timeout. */
         timeout: duration().default('5s'),
         /** Worker threads that render markdown off the event loop; 0 is one per core. */
         workers: z.coerce.number().int().min(0).max(64).default(0),

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { threadCpuMs } from './thread-cpu.js';
 
 /** Why a task did not finish: it ran past the deadline, it threw, its worker died, or no worker could start. */
 export class TaskFailure extends Error {
@@ -14,7 +15,11 @@ export interface WorkerPoolOptions {
   /** The worker's module (the contract is on WorkerPool). */
   file: URL;
   size: number;
-  /** A task running longer than this is stopped: its worker is terminated and replaced. */
+  /**
+   * A task that used more CPU time than this is stopped: its worker is terminated and replaced.
+   * Where a worker's CPU time cannot be read, or once a task has waited STARVED_FACTOR times this
+   * long, the time it ran counts instead.
+   */
   timeoutMs: number;
   /** Heap of each worker, in MB: a task that needs more ends its worker instead of the process. */
   maxHeapMb?: number;
@@ -30,17 +35,30 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
+  /** The worker's thread id in the kernel, when it told (Linux). */
+  tid?: number;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** When the job started, and the worker's CPU time then. */
+  startedAt?: number;
+  cpuAtStart?: number;
 }
+
+/**
+ * A task is judged on what it costs, not on how busy the machine is: a worker that a busy machine
+ * (or its own lower priority, see render-worker.ts) gave a quarter of a core still gets its whole
+ * deadline of CPU time, up to this many times the deadline in all.
+ */
+const STARVED_FACTOR = 4;
 
 /**
  * A fixed number of worker threads running CPU-bound tasks off the event loop, first come first
  * served. Workers start on first use, and idle ones do not keep the process alive. The deadline
  * of a task counts from when its worker starts it (a worker's own start-up is not counted).
  *
- * The worker's module posts `{ ready: true }` once loaded, then answers each `{ task, input }`
- * with `{ value }` or `{ error }` (a message), one task at a time.
+ * The worker's module posts `{ ready: true, tid }` once loaded (`tid`: ownThreadId(), so that
+ * the deadline counts the worker's CPU time), then answers each `{ task, input }` with
+ * `{ value }` or `{ error }` (a message), one task at a time.
  */
 export class WorkerPool {
   private readonly slots = new Set<Slot>();
@@ -92,9 +110,10 @@ export class WorkerPool {
     const worker = new Worker(this.options.file, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb ?? 512 } });
     const slot: Slot = { worker, ready: false };
     this.slots.add(slot);
-    worker.on('message', (msg: { ready?: true; value?: unknown; error?: string }) => {
+    worker.on('message', (msg: { ready?: true; tid?: number; value?: unknown; error?: string }) => {
       if (msg.ready) {
         slot.ready = true;
+        slot.tid = msg.tid;
         worker.unref();
         this.pump();
         return;
@@ -117,8 +136,24 @@ export class WorkerPool {
     this.started++;
     this.peak = Math.max(this.peak, this.running);
     slot.worker.ref();
-    slot.timer = setTimeout(() => void this.discard(slot, new TaskFailure('timeout', `the task ran longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    slot.startedAt = performance.now();
+    slot.cpuAtStart = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
+    this.arm(slot, job, this.options.timeoutMs);
     slot.worker.postMessage({ task: job.task, input: job.input });
+  }
+
+  /** Look at the job's costs in `ms`: stop it once it used its deadline of CPU time (or waited too long for any). */
+  private arm(slot: Slot, job: Job, ms: number): void {
+    slot.timer = setTimeout(() => {
+      if (slot.job !== job) return;
+      const limit = this.options.timeoutMs;
+      const now = slot.cpuAtStart === undefined ? undefined : threadCpuMs(slot.tid!);
+      const used = now === undefined ? Infinity : now - slot.cpuAtStart!;
+      const waited = performance.now() - slot.startedAt!;
+      if (used < limit && waited < limit * STARVED_FACTOR) return this.arm(slot, job, Math.max(limit - used, 10));
+      const why = used >= limit ? `the task ran longer than ${limit} ms` : `the task waited ${STARVED_FACTOR} times its ${limit} ms deadline for the CPU`;
+      void this.discard(slot, new TaskFailure('timeout', why));
+    }, ms);
   }
 
   /** Drop the slot (its job, if any, fails with `failure`), and let a new worker take the queue. */

@@ -25,6 +25,20 @@ parentPort.on('message', ({ task, input }) => {
 parentPort.postMessage({ ready: true });`,
 );
 
+// The same, telling the pool its thread id (Linux), with `sleep`: a task that waits without using CPU,
+// as a worker does when a busy machine gives it none.
+const TIMED = workerFile(
+  'timed.mjs',
+  `import { readlinkSync } from 'node:fs';
+import { parentPort } from 'node:worker_threads';
+parentPort.on('message', ({ task, input }) => {
+  if (task === 'spin') for (;;);
+  if (task === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, input);
+  parentPort.postMessage({ value: input });
+});
+parentPort.postMessage({ ready: true, tid: Number(readlinkSync('/proc/thread-self').split('/').pop()) });`,
+);
+
 function pool(file: URL, timeoutMs = 200) {
   const p = new WorkerPool({ file, size: 1, timeoutMs });
   afterFile(() => p.close());
@@ -45,5 +59,16 @@ describe('the worker pool', () => {
     const p = pool(workerFile('broken.mjs', `throw new Error('no marked here');`));
     await expect(p.run('echo', 1)).rejects.toMatchObject({ reason: 'start', message: 'a worker could not start: no marked here' });
     await expect(p.run('echo', 2)).rejects.toMatchObject({ reason: 'start' });
+  });
+
+  it.runIf(process.platform === 'linux')('counts the CPU time a task used: one that waits for a core is not stopped for it, up to four times its deadline', async () => {
+    const p = pool(TIMED);
+    // 500 ms without CPU, past the 200 ms deadline: a starved render, not a costly one.
+    await expect(p.run('sleep', 500)).resolves.toBe(500);
+    await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
+    // Past four times the deadline it is stopped all the same.
+    await expect(p.run('sleep', 5_000)).rejects.toMatchObject({ reason: 'timeout', message: 'the task waited 4 times its 200 ms deadline for the CPU' });
+    await expect(p.run('echo', 1)).resolves.toBe(1);
+    expect(p.started).toBe(4);
   });
 });

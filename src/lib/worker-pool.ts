@@ -150,7 +150,8 @@ export class WorkerPool {
       const now = slot.cpuAtStart === undefined ? undefined : threadCpuMs(slot.tid!);
       const used = now === undefined ? Infinity : now - slot.cpuAtStart!;
       const waited = performance.now() - slot.startedAt!;
-      if (used < limit && waited < limit * STARVED_FACTOR) return this.arm(slot, job, Math.max(limit - used, 10));
+      // The next look comes when the CPU time left would run out, or at the wall-time cap, whichever is first.
+      if (used < limit && waited < limit * STARVED_FACTOR) return this.arm(slot, job, Math.max(Math.min(limit - used, limit * STARVED_FACTOR - waited), 10));
       const why = used >= limit ? `the task ran longer than ${limit} ms` : `the task waited ${STARVED_FACTOR} times its ${limit} ms deadline for the CPU`;
       void this.discard(slot, new TaskFailure('timeout', why));
     }, ms);

@@ -29,11 +29,22 @@ parentPort.postMessage({ ready: true });`,
 // as a worker does when a busy machine gives it none.
 const TIMED = workerFile(
   'timed.mjs',
-  `import { readlinkSync } from 'node:fs';
+  `import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 parentPort.on('message', ({ task, input }) => {
   if (task === 'spin') for (;;);
   if (task === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, input);
+  if (task === 'sip') {
+    // input.cpuMs of CPU time (this thread's, from /proc), then no CPU until input.totalMs after the task began.
+    const began = performance.now();
+    const cpu = () => {
+      const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10;
+    };
+    while (cpu() < input.cpuMs);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, input.totalMs - (performance.now() - began)));
+  }
   parentPort.postMessage({ value: input });
 });
 parentPort.postMessage({ ready: true, tid: Number(readlinkSync('/proc/thread-self').split('/').pop()) });`,
@@ -70,5 +81,12 @@ describe('the worker pool', () => {
     await expect(p.run('sleep', 5_000)).rejects.toMatchObject({ reason: 'timeout', message: 'the task waited 4 times its 200 ms deadline for the CPU' });
     await expect(p.run('echo', 1)).resolves.toBe(1);
     expect(p.started).toBe(4);
+  });
+
+  it.runIf(process.platform === 'linux')('stops a task that used some CPU time and then waited, at four times its deadline, not one look later', async () => {
+    // 40 ms of CPU time first: the pool then looks every 760 ms (at 800, 1560, 2320, 3080 ms), and
+    // its next look at 3840 ms would come after the task ends at 3500 ms, past the 3200 ms cap.
+    const p = pool(TIMED, 800);
+    await expect(p.run('sip', { cpuMs: 40, totalMs: 3_500 })).rejects.toMatchObject({ reason: 'timeout', message: 'the task waited 4 times its 800 ms deadline for the CPU' });
   });
 });

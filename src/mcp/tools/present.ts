@@ -14,7 +14,7 @@ export const articleRef = {
 };
 
 export const ARTICLE_REF: Descriptions<typeof articleRef> = {
-  id: 'The article id, e.g. "art_4fZk8QmT2bX9cL1p". Give either id or slug.',
+  id: 'The article id, e.g. "art_0mx3eik7e4fZk8QmT2bX9". Give either id or slug.',
   slug: 'The article slug, e.g. "how-to-brew-coffee". Give either id or slug.',
 };
 

@@ -11,8 +11,13 @@ import type { AuditSite, auditArticle } from './audit.js';
  * which the worker checks first.
  */
 export interface Renderer {
-  /** HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals. */
-  body(markdown: string, label: string): Promise<RenderedBody>;
+  /**
+   * HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals.
+   * `holdingLock`: the caller waits inside a transaction, so the render is stopped at its deadline
+   * in wall time even when a busy machine gave it less CPU than that (a write lock is never held
+   * longer than rendering.timeout for it).
+   */
+  body(markdown: string, label: string, opts?: { holdingLock?: boolean }): Promise<RenderedBody>;
   /**
    * body() of many bodies, 16 to a worker task when there are 16 for each worker or more (one
    * message each way instead of one per body). A task of several runs under the one deadline of a body: when it is stopped, or a body
@@ -64,10 +69,10 @@ const WORKER = new URL(runnable(new URL('./render-worker.js', import.meta.url)))
 export function createRenderer(config: Config['rendering']): Renderer {
   const workers = config.workers || availableParallelism();
   const pool = new WorkerPool({ file: WORKER, size: workers, timeoutMs: config.timeout });
-  const run = async <T>(task: string, input: unknown, label: string): Promise<T> => {
+  const run = async <T>(task: string, input: unknown, label: string, patience?: number): Promise<T> => {
     let out: Checked<T>;
     try {
-      out = (await pool.run(task, input)) as Checked<T>;
+      out = (await pool.run(task, input, { patience })) as Checked<T>;
     } catch (err) {
       if (!(err instanceof TaskFailure)) throw err;
       if (err.reason === 'timeout') {
@@ -94,7 +99,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
-    body: async (markdown, label) => body(markdown, label),
+    body: async (markdown, label, opts) => (opts?.holdingLock ? run<RenderedBody>('body', { markdown, label }, label, 1) : body(markdown, label)),
     bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
     callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
       inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),

@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
 interface Job {
   task: string;
   input: unknown;
+  /** How many times its deadline the task may wait for the CPU (STARVED_FACTOR unless run() was told otherwise). */
+  patience: number;
   resolve(value: unknown): void;
   reject(err: TaskFailure): void;
 }
@@ -71,10 +73,11 @@ export class WorkerPool {
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
-  run(task: string, input: unknown): Promise<unknown> {
+  /** Run a task; `patience` 1 stops it at its deadline in wall time, CPU or not (a caller holding a lock). */
+  run(task: string, input: unknown, { patience = STARVED_FACTOR }: { patience?: number } = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new TaskFailure('died', 'the worker pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, input, resolve, reject });
+      this.queue.push({ task, input, patience, resolve, reject });
       this.pump();
     });
   }
@@ -151,8 +154,8 @@ export class WorkerPool {
       const used = now === undefined ? Infinity : now - slot.cpuAtStart!;
       const waited = performance.now() - slot.startedAt!;
       // The next look comes when the CPU time left would run out, or at the wall-time cap, whichever is first.
-      if (used < limit && waited < limit * STARVED_FACTOR) return this.arm(slot, job, Math.max(Math.min(limit - used, limit * STARVED_FACTOR - waited), 10));
-      const why = used >= limit ? `the task ran longer than ${limit} ms` : `the task waited ${STARVED_FACTOR} times its ${limit} ms deadline for the CPU`;
+      if (used < limit && waited < limit * job.patience) return this.arm(slot, job, Math.max(Math.min(limit - used, limit * job.patience - waited), 10));
+      const why = used >= limit || job.patience === 1 ? `the task ran longer than ${limit} ms` : `the task waited ${job.patience} times its ${limit} ms deadline for the CPU`;
       void this.discard(slot, new TaskFailure('timeout', why));
     }, ms);
   }

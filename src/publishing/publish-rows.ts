@@ -138,7 +138,8 @@ export async function publishRows(trx: Trx, ctx: Ctx, ws: Workspace, list: Artic
     // Rendered once for the content snapshot and the webhook event alike.
     const prerendered = rendered.get(article.id);
     const ahead = prerendered?.source === article.bodyMarkdown ? prerendered : undefined;
-    const body = ahead?.body ?? (await ctx.renderer.body(article.bodyMarkdown, article.slug));
+    // Edited since it was rendered ahead (rare): rendered here, inside the transaction.
+    const body = ahead?.body ?? (await ctx.renderer.body(article.bodyMarkdown, article.slug, { holdingLock: true }));
     for (const connector of connectors) {
       const prev = existing.get(`${article.id} ${connector.id}`);
       let publication: Publication;

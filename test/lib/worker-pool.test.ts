@@ -77,10 +77,12 @@ describe('the worker pool', () => {
     // 500 ms without CPU, past the 200 ms deadline: a starved render, not a costly one.
     await expect(p.run('sleep', 500)).resolves.toBe(500);
     await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
+    // A caller holding a lock gives it no more than its deadline, CPU or not.
+    await expect(p.run('sleep', 500, { patience: 1 })).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
     // Past four times the deadline it is stopped all the same.
     await expect(p.run('sleep', 5_000)).rejects.toMatchObject({ reason: 'timeout', message: 'the task waited 4 times its 200 ms deadline for the CPU' });
     await expect(p.run('echo', 1)).resolves.toBe(1);
-    expect(p.started).toBe(4);
+    expect(p.started).toBe(5);
   });
 
   it.runIf(process.platform === 'linux')('stops a task that used some CPU time and then waited, at four times its deadline, not one look later', async () => {

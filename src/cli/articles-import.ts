@@ -42,7 +42,7 @@ export function registerImport(articles: Command, io: Io): void {
           baseUrl: opts.baseUrl,
           lang: opts.lang,
           timeZone: opts.timezone,
-          progress: (label, total) => progressBar(io, total, label, resumable),
+          progress: (label, total, writes = true) => progressBar(io, total, label, writes ? resumable : undefined),
         }).finally(() => guard.done());
         for (const line of report.briefNotes) out.note(`note: ${line}`);
         const json = { workspace: ws.name, counts: counts(report), imported: report.imported.map(summary(report)), failed: report.failed, moved: report.moved, images: report.images, notes: report.notes };

@@ -166,6 +166,7 @@ describe('svc articles import', () => {
     });
     const tty = await box.cli(['articles', 'import', ...files], { interactive: true });
     expect(tty.code).toBe(0);
+    expect(tty.stderr).toContain(`\rReading [${'#'.repeat(30)}] 3/3\n`);
     expect(tty.stderr).toContain('\rImporting [');
     expect(tty.stderr).toContain('] 0/3');
     expect(tty.stderr).toContain(`[${'#'.repeat(30)}] 3/3\n`);

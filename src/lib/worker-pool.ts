@@ -73,11 +73,20 @@ export class WorkerPool {
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
-  /** Run a task; `patience` 1 stops it at its deadline in wall time, CPU or not (a caller holding a lock). */
+  /**
+   * Run a task; `patience` 1 stops it at its deadline in wall time, CPU or not (a caller holding a
+   * lock). Such a task also goes ahead of the queue: the deadline counts from its start, and the
+   * lock would otherwise be held while the tasks queued before it (a publish's next batches,
+   * rendered ahead) run first.
+   */
   run(task: string, input: unknown, { patience = STARVED_FACTOR }: { patience?: number } = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new TaskFailure('died', 'the worker pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task, input, patience, resolve, reject });
+      const job = { task, input, patience, resolve, reject };
+      // Behind the other lock holders' tasks, before everything else.
+      const at = patience === 1 ? this.queue.findIndex((j) => j.patience !== 1) : -1;
+      if (at === -1) this.queue.push(job);
+      else this.queue.splice(at, 0, job);
       this.pump();
     });
   }

@@ -85,6 +85,17 @@ describe('the worker pool', () => {
     expect(p.started).toBe(5);
   });
 
+  it.runIf(process.platform === 'linux')('runs the task of a caller holding a lock before the tasks queued ahead of it', async () => {
+    const p = pool(TIMED, 5_000);
+    await p.run('echo', 0); // the worker started
+    const order: string[] = [];
+    const ran = (name: string, task: Promise<unknown>) => task.then(() => order.push(name));
+    // The one worker is busy; two tasks wait (a publish's next batches), then a lock holder's comes.
+    const all = [ran('busy', p.run('sleep', 100)), ran('queued 1', p.run('echo', 1)), ran('queued 2', p.run('echo', 2)), ran('locked', p.run('echo', 3, { patience: 1 }))];
+    await Promise.all(all);
+    expect(order).toEqual(['busy', 'locked', 'queued 1', 'queued 2']);
+  });
+
   it.runIf(process.platform === 'linux')('stops a task that used some CPU time and then waited, at four times its deadline, not one look later', async () => {
     // 40 ms of CPU time first: the pool then looks every 760 ms (at 800, 1560, 2320, 3080 ms), and
     // its next look at 3840 ms would come after the task ends at 3500 ms, past the 3200 ms cap.

@@ -36,9 +36,12 @@ export function progressBar(io: Io, total: number, label: string, resumable?: Re
     const filled = Math.round((count / total) * width);
     io.stderr.write(`\r${label} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${count}/${total}`);
   };
-  if (enabled) draw();
+  if (enabled) {
+    draw();
+    barOnScreen = true;
+  }
   const phase: Phase | undefined = resumable ? { label, count: 0, total, rerun: resumable.rerun } : undefined;
-  if (phase) interruptible(io, phase, enabled);
+  if (phase) interruptible(io, phase);
   return {
     tick() {
       this.update(count + 1);
@@ -50,7 +53,10 @@ export function progressBar(io: Io, total: number, label: string, resumable?: Re
     },
     done() {
       if (phase) finished(phase);
-      if (enabled) io.stderr.write('\n');
+      if (enabled) {
+        io.stderr.write('\n');
+        barOnScreen = false;
+      }
     },
   };
 }
@@ -59,6 +65,11 @@ const active = new Set<Phase>();
 /** Phases finished while a guard is up: a Ctrl-C between two phases still reports them. */
 const completed: Phase[] = [];
 let onSigint: (() => void) | undefined;
+/**
+ * A bar is drawn and its line not ended: the report on SIGINT starts on a line of its own. Not the
+ * phase's own flag: the handler is installed once, by whichever phase or guard came first.
+ */
+let barOnScreen = false;
 
 /**
  * Ctrl-C anywhere in a bulk command says what was written, even nothing yet (reading the files,
@@ -67,7 +78,7 @@ let onSigint: (() => void) | undefined;
  */
 export function interruptionGuard(io: Io, label: string, resumable: Resumable): { done(): void } {
   const guard: Phase = { label, count: 0, total: 0, rerun: resumable.rerun, guard: true };
-  interruptible(io, guard, false);
+  interruptible(io, guard);
   return {
     done() {
       completed.length = 0;
@@ -89,7 +100,7 @@ export function interruptedText(all: Iterable<Phase>): string {
   return `interrupted: ${lines.join('\n')}\nRun the same command again to finish the job: ${rerun}.\n`;
 }
 
-function interruptible(io: Io, phase: Phase, barShown: boolean): void {
+function interruptible(io: Io, phase: Phase): void {
   active.add(phase);
   if (onSigint) return;
   onSigint = () => {
@@ -102,7 +113,7 @@ function interruptible(io: Io, phase: Phase, barShown: boolean): void {
       const done = phases.filter((p) => !p.guard).map((p) => ({ phase: p.label, written: p.count, total: p.total }));
       io.stdout.write(JSON.stringify({ error: { code: 'interrupted', message: interruptedText(phases).trim(), done } }, null, 2) + '\n');
     } else {
-      io.stderr.write(`${barShown ? '\n' : ''}${interruptedText(phases)}`);
+      io.stderr.write(`${barOnScreen ? '\n' : ''}${interruptedText(phases)}`);
     }
     // With no listener left, the signal's default action ends the process as interrupted (130).
     process.kill(process.pid, 'SIGINT');

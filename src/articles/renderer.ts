@@ -69,10 +69,10 @@ const WORKER = new URL(runnable(new URL('./render-worker.js', import.meta.url)))
 export function createRenderer(config: Config['rendering']): Renderer {
   const workers = config.workers || availableParallelism();
   const pool = new WorkerPool({ file: WORKER, size: workers, timeoutMs: config.timeout });
-  const run = async <T>(task: string, input: unknown, label: string, patience?: number): Promise<T> => {
+  const run = async <T>(task: string, input: unknown, label: string, holdingLock?: boolean): Promise<T> => {
     let out: Checked<T>;
     try {
-      out = (await pool.run(task, input, { patience })) as Checked<T>;
+      out = (await pool.run(task, input, { holdingLock })) as Checked<T>;
     } catch (err) {
       if (!(err instanceof TaskFailure)) throw err;
       if (err.reason === 'timeout') {
@@ -99,7 +99,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
-    body: async (markdown, label, opts) => (opts?.holdingLock ? run<RenderedBody>('body', { markdown, label }, label, 1) : body(markdown, label)),
+    body: async (markdown, label, opts) => run<RenderedBody>('body', { markdown, label }, label, opts?.holdingLock),
     bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
     callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
       inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),

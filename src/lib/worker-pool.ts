@@ -28,8 +28,8 @@ export interface WorkerPoolOptions {
 interface Job {
   task: string;
   input: unknown;
-  /** How many times its deadline the task may wait for the CPU (STARVED_FACTOR unless run() was told otherwise). */
-  patience: number;
+  /** The caller holds a lock (run()'s holdingLock). */
+  holdingLock: boolean;
   resolve(value: unknown): void;
   reject(err: TaskFailure): void;
 }
@@ -74,17 +74,16 @@ export class WorkerPool {
   constructor(private readonly options: WorkerPoolOptions) {}
 
   /**
-   * Run a task; `patience` 1 stops it at its deadline in wall time, CPU or not (a caller holding a
-   * lock). Such a task also goes ahead of the queue: the deadline counts from its start, and the
-   * lock would otherwise be held while the tasks queued before it (a publish's next batches,
-   * rendered ahead) run first.
+   * Run a task. `holdingLock`: the caller waits inside a transaction. Its task goes ahead of the
+   * others queued (behind other lock holders' only: the deadline counts from a task's start, and
+   * the lock would be held while the tasks queued before it, a publish's next batches, run first),
+   * and it is stopped at its deadline in wall time, CPU or not.
    */
-  run(task: string, input: unknown, { patience = STARVED_FACTOR }: { patience?: number } = {}): Promise<unknown> {
+  run(task: string, input: unknown, { holdingLock = false }: { holdingLock?: boolean } = {}): Promise<unknown> {
     if (this.closed) return Promise.reject(new TaskFailure('died', 'the worker pool is closed'));
     return new Promise((resolve, reject) => {
-      const job = { task, input, patience, resolve, reject };
-      // Behind the other lock holders' tasks, before everything else.
-      const at = patience === 1 ? this.queue.findIndex((j) => j.patience !== 1) : -1;
+      const job = { task, input, holdingLock, resolve, reject };
+      const at = holdingLock ? this.queue.findIndex((j) => !j.holdingLock) : -1;
       if (at === -1) this.queue.push(job);
       else this.queue.splice(at, 0, job);
       this.pump();
@@ -163,8 +162,9 @@ export class WorkerPool {
       const used = now === undefined ? Infinity : now - slot.cpuAtStart!;
       const waited = performance.now() - slot.startedAt!;
       // The next look comes when the CPU time left would run out, or at the wall-time cap, whichever is first.
-      if (used < limit && waited < limit * job.patience) return this.arm(slot, job, Math.max(Math.min(limit - used, limit * job.patience - waited), 10));
-      const why = used >= limit || job.patience === 1 ? `the task ran longer than ${limit} ms` : `the task waited ${job.patience} times its ${limit} ms deadline for the CPU`;
+      const patience = job.holdingLock ? 1 : STARVED_FACTOR;
+      if (used < limit && waited < limit * patience) return this.arm(slot, job, Math.max(Math.min(limit - used, limit * patience - waited), 10));
+      const why = used >= limit || job.holdingLock ? `the task ran longer than ${limit} ms` : `the task waited ${STARVED_FACTOR} times its ${limit} ms deadline for the CPU`;
       void this.discard(slot, new TaskFailure('timeout', why));
     }, ms);
   }

@@ -78,7 +78,7 @@ describe('the worker pool', () => {
     await expect(p.run('sleep', 500)).resolves.toBe(500);
     await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
     // A caller holding a lock gives it no more than its deadline, CPU or not.
-    await expect(p.run('sleep', 500, { patience: 1 })).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
+    await expect(p.run('sleep', 500, { holdingLock: true })).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
     // Past four times the deadline it is stopped all the same.
     await expect(p.run('sleep', 5_000)).rejects.toMatchObject({ reason: 'timeout', message: 'the task waited 4 times its 200 ms deadline for the CPU' });
     await expect(p.run('echo', 1)).resolves.toBe(1);
@@ -91,7 +91,7 @@ describe('the worker pool', () => {
     const order: string[] = [];
     const ran = (name: string, task: Promise<unknown>) => task.then(() => order.push(name));
     // The one worker is busy; two tasks wait (a publish's next batches), then a lock holder's comes.
-    const all = [ran('busy', p.run('sleep', 100)), ran('queued 1', p.run('echo', 1)), ran('queued 2', p.run('echo', 2)), ran('locked', p.run('echo', 3, { patience: 1 }))];
+    const all = [ran('busy', p.run('sleep', 100)), ran('queued 1', p.run('echo', 1)), ran('queued 2', p.run('echo', 2)), ran('locked', p.run('echo', 3, { holdingLock: true }))];
     await Promise.all(all);
     expect(order).toEqual(['busy', 'locked', 'queued 1', 'queued 2']);
   });

@@ -86,19 +86,22 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const sources = chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes);
   // 50,000 posts take a quarter of a minute to read before anything else shows.
   const reading = progress('Reading', sources.length, false);
-  for (const [n, src] of sources.entries()) {
-    reading.update(n);
-    const zone = opts.timeZone ?? (await zones.of(src.root));
-    const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
-    // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
-    const hexo = await zones.hexoSite(src.root);
-    if (hexo) hexoAddresses(hexo, read, zone);
-    // Only the permalink needed the front matter as read; every post is held to the end of the import.
-    for (const item of read) item.frontMatter = undefined; // not delete: that would slow every later access to the item
-    items.push(...read);
+  try {
+    for (const [n, src] of sources.entries()) {
+      reading.update(n);
+      const zone = opts.timeZone ?? (await zones.of(src.root));
+      const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
+      // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
+      const hexo = await zones.hexoSite(src.root);
+      if (hexo) hexoAddresses(hexo, read, zone);
+      // Only the permalink needed the front matter as read; every post is held to the end of the import.
+      for (const item of read) item.frontMatter = undefined; // not delete: that would slow every later access to the item
+      items.push(...read);
+    }
+    reading.update(sources.length);
+  } finally {
+    reading.done();
   }
-  reading.update(sources.length);
-  reading.done();
   items.splice(0, items.length, ...leaveOutPages(items, notes, await hugoSites(items, notes)));
   uniqueSources(items, notes);
   followLinks(items, ws, readerOptions.baseUrl, notes);

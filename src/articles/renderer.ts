@@ -13,11 +13,12 @@ import type { AuditSite, auditArticle } from './audit.js';
 export interface Renderer {
   /**
    * HTML, outline, word count, FAQ and excerpt in one pass; `label` names the article in refusals.
-   * `holdingLock`: the caller waits inside a transaction, so the render is stopped at its deadline
-   * in wall time even when a busy machine gave it less CPU than that (a write lock is never held
-   * longer than rendering.timeout for it).
+   * `holdingLock`: the caller waits holding a lock (a transaction, a webhook event's lease), so
+   * the render goes ahead of the renders queued and is stopped at its deadline in wall time even
+   * when a busy machine gave it less CPU than that: the lock is never held longer than
+   * rendering.timeout for it (WorkerPool.run).
    */
-  body(markdown: string, label: string, opts?: { holdingLock?: boolean }): Promise<RenderedBody>;
+  body(markdown: string, label: string, opts?: RenderOptions): Promise<RenderedBody>;
   /**
    * body() of many bodies, 16 to a worker task when there are 16 for each worker or more (one
    * message each way instead of one per body). A task of several runs under the one deadline of a body: when it is stopped, or a body
@@ -31,7 +32,7 @@ export interface Renderer {
    */
   callEach<I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string): Promise<O[]>;
   /** body() of markdown whose title is already taken off (a webhook event's stored body). */
-  markdown(markdown: string, label: string): Promise<RenderedBody>;
+  markdown(markdown: string, label: string, opts?: RenderOptions): Promise<RenderedBody>;
   /**
    * body(), kept for the next call with the same `key` (an article id and version) and markdown:
    * draft previews render once per edit, not once per view. Concurrent calls share one render.
@@ -42,6 +43,11 @@ export interface Renderer {
   /** Renders running now and started so far (the preview cache's and the deadline's tests watch them). */
   stats(): { running: number; started: number; peak: number; ready: number };
   close(): Promise<void>;
+}
+
+/** How a caller waits for a render (Renderer.body). */
+export interface RenderOptions {
+  holdingLock?: boolean;
 }
 
 /** A worker's answer: the task's value, or the body limits' refusal (body_too_complex) to throw as it is. */
@@ -86,7 +92,7 @@ export function createRenderer(config: Config['rendering']): Renderer {
     }
     return unwrap(out);
   };
-  const body = (markdown: string, label: string, task = 'body') => run<RenderedBody>(task, { markdown, label }, label);
+  const body = (markdown: string, label: string, task = 'body', opts: RenderOptions = {}) => run<RenderedBody>(task, { markdown, label }, label, opts.holdingLock);
   // A batch of a few goes one to a task, as body() would: every worker gets some at once.
   const inChunks = async <I, O>(list: I[], labelOf: (item: I) => string, task: (chunk: I[], label: string) => Promise<Array<Checked<O>>>): Promise<O[]> => {
     const per = list.length >= BODIES_PER_TASK * workers ? BODIES_PER_TASK : 1;
@@ -99,11 +105,11 @@ export function createRenderer(config: Config['rendering']): Renderer {
   };
   const cache = new BodyCache(config.previewCacheBytes);
   return {
-    body: async (markdown, label, opts) => run<RenderedBody>('body', { markdown, label }, label, opts?.holdingLock),
+    body: async (markdown, label, opts) => body(markdown, label, 'body', opts),
     bodies: (list) => inChunks(list, (b) => b.label, (chunk, label) => run<Array<Checked<RenderedBody>>>('bodies', chunk, label)),
     callEach: <I, O>(module: URL, name: string, list: I[], labelOf: (item: I) => string) =>
       inChunks<I, O>(list, labelOf, (chunk, label) => run<Array<Checked<O>>>('call', { module: runnable(module), name, input: chunk }, label)),
-    markdown: async (markdown, label) => body(markdown, label, 'markdown'),
+    markdown: async (markdown, label, opts) => body(markdown, label, 'markdown', opts),
     cachedBody: (key, markdown, label) => cache.get(key, markdown, () => body(markdown, label)),
     audit: (article, site) => run<ReturnType<typeof auditArticle>>('audit', { article, site }, article.slug),
     stats: () => ({ running: pool.running, started: pool.started, peak: pool.peak, ready: pool.ready }),

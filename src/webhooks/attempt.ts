@@ -55,7 +55,8 @@ async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; wo
   const { bodyMarkdown, bodyHtml, slug } = event.snapshot.article;
   if (bodyMarkdown === null || bodyHtml !== undefined) return undefined;
   try {
-    return await ctx.renderer.markdown(bodyMarkdown, slug ?? event.articleId);
+    // The event's lease runs meanwhile, sized for the POST's timeouts: no waiting for a core past the deadline.
+    return await ctx.renderer.markdown(bodyMarkdown, slug ?? event.articleId, { holdingLock: true });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     ctx.log.warn({ eventId: event.id, code: err.code }, `webhook event ${event.id}: the body is sent without html: ${err.message}`);

@@ -37,3 +37,25 @@ describe.runIf(process.platform === 'linux')('render workers yield the CPU to th
     }
   });
 });
+
+// The renders a caller waits for while holding a lock (a publish's transaction, a webhook event's
+// lease) go ahead of those queued: shown by the order they finish in, on one worker.
+describe('renders under a lock', () => {
+  it('body() and markdown() with holdingLock run before the bodies queued ahead of them', async () => {
+    const renderer = createRenderer({ timeout: 30_000, workers: 1, previewCacheBytes: 0 });
+    try {
+      await renderer.body('Warm *up*.', 'warm');
+      const finished: string[] = [];
+      const note = <T>(name: string, p: Promise<T>) => p.then((v) => (finished.push(name), v));
+      // 64 bodies: four tasks of 16 on the one worker.
+      const queued = note('queued', renderer.bodies(Array.from({ length: 64 }, (_, i) => ({ markdown: `Post ${i} with *some* words.`, label: `p${i}` }))));
+      const locked = [note('body', renderer.body('Under a *lock*.', 'locked', { holdingLock: true })), note('markdown', renderer.markdown('Under a *lease*.', 'leased', { holdingLock: true }))];
+      const [one, two] = await Promise.all(locked);
+      expect([one.html, two.html]).toEqual(['<p>Under a <em>lock</em>.</p>', '<p>Under a <em>lease</em>.</p>']);
+      expect((await queued).length).toBe(64);
+      expect(finished).toEqual(['body', 'markdown', 'queued']);
+    } finally {
+      await renderer.close();
+    }
+  });
+});

@@ -5,7 +5,7 @@ import { SCHEDULE_HORIZON_YEARS, checkScheduleRange } from '../lib/datetime.js';
 import { type CheckedDraft, articlesBySlug, checkDrafts, insertDrafts } from '../articles/service.js';
 import { leadingH1 } from '../lib/markdown.js';
 import type { Article } from '../articles/types.js';
-import { type PublishResult, destinations } from '../publishing/publish-rows.js';
+import { type PublishResult, destinations, firstPublishTimes } from '../publishing/publish-rows.js';
 import { publishMany, scheduleMany } from '../publishing/publish-many.js';
 import type { Workspace } from '../workspaces/types.js';
 import { AuthorsFiles } from './authors-file.js';
@@ -160,8 +160,9 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   // publish batch then writes the few index pages its neighbours share, not one page per post.
   const position = new Map(good.map((item, i) => [item, i]));
   const nowIso = now.toISOString();
-  const firstPublish = (item: ImportItem): string => (item.draft ? '~' : item.dates.publishedAt && item.dates.publishedAt <= nowIso ? item.dates.publishedAt : nowIso);
-  const publishOrder = [...good].sort((a, b) => (firstPublish(a) < firstPublish(b) ? -1 : firstPublish(a) > firstPublish(b) ? 1 : 0));
+  // Drafts last ('~' sorts after any date).
+  const key = new Map(good.map((item) => [item, item.draft ? '~' : firstPublishTimes({ importedPublishedAt: item.dates.publishedAt ?? null, importedUpdatedAt: null, firstPublishedAt: null }, nowIso).publishedAt]));
+  const publishOrder = [...good].sort((a, b) => (key.get(a)! < key.get(b)! ? -1 : key.get(a)! > key.get(b)! ? 1 : 0));
   const imported = (await insertAll(ctx, ws, publishOrder, checked, failed, Boolean(opts.keepGoing), progress)).sort((a, b) => position.get(a.item)! - position.get(b.item)!);
   const counted = stored.used > 0 ? [`Images beside the posts now served by svc: ${stored.used} (${stored.added} newly stored, ${stored.used - stored.added} stored already)`] : [];
   const report: ImportReport = {

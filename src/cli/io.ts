@@ -10,6 +10,8 @@ export interface Io {
   stdin: Readable;
   /** True only when a person can answer prompts (stdin is a terminal and not CI). */
   interactive: boolean;
+  /** Progress bars are drawn: stderr, where they go, is a terminal (and not CI). */
+  progress?: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
   /** `error:` and `warning:` in colour on stderr (a terminal that supports it, no NO_COLOR). */
@@ -25,6 +27,7 @@ export function processIo(): Io {
     stderr: process.stderr,
     stdin: process.stdin,
     interactive: Boolean(process.stdin.isTTY) && !env.CI,
+    progress: Boolean(process.stderr.isTTY) && !env.CI,
     env,
     cwd: process.cwd(),
     colour: colourFor(Boolean(process.stderr.isTTY), env),

@@ -16,7 +16,7 @@ interface Phase {
 }
 
 /**
- * A one-line progress bar on stderr, drawn only on a terminal and for more than one item (never
+ * A one-line progress bar on stderr, drawn only when stderr is a terminal and for more than one item (never
  * with --json). Redrawn at most once per whole percent, so 5,000 items cost 100 writes, not 5,000.
  *
  * `resumable`: the work is committed in batches and `update(n)` is called once n items are
@@ -25,7 +25,7 @@ interface Phase {
  * in flight is rolled back by the database. Without it SIGINT keeps its default.
  */
 export function progressBar(io: Io, total: number, label: string, resumable?: Resumable) {
-  const enabled = io.interactive && !io.json && total > 1;
+  const enabled = Boolean(io.progress) && !io.json && total > 1;
   let count = 0;
   let drawn = -1;
   const draw = () => {

@@ -30,7 +30,7 @@ const result = (code: number, stdout: string, stderr: string): CliResult => ({
 
 /**
  * Run the CLI in-process through run(argv, io): fast, same code path as the binary.
- * `interactive: true` plays a person at a terminal: answer prompts with prompts.inject([...]).
+ * `interactive: true` plays a person at a terminal: answer prompts with prompts.inject([...]); progress bars are drawn.
  */
 export async function runCli(args: string[], opts: { env: Record<string, string>; cwd: string; stdin?: string; interactive?: boolean }): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -44,6 +44,7 @@ export async function runCli(args: string[], opts: { env: Record<string, string>
     stderr,
     stdin: Readable.from([opts.stdin ?? '']),
     interactive: opts.interactive ?? false,
+    progress: opts.interactive ?? false,
     env: withStateDir({ ...opts.env }),
     cwd: opts.cwd,
   });

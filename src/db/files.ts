@@ -2,17 +2,13 @@ import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 
 import path from 'node:path';
 import { AppError } from '../errors.js';
 
-/**
- * The data directory holds password and key hashes: what svc creates there is private whatever
- * the umask. SQLite gives its -wal, -shm and -journal files the database file's mode.
- */
+// Private whatever the umask: the data directory holds password and key hashes. SQLite's -wal, -shm and -journal take the file's mode.
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
 /**
- * mkdir -p, one level at a time, each directory created 0700 (Node's recursive mkdirSync never
- * returns under /proc, and a path through a file should be told, not shown a stack). An existing
- * directory keeps its mode.
+ * mkdir -p one level at a time (Node's recursive mkdirSync never returns under /proc, and a path
+ * through a file should be told, not shown a stack). An existing directory keeps its mode.
  */
 export function ensurePrivateDir(dir: string): void {
   const stat = statOrNothing(dir);

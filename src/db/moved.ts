@@ -4,9 +4,8 @@ import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 
 /**
- * After `svc db copy` the SQLite file is marked as moved: a marker file beside it
- * names the new home. svc serve and every command refuse the file while the marker is there, so
- * a command run without the new URL cannot write into a database no daemon serves any more.
+ * After `svc db copy` a marker beside the SQLite file names the new home, and every command refuses
+ * the file: one run without the new URL must not write into a database no daemon serves any more.
  */
 export const movedMarkerFile = (filename: string) => `${filename}-moved.json`;
 
@@ -16,7 +15,6 @@ export interface MovedMarker {
   at: string;
 }
 
-/** The URL without its password: what the marker and the refusal name. */
 export function withoutPassword(url: string): string {
   try {
     const u = new URL(url);
@@ -44,7 +42,6 @@ function readMoved(filename: string): MovedMarker | null {
   }
 }
 
-/** Refuse a SQLite database marked as moved, unless database.ignoreMoved (SVC_DATABASE_IGNORE_MOVED) says otherwise. */
 export function refuseMovedDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): void {
   const { database } = config;
   if (database.client !== 'sqlite3' || database.ignoreMoved) return;

@@ -2,15 +2,11 @@ import type { Knex } from 'knex';
 import { type Db, writerOf } from './connect.js';
 
 /** size: rows per statement; maxBatches: statements per call, the rest waits for the next call. */
-export interface BatchLimits {
-  size?: number;
-  maxBatches?: number;
-}
+export type BatchLimits = Partial<Record<'size' | 'maxBatches', number>>;
 
 /**
- * Delete the rows `where` picks, `size` at a time, each statement its own short transaction on the
- * writer, so no call holds the writer long and the next call goes on where this one stopped.
- * `where` also guards the DELETE itself: a row changed since the selection is left alone.
+ * Each statement its own short transaction on the writer, so no call holds it long. `where` also
+ * guards the DELETE itself: a row changed since the selection is left alone.
  */
 export async function deleteWhere(db: Db, table: string, key: string, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, { size = 500, maxBatches = 20 }: BatchLimits = {}): Promise<number> {
   let total = 0;
@@ -37,9 +33,8 @@ export interface Sweep {
 }
 
 /**
- * Walk the table in index order `size` rows at a time from `cursor`, deleting by key what
- * `deletable` picks: rows that stay are read once per walk, not by every batch. Returns the cursor
- * to go on from, null once the walk reached the end (the next call starts from the beginning).
+ * Walk the table in index order from `cursor`, deleting by key what `deletable` picks: rows that
+ * stay are read once per walk, not by every batch. The cursor returned is null at the end.
  */
 export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, { size = 500, maxBatches = 20 }: BatchLimits = {}): Promise<{ deleted: number; cursor: SweepCursor | null }> {
   const after = (q: Knex.QueryBuilder, at: SweepCursor) =>

@@ -48,7 +48,14 @@ export async function rollbackLastBatch(db: Db, opts: { log?: Logger; confirm?: 
   return reachable(db, async () => {
     const batch = await lastBatch(db);
     if (batch.length === 0) return [];
-    if (batch.includes(INSTALL_MIGRATION)) throw installBatch(batch);
+    if (batch.includes(INSTALL_MIGRATION)) {
+      throw new AppError(
+        'rollback_refused',
+        409,
+        `Refusing to roll back: the last batch of migrations is the install itself (${batch.length} migration${batch.length === 1 ? '' : 's'}, ${INSTALL_MIGRATION} among them); undoing it would drop every table with all svc data. Nothing was changed.`,
+        { hint: 'To go back to an earlier state, stop the daemon and restore a backup: svc restore FILE (docs/operations.md, "Going back a release").', details: { batch } },
+      );
+    }
     await opts.confirm?.(batch);
     const [, rolledBack] = (await locked(db, opts.log, async () => {
       const now = await lastBatch(db);
@@ -74,14 +81,6 @@ async function lastBatch(db: Db): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-const installBatch = (batch: string[]) =>
-  new AppError(
-    'rollback_refused',
-    409,
-    `Refusing to roll back: the last batch of migrations is the install itself (${batch.length} migration${batch.length === 1 ? '' : 's'}, ${INSTALL_MIGRATION} among them); undoing it would drop every table with all svc data. Nothing was changed.`,
-    { hint: 'To go back to an earlier state, stop the daemon and restore a backup: svc restore FILE (docs/operations.md, "Going back a release").', details: { batch } },
-  );
-
 /** For the migration tests: 'all' undoes every one. */
 export async function migrateStep(db: Db, step: 'up' | 'down' | 'all'): Promise<string[]> {
   const run = () => (step === 'all' ? db.migrate.rollback(options(), true) : db.migrate[step](options()));
@@ -89,17 +88,10 @@ export async function migrateStep(db: Db, step: 'up' | 'down' | 'all'): Promise<
   return done;
 }
 
-export interface MigrationStatus {
-  /** Applied migrations this code knows, oldest first. */
-  applied: string[];
-  /** Migrations of this code not applied yet. */
-  pending: string[];
-  /** Applied migrations this code does not know: a newer svc migrated the database. */
-  unknown: string[];
-}
+export type MigrationStatus = Awaited<ReturnType<typeof migrationStatus>>;
 
-/** Read without creating or locking anything. */
-export async function migrationStatus(db: Db): Promise<MigrationStatus> {
+/** Read without creating or locking anything; `unknown`: applied by a newer svc. */
+export async function migrationStatus(db: Db) {
   return reachable(db, async () => {
     const { known, applied } = await knexState(db);
     return {
@@ -111,7 +103,6 @@ export async function migrationStatus(db: Db): Promise<MigrationStatus> {
 }
 
 interface KnexState {
-  /** This code's migrations. */
   known: string[];
   /** Oldest first ([] before knex created its tables). */
   applied: string[];
@@ -145,10 +136,8 @@ function refuseNewer({ known, applied }: KnexState): void {
 }
 
 /**
- * Under svc's lock (locks.ts): refuse a database newer than this code, then mend knex's lock
- * table: it must hold one row, unlocked, whenever nobody migrates, and holding our lock we know
- * nobody does. Anything else is left over (a migrator that died, two that raced on an empty
- * database) and would make knex refuse every run.
+ * Holding our lock nobody migrates, so knex's lock table must hold one row, unlocked: anything else
+ * is left over (a migrator died, two raced on an empty database) and would make knex refuse to run.
  */
 function locked<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promise<T> {
   return withMigrationLock(db, log, async () => {

@@ -1,4 +1,4 @@
-import { type Db, type Trx, isPostgres } from './connect.js';
+import { type Db, type Queryable, type Trx, isPostgres } from './connect.js';
 
 /** knex's bookkeeping: the target gets its own by migrating, never a copy. */
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
@@ -34,18 +34,14 @@ export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
   return ordered;
 }
 
-export const countRows = async (db: Db | Trx, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
+export const countRows = async (db: Queryable, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
 
-export async function occupiedTables(target: Db | Trx, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
-  const out: Array<{ table: string; rows: number }> = [];
-  for (const table of tables) {
-    const rows = await countRows(target, table);
-    if (rows > 0) out.push({ table, rows });
-  }
-  return out;
+export async function occupiedTables(target: Queryable, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
+  const counted = [];
+  for (const table of tables) counted.push({ table, rows: await countRows(target, table) });
+  return counted.filter((t) => t.rows > 0);
 }
 
-/** Empty the tables (PostgreSQL), identities restarted: `db copy --force`. */
 export async function truncateTables(trx: Trx, tables: string[]): Promise<void> {
   if (tables.length > 0) await trx.raw(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
 }
@@ -66,9 +62,8 @@ async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>
 }
 
 /**
- * From a SQLite source, the columns the target has. A restore into SQLite names `attachedAs`, the
- * source attached: one statement. Into PostgreSQL in batches in rowid order, SQLite's 0/1 booleans
- * as booleans (dates and JSON are text on both).
+ * The columns the target has, from SQLite: into SQLite (the source attached as `attachedAs`) in one
+ * statement; into PostgreSQL in batches, 0/1 as booleans (dates and JSON are text on both).
  */
 export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void, attachedAs?: string): Promise<number> {
   const types = await columnTypes(trx, table);

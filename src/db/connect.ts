@@ -26,12 +26,12 @@ type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 
 const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
 
 /**
- * SQLite in WAL mode with a busy timeout, so the CLI and a daemon can share one file. Every wait
- * has a deadline (docs/deployment.md, "Deadlines"); on PostgreSQL queryTimeout is both client side
- * (it ends a wait on a silent link) and statement_timeout.
+ * SQLite in WAL mode, so the CLI and a daemon share one file. Every wait has a deadline
+ * (docs/deployment.md, "Deadlines"): PostgreSQL's queryTimeout is also client side, for a silent link.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
   const d = { ...DEFAULT_DEADLINES, ...database };
+  const common = { log: QUIET, compileSqlOnError: false, acquireConnectionTimeout: d.acquireTimeout };
   if (database.client === 'pg') {
     pgDriver();
     return knexFactory({
@@ -53,9 +53,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
           done(null, conn);
         },
       },
-      acquireConnectionTimeout: d.acquireTimeout,
-      log: QUIET,
-      compileSqlOnError: false,
+      ...common,
     });
   }
   // Created private before SQLite opens it: its -wal and -shm files take the file's mode.
@@ -64,17 +62,14 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   const sqlite = (max: number, more = '') =>
     knexFactory({
       client: 'sqlite3',
-      log: QUIET,
-      compileSqlOnError: false,
+      ...common,
       connection: { filename: database.filename },
       useNullAsDefault: true,
-      acquireConnectionTimeout: d.acquireTimeout,
       pool: {
         min: 1,
         max,
         afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL${more}`;
-          conn.exec(pragmas, (err) => done(err, conn));
+          conn.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL${more}`, (err) => done(err, conn));
         },
       },
     });
@@ -93,16 +88,14 @@ export async function closeDb(db: Db): Promise<void> {
 const writers = new WeakMap<Db, Db>();
 
 /**
- * SQLite's writer: a pool of one connection. Writers meeting at SQLite's lock nap up to 100 ms
- * (busy_timeout's back-off) while others go first; this pool serves them in arrival order within
- * acquireTimeout, and only another process meets the lock. PostgreSQL: `db` itself.
+ * SQLite's writer, a pool of one: writers meeting at SQLite's lock nap up to 100 ms while others go
+ * first; the pool serves them in arrival order, and only another process meets the lock.
  */
 export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /**
- * Dispose of a connection that cannot serve any more. pg keeps one whose query outlived
- * query_timeout, that query still pending, so every later query would time out too; a read-only
- * session (a standby after a failover) stays so, while a new connection may reach the primary.
+ * pg keeps a connection whose query outlived query_timeout, the query pending, so every later one
+ * would time out too; a read-only session (a standby after a failover) stays so. Both are dropped.
  */
 function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;

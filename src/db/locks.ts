@@ -39,22 +39,21 @@ async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock |
         return !err || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? resolve(!err) : reject(err);
       }),
     );
+  let held = false;
   try {
     for (let waited = false; ; waited = true) {
-      if (await begin()) {
+      held = await begin();
+      if (held) {
         let released: Promise<void> | null = null;
         return { release: () => (released ??= new Promise<void>((resolve) => conn.exec('ROLLBACK', () => resolve())).then(close)) };
       }
-      if (!onWait) break;
+      if (!onWait) return null;
       if (!waited) onWait();
       await new Promise((r) => setTimeout(r, 50));
     }
-  } catch (err) {
-    await close();
-    throw err;
+  } finally {
+    if (!held) await close();
   }
-  await close();
-  return null;
 }
 
 /** One daemon per SQLite file (CLI commands never claim); PostgreSQL takes any number. */
@@ -82,9 +81,8 @@ export const PG_MIGRATION_LOCK_KEY = 0x737663;
 export const sqliteMigrationLockFile = (filename: string) => `${filename}-migrate.lock`;
 
 /**
- * Processes starting together migrate one after the other. knex's own lock is a table knex
- * creates, which two processes on an empty database race to create; ours exists before any table.
- * On PostgreSQL a session advisory lock on a connection of its own, released when it ends.
+ * knex's own lock is a table, which two processes on an empty database race to create; ours
+ * exists before any table. PostgreSQL: a session advisory lock on a connection of its own.
  */
 export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promise<T> {
   // warn: CLI commands log warnings only, and a command that waits should say why.

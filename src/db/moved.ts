@@ -16,13 +16,10 @@ export interface MovedMarker {
 }
 
 export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(invalid URL)';
-  }
+  if (!URL.canParse(url)) return '(invalid URL)';
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
 }
 
 export function markMoved(filename: string, to: string, now: Date): MovedMarker {
@@ -31,9 +28,7 @@ export function markMoved(filename: string, to: string, now: Date): MovedMarker 
   return marker;
 }
 
-function readMoved(filename: string): MovedMarker | null {
-  const file = movedMarkerFile(filename);
-  if (!existsSync(file)) return null;
+function readMoved(file: string): MovedMarker {
   try {
     const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<MovedMarker>;
     return { to: typeof m.to === 'string' ? m.to : '(unknown)', at: typeof m.at === 'string' ? m.at : '(unknown)' };
@@ -44,11 +39,11 @@ function readMoved(filename: string): MovedMarker | null {
 
 export function refuseMovedDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): void {
   const { database } = config;
-  if (database.client !== 'sqlite3' || database.ignoreMoved) return;
-  const moved = readMoved(database.filename);
-  if (!moved) return;
+  const marker = movedMarkerFile(database.filename);
+  if (database.client !== 'sqlite3' || database.ignoreMoved || !existsSync(marker)) return;
+  const moved = readMoved(marker);
   throw new AppError('database_moved', 409, `The SQLite database ${database.filename} was moved to ${moved.to} (svc db copy, ${moved.at}): svc no longer uses it`, {
-    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (this command uses the file because ${sqliteChosenBy(config)}). To use this file anyway: database.ignoreMoved: true (SVC_DATABASE_IGNORE_MOVED=true), or delete ${movedMarkerFile(database.filename)} to move back for good.`,
+    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (this command uses the file because ${sqliteChosenBy(config)}). To use this file anyway: database.ignoreMoved: true (SVC_DATABASE_IGNORE_MOVED=true), or delete ${marker} to move back for good.`,
     details: { movedTo: moved.to, movedAt: moved.at },
   });
 }

@@ -2,9 +2,6 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import type { Db } from './connect.js';
 
-const SQLITE_MAGIC = 'SQLite format 3\0';
-const PG_DUMP_MAGIC = 'PGDMP';
-
 /** Judged by the first bytes (an empty file is neither). */
 export function fileKind(file: string): 'sqlite' | 'pg_dump' | 'other' {
   const fd = openSync(file, 'r');
@@ -12,26 +9,20 @@ export function fileKind(file: string): 'sqlite' | 'pg_dump' | 'other' {
     const head = Buffer.alloc(16);
     const n = readSync(fd, head, 0, 16, 0);
     const text = head.subarray(0, n).toString('latin1');
-    if (text === SQLITE_MAGIC) return 'sqlite';
-    if (text.startsWith(PG_DUMP_MAGIC)) return 'pg_dump';
+    if (text === 'SQLite format 3\0') return 'sqlite';
+    if (text.startsWith('PGDMP')) return 'pg_dump';
     return 'other';
   } finally {
     closeSync(fd);
   }
 }
 
-/**
- * To an absent or empty `file`. One read transaction: on a WAL database one snapshot, blocking no
- * writer, so a daemon keeps serving meanwhile. The copy is in rollback-journal mode.
- */
+/** To an absent or empty `file`, in one read transaction: one snapshot, blocking no writer. The copy is in rollback-journal mode. */
 export async function vacuumInto(db: Db, file: string): Promise<void> {
   await db.raw('VACUUM INTO ?', [file]);
 }
 
-/**
- * integrity_check's lines (['ok'] for a sound file) and the tables, sqlite's own aside. Only for a
- * file svc made: the check of an FTS5 index (the search index) writes, so fails read-only.
- */
+/** integrity: ['ok'] when sound. Only for a file svc made: checking an FTS5 index (the search index) writes, so fails read-only. */
 export const checkSqliteFile = (file: string) =>
   onFile(file, async (conn) => ({
     integrity: (await all<{ integrity_check: string }>(conn, 'PRAGMA integrity_check')).map((r) => r.integrity_check),
@@ -39,9 +30,8 @@ export const checkSqliteFile = (file: string) =>
   }));
 
 /**
- * End the WAL so the file alone holds the database before it is renamed (a -wal left beside a
- * replaced file would be replayed into it). False when another process has it open, even idle:
- * once the file is renamed away its writes would go nowhere.
+ * End the WAL before the file is renamed (a -wal left beside a replaced file would be replayed
+ * into it). False when another process has it open: renamed away, its writes would go nowhere.
  */
 export const checkpointSqliteFile = (file: string): Promise<boolean> =>
   onFile(file, async (conn) => {

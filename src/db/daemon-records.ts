@@ -6,10 +6,9 @@ import { ensurePrivateDir } from './files.js';
 import { databaseIdentity } from './errors.js';
 
 /**
- * What each running daemon serves, for the CLI from any directory: `svc serve` writes
- * `daemon-<pid>.json` into the first writable state directory while it runs; one whose process is
- * gone is ignored, and removed by the next daemon. Also read in the data directory, where daemons
- * of svc 0.2.0 keep theirs.
+ * `svc serve` writes `daemon-<pid>.json` into the first writable state directory while it runs; one
+ * whose process is gone is ignored, and removed by the next daemon. Also read in the data
+ * directory, where daemons of svc 0.2.0 keep theirs.
  */
 const RECORD_NAME = /^daemon(?:-\d+)?\.json$/;
 

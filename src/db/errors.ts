@@ -52,10 +52,7 @@ export function cannotReach(database: string, err: unknown, check?: string): App
   });
 }
 
-/**
- * For a command that only reads and found no svc database (`why`: config/load.ts sqliteChosenBy).
- * It creates none: that would leave an empty database the operator never asked for.
- */
+/** A command that only reads creates no database the operator never asked for (`why`: config/load.ts sqliteChosenBy). */
 export function noSvcDatabase(filename: string, why: string, nothingTo?: string): AppError {
   return new AppError('database_not_found', 404, `There is no svc database at ${filename} (${why})${nothingTo ? `: nothing to ${nothingTo}` : ''}`, {
     hint: 'To create it: svc init (the database, a workspace and its first user) or svc migrate (the tables only); svc serve creates it too. If the data is elsewhere, point svc at it: dataDir or database.url in the config file the daemon reads (svc doctor names the one this command read).',

@@ -2,9 +2,8 @@ import type pg from 'pg';
 import type { Db } from './connect.js';
 
 /**
- * For hot paths where knex's building and a parse and plan would cost more than the read; rows as
- * arrays, run on a pooled connection (its deadlines hold). `name` null: planned for these values
- * each time, as a generic plan made while a table was small (a scan) would outlive its growth.
+ * For hot paths where knex's building and a parse and plan cost more than the read. `name` null:
+ * planned for the values each time (a generic plan made while a table was small would outlive its growth).
  */
 export async function preparedRows(db: Db, name: string | null, text: string, values: unknown[]): Promise<unknown[][]> {
   const conn = (await db.client.acquireConnection()) as pg.Client;

@@ -11,10 +11,9 @@ const RETRY_FOR_MS = 10_000;
 const TAKE_WRITE_LOCK = 'UPDATE knex_migrations SET id = id WHERE 0';
 
 /**
- * SQLite: on the writer (writerOf); another process holding the lock past busyTimeout fails it with
- * SQLITE_BUSY (503), not retried. PostgreSQL: a conflict is retried with a growing, jittered pause.
- * Given a transaction: a savepoint, not retried. Inside fn write through the transaction, never
- * `db`: on SQLite that write would wait for its own transaction's lock, and fail.
+ * SQLite: on the writer; another process holding the lock past busyTimeout fails it (503), not
+ * retried. PostgreSQL: a conflict is retried. Given a transaction: a savepoint. Inside fn write
+ * through the transaction, never `db`: on SQLite that would wait for its own transaction's lock.
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   if (db.isTransaction) return keepingCause(db, fn);
@@ -35,10 +34,7 @@ export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): 
   }
 }
 
-/**
- * SQLite ends a transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR): knex's ROLLBACK then
- * fails ("no transaction is active"), and that would hide the error that ended it.
- */
+/** SQLite ends a transaction on some errors (SQLITE_FULL): knex's failed ROLLBACK would hide the cause. */
 async function keepingCause<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   let failure: { err: unknown } | undefined;
   try {

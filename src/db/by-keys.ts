@@ -3,11 +3,8 @@ import { type Queryable, isPostgres } from './connect.js';
 type Row = Record<string, any>;
 
 /**
- * The rows of `table` whose `column` is one of `keys`, each once, in no particular order
- * (`columns`: all when absent). On PostgreSQL each key is looked up in a lateral subquery that
- * OFFSET 0 keeps from becoming a join, so the index is used whatever the planner believes (it may
- * plan an IN list as a scan of the table); SQLite answers an IN list from the index. Identifiers
- * come from code, never from input.
+ * Each row once, in no order. On PostgreSQL a lateral subquery per key (OFFSET 0 keeps it from
+ * becoming a join) uses the index, where the planner may scan the table for an IN list.
  */
 export async function rowsByKeys(db: Queryable, table: string, column: string, keys: string[], columns?: string[]): Promise<Row[]> {
   const out: Row[] = [];

@@ -7,12 +7,11 @@ import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
-/** Either the root handle or a transaction: what store functions accept. */
 export type Queryable = Knex | Knex.Transaction;
 
 let driver: typeof pg | undefined;
 
-/** The pg driver, loaded at the first PostgreSQL connection; BIGINT/COUNT as numbers (ours fit). */
+/** Loaded at the first PostgreSQL connection; BIGINT/COUNT as numbers (ours fit). */
 export function pgDriver(): typeof pg {
   if (!driver) {
     driver = createRequire(import.meta.url)('pg') as typeof pg;
@@ -27,14 +26,12 @@ type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 
 const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
 
 /**
- * Open the database named by the config. SQLite runs in WAL mode with a busy timeout and foreign
- * keys on, so the CLI and a running daemon can share one file. Every wait has a deadline
- * (docs/deployment.md, "Deadlines"): on PostgreSQL connectTimeout, queryTimeout (client side,
- * which ends a wait on a silent link, and as statement_timeout), acquireTimeout for the pool, and
- * TCP keepalive on every connection.
+ * SQLite in WAL mode, so the CLI and a daemon share one file. Every wait has a deadline
+ * (docs/deployment.md, "Deadlines"): PostgreSQL's queryTimeout is also client side, for a silent link.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
-  const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
+  const d = { ...DEFAULT_DEADLINES, ...database };
+  const common = { log: QUIET, compileSqlOnError: false, acquireConnectionTimeout: d.acquireTimeout };
   if (database.client === 'pg') {
     pgDriver();
     return knexFactory({
@@ -56,9 +53,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
           done(null, conn);
         },
       },
-      acquireConnectionTimeout: d.acquireTimeout,
-      log: QUIET,
-      compileSqlOnError: false,
+      ...common,
     });
   }
   // Created private before SQLite opens it: its -wal and -shm files take the file's mode.
@@ -67,29 +62,24 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
   const sqlite = (max: number, more = '') =>
     knexFactory({
       client: 'sqlite3',
-      log: QUIET,
-      compileSqlOnError: false,
+      ...common,
       connection: { filename: database.filename },
       useNullAsDefault: true,
-      acquireConnectionTimeout: d.acquireTimeout,
       pool: {
         min: 1,
         max,
         afterCreate(conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
-          const pragmas = `PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL${more}`;
-          conn.exec(pragmas, (err) => done(err, conn));
+          conn.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${Math.round(d.busyTimeout)}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL${more}`, (err) => done(err, conn));
         },
       },
     });
   const db = sqlite(database.poolMax);
-  // The writer's page cache may grow to 64 MiB (SQLite's default is 2 MiB): the index pages a large
-  // import keeps writing stay in it instead of being read back from the file at every batch.
+  // A 64 MiB page cache (SQLite's default: 2 MiB) keeps the index pages a large import writes.
   const writer = sqlite(1, '; PRAGMA cache_size = -65536');
   writers.set(db, writer);
   return db;
 }
 
-/** Close the database: its writer (which opens its connection at the first write), then `db`. */
 export async function closeDb(db: Db): Promise<void> {
   await writers.get(db)?.destroy();
   await db.destroy();
@@ -98,20 +88,14 @@ export async function closeDb(db: Db): Promise<void> {
 const writers = new WeakMap<Db, Db>();
 
 /**
- * The handle this process writes SQLite through: a pool of one connection beside the readers'.
- * Writers meeting at SQLite's lock nap in busy_timeout's back-off (up to 100 ms a nap) while
- * others go first; this pool serves them in arrival order instead, each wait bounded by
- * database.acquireTimeout, and only another process meets the lock. Transactions take it through
- * withTransaction, and so does a single write that must not wait behind the process's own.
- * PostgreSQL, or a handle not opened by openDb: `db` itself.
+ * SQLite's writer, a pool of one: writers meeting at SQLite's lock nap up to 100 ms while others go
+ * first; the pool serves them in arrival order, and only another process meets the lock.
  */
 export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /**
- * A connection that cannot serve any more is closed, so the pool opens another. pg keeps a
- * connection whose query outlived query_timeout, with that query still pending: every later query
- * on it would queue behind and time out too. And a read-only session (a standby after a failover)
- * stays read-only for its whole life, while a fresh connection may reach a writable server.
+ * pg keeps a connection whose query outlived query_timeout, the query pending, so every later one
+ * would time out too; a read-only session (a standby after a failover) stays so. Both are dropped.
  */
 function dropOnQueryTimeout(client: pg.Client): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -138,10 +122,7 @@ function dropOnQueryTimeout(client: pg.Client): void {
   };
 }
 
-/**
- * Ends a connection of svc's own outside the pool politely (Terminate, then FIN), cut after `ms`:
- * pg's end() waits for the server to close its side, which a silent link never does.
- */
+/** End a connection politely, cut after `ms`: pg's end() waits for the server, which a silent link never answers. */
 export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   const timer = setTimeout(() => cutClient(client), ms);
   // pg's own end, not the pool's bounded one (endWithDeadline) that calls this.
@@ -150,22 +131,15 @@ export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   clearTimeout(timer);
 }
 
-/** A pooled connection ends through endClient: knex waits for end(), and a silent link never answers. */
+/** knex ends a pooled connection with end(callback) and waits for it: through endClient. */
 function endWithDeadline(client: pg.Client): void {
-  (client as unknown as { end: (callback?: () => void) => Promise<void> | undefined }).end = (callback) => {
-    const ending = endClient(client);
-    if (!callback) return ending;
-    void ending.then(() => callback());
-    return undefined;
-  };
+  (client as unknown as { end: (callback: () => void) => void }).end = (callback) => void endClient(client).then(callback);
 }
 
-/** Drops a connection at once (pg reports it ended; a query in flight on it fails). */
+/** A query in flight on it fails. */
 function cutClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
-
-const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 

@@ -6,14 +6,10 @@ import { ensurePrivateDir } from './files.js';
 import { databaseIdentity } from './errors.js';
 
 /**
- * What each running daemon serves, where the CLI finds it from any directory: `svc serve` writes
- * `daemon-<pid>.json` into the first writable state directory (config.stateDirs) while it runs,
- * one per daemon as several may run on one machine. A record whose process is gone is ignored,
- * and removed by the next daemon that starts.
+ * `svc serve` writes `daemon-<pid>.json` into the first writable state directory while it runs; one
+ * whose process is gone is ignored, and removed by the next daemon. Also read in the data
+ * directory, where daemons of svc 0.2.0 keep theirs.
  */
-const daemonRecordFile = (stateDir: string, pid = process.pid) => path.join(stateDir, `daemon-${pid}.json`);
-
-// Also read in the data directory, where daemons of svc 0.2.0 keep theirs (a rolling upgrade).
 const RECORD_NAME = /^daemon(?:-\d+)?\.json$/;
 
 export interface DaemonRecord {
@@ -21,24 +17,18 @@ export interface DaemonRecord {
   /** sqlite:<file> or the PostgreSQL URL without its password. */
   database: string;
   since: string;
-  /** The daemon's data directory (absent in the records of svc 0.2.0, which lay in it). */
+  /** Absent from svc 0.2.0's records, which lay in the data directory. */
   dataDir?: string;
-  /** The daemon's webhook target settings, read once at its start (`svc webhook set` says when they refuse a receiver). */
+  /** Read once at its start (`svc webhook set` says when they refuse a receiver). */
   webhooks: { allowPrivateNetworks: boolean; allowedHosts: string[] };
-  /** Where it listens and the public address it serves, once bound (the CLI prints that address). */
+  /** Once bound. */
   served?: { host: string; port: number; baseUrl: string };
-  /** The config file it read, or null. */
   configFile?: string | null;
 }
 
 type RecordedConfig = Pick<Config, 'dataDir' | 'database' | 'stateDirs'>;
 
-
-/**
- * Write this daemon's record into the first state directory it can write (clearing the records
- * of daemons that are gone); the returned function removes it. Written again with `served` once
- * the port is bound.
- */
+/** Write this daemon's record (clearing those of daemons gone); the returned function removes it. */
 export function recordDaemon(config: RecordedConfig & Pick<Config, 'webhooks' | 'source'>, now: Date, served?: DaemonRecord['served']): () => void {
   const { allowPrivateNetworks, allowedHosts } = config.webhooks;
   const record: DaemonRecord = {
@@ -51,7 +41,7 @@ export function recordDaemon(config: RecordedConfig & Pick<Config, 'webhooks' | 
     configFile: config.source,
   };
   for (const dir of config.stateDirs) {
-    const file = daemonRecordFile(dir);
+    const file = path.join(dir, `daemon-${process.pid}.json`);
     try {
       ensurePrivateDir(dir);
       for (const { file: stale } of daemonRecords(dir).filter((r) => !processAlive(r.record.pid))) rmSync(stale, { force: true });
@@ -70,11 +60,7 @@ export function daemonsElsewhere(config: RecordedConfig): DaemonRecord[] {
   return liveDaemons(config, 'other').filter((r) => (r.dataDir ?? dataDir) === dataDir);
 }
 
-/**
- * The records of the running daemons of this machine found in the state directories (and, from
- * older versions, the data directory), oldest pid first: all of them, or those that serve the same
- * database as `config` or another one, wherever their data directory.
- */
+/** The running daemons' records, oldest pid first: all, or those serving the same database as `config` or another one. */
 export function liveDaemons(config: RecordedConfig, serving?: 'same' | 'other'): DaemonRecord[] {
   const mine = databaseIdentity(config.database);
   const byPid = new Map<number, DaemonRecord>();
@@ -94,16 +80,11 @@ function daemonRecords(dir: string): Array<{ file: string; record: DaemonRecord 
   }
   return names.flatMap((n) => {
     const file = path.join(dir, n);
-    const record = readDaemonRecord(file);
-    return record ? [{ file, record }] : [];
+    try {
+      const record = JSON.parse(readFileSync(file, 'utf8')) as DaemonRecord;
+      return typeof record.pid === 'number' && typeof record.database === 'string' ? [{ file, record }] : [];
+    } catch {
+      return [];
+    }
   });
-}
-
-function readDaemonRecord(file: string): DaemonRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as DaemonRecord;
-    return typeof r.pid === 'number' && typeof r.database === 'string' ? r : null;
-  } catch {
-    return null;
-  }
 }

@@ -3,18 +3,14 @@ import { AppError, FAILURE_WORDS, type FailureClass, conflict, toAppError } from
 import type { Db } from './connect.js';
 import { withoutPassword } from './moved.js';
 
-/** Unique-constraint violation on SQLite or PostgreSQL. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; errno?: number; message?: string } | null;
-  return e?.code === '23505' || (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/i.test(e.message ?? ''));
-}
-
-export function isForeignKeyViolation(err: unknown): boolean {
+function violates(err: unknown, pgCode: string, sqliteWords: RegExp): boolean {
   const e = err as { code?: string; message?: string } | null;
-  return e?.code === '23503' || (e?.code === 'SQLITE_CONSTRAINT' && /FOREIGN KEY/i.test(e.message ?? ''));
+  return e?.code === pgCode || (e?.code === 'SQLITE_CONSTRAINT' && sqliteWords.test(e.message ?? ''));
 }
+export const isUniqueViolation = (err: unknown) => violates(err, '23505', /UNIQUE/i);
+export const isForeignKeyViolation = (err: unknown) => violates(err, '23503', /FOREIGN KEY/i);
 
-/** Turn a driver error into an AppError with a message for a person; rethrow anything else. */
+/** A constraint violation as an AppError for a person; anything else rethrown. */
 export function translateDbError(err: unknown, messages: { unique?: string; foreignKey?: string } = {}): never {
   if (err instanceof AppError) throw err;
   if (isUniqueViolation(err)) throw conflict(messages.unique ?? 'That already exists', { cause: err });
@@ -28,28 +24,25 @@ export function translateDbError(err: unknown, messages: { unique?: string; fore
 export const databaseIdentity = (database: { client: string; url?: string; filename?: string }) =>
   database.client === 'pg' ? withoutPassword(database.url ?? '') : `sqlite:${path.resolve(database.filename ?? '')}`;
 
-/** Which database an open handle is (databaseIdentity of its connection). */
 export function databaseOf(db: Db): string {
   const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
   return databaseIdentity({ client, url: connection?.connectionString, filename: connection?.filename });
 }
 
 /**
- * The operator's words for a database that cannot serve, naming which one (never its password)
- * and why: "Cannot reach the database postgres://svc@db:5432/svc: it refused the connection
- * (refused)". Null for any other error. `check`: what to check, when the caller knows where the
- * settings came from (the CLI).
+ * "Cannot reach the database postgres://svc@db:5432/svc: it refused the connection (refused)";
+ * null for any other error. `check`: what to check, from a caller that knows the settings' source.
  */
 export function cannotReach(database: string, err: unknown, check?: string): AppError | null {
   const e = toAppError(err);
   const failure = e.details?.failure as FailureClass | undefined;
   if (e.status < 500 || e.details?.dependency !== 'database' || !failure) return null;
-  // Named already (at the first contact): the caller who knows the settings' source says what to check.
+  // Named already at the first contact: only a caller with `check` adds to it.
   const named = e.details.database !== undefined;
   if (named && (!check || failure === 'corrupt')) return e;
   const reason = named ? String(e.details.reason ?? '') : e.hint ?? '';
   const verb = e.code === 'database_corrupt' ? 'Cannot use' : 'Cannot reach';
-  // Without the caller's settings their source is unknown: the settings are named, not a variable that may not be where they came from.
+  // The settings' source unknown: name the settings, not a variable they may not have come from.
   check ??= database.startsWith('sqlite:') ? 'check the settings that name it (dataDir, database.filename), the file and its directory' : 'check the setting that names it (database.url) and that the server accepts svc';
   return new AppError(e.code, e.status, named ? e.message : `${verb} the database ${database}: it ${FAILURE_WORDS[failure]} (${failure})`, {
     expose: true,
@@ -59,12 +52,7 @@ export function cannotReach(database: string, err: unknown, check?: string): App
   });
 }
 
-/**
- * A command that only reads found no svc database where its settings point: no SQLite file
- * (`why`: why that file, config/load.ts sqliteChosenBy), or a PostgreSQL database without svc's
- * tables. It says so and creates none: opening the file or migrating would leave an empty
- * database behind that the operator never asked for.
- */
+/** A command that only reads creates no database the operator never asked for (`why`: config/load.ts sqliteChosenBy). */
 export function noSvcDatabase(filename: string, why: string, nothingTo?: string): AppError {
   return new AppError('database_not_found', 404, `There is no svc database at ${filename} (${why})${nothingTo ? `: nothing to ${nothingTo}` : ''}`, {
     hint: 'To create it: svc init (the database, a workspace and its first user) or svc migrate (the tables only); svc serve creates it too. If the data is elsewhere, point svc at it: dataDir or database.url in the config file the daemon reads (svc doctor names the one this command read).',

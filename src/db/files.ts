@@ -1,19 +1,12 @@
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 
-/**
- * The data directory holds password and key hashes: what svc creates there is private whatever
- * the umask. SQLite gives its -wal, -shm and -journal files the database file's mode.
- */
+// Private whatever the umask: the data directory holds password and key hashes. SQLite's -wal, -shm and -journal take the file's mode.
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
 
-/**
- * mkdir -p, one level at a time, each directory created 0700 (Node's recursive mkdirSync never
- * returns under /proc, and a path through a file should be told, not shown a stack). An existing
- * directory keeps its mode.
- */
+/** One level at a time: Node's recursive mkdirSync never returns under /proc, and a path through a file should be told. */
 export function ensurePrivateDir(dir: string): void {
   const stat = statOrNothing(dir);
   if (stat?.isDirectory()) return;
@@ -40,9 +33,8 @@ function statOrNothing(p: string) {
 
 /** Create `file` empty and 0600 unless it exists (an existing file keeps its mode). */
 export function ensurePrivateFile(file: string): void {
-  let fd: number;
   try {
-    fd = openSync(file, 'wx', FILE_MODE);
+    closeSync(openSync(file, 'wx', FILE_MODE));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw new AppError('database_unavailable', 503, `Cannot create ${file}: ${(err as Error).message}`, {
@@ -50,11 +42,7 @@ export function ensurePrivateFile(file: string): void {
       details: { dataDir: path.dirname(file) },
     });
   }
-  try {
-    fchmodSync(fd, FILE_MODE);
-  } finally {
-    closeSync(fd);
-  }
+  chmodSync(file, FILE_MODE); // the umask may have taken bits away
 }
 
 const dataDirError = (dir: string, why: string) =>

@@ -1,17 +1,13 @@
 import { type Queryable, isPostgres } from './connect.js';
 
-type Row = Record<string, unknown>;
-
 /** Bound parameters per statement: SQLite allows 32,766, PostgreSQL 65,535. */
 const MAX_PARAMETERS = 30_000;
 
 /**
- * Insert rows (all with the same columns, those of the first) in as few multi-row statements as
- * the databases' bounds on parameters allow. On SQLite one `VALUES` list: knex writes a chain of
- * `UNION ALL` selects there, which SQLite caps at 500 and plans row by row. `table` and the
- * column names come from code, never from input.
+ * Rows with the first row's columns, in as few statements as the bounds on parameters allow. On
+ * SQLite one VALUES list: knex writes UNION ALL selects, which SQLite caps at 500 and plans row by row.
  */
-export async function insertRows(db: Queryable, table: string, rows: Row[]): Promise<void> {
+export async function insertRows(db: Queryable, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]);
   const per = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));

@@ -10,21 +10,17 @@ import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 import { refuseMovedDatabase } from './moved.js';
 
 /*
- * svc's locks between processes. On SQLite each is a sidecar file next to the database, held as
- * an open write transaction (BEGIN IMMEDIATE) on it: SQLite's POSIX locks do the work, dropped
- * by the operating system when the process ends (kill -9 included), so a crash blocks nothing,
- * and they keep two connections of one process apart too. The sidecar is an empty database of
- * its own, so the real one stays free for knex.
- * - The daemon's claim (`-daemon.lock`): one daemon per SQLite file; CLI commands never claim.
- * - The migration lock (`-migrate.lock`; on PostgreSQL a session advisory lock).
+ * On SQLite a lock is an open BEGIN IMMEDIATE on an empty sidecar database (`-daemon.lock`,
+ * `-migrate.lock`): its POSIX locks are dropped when the process ends (kill -9 included) and keep
+ * two connections of one process apart too.
  */
 
-/** A lock held by this process; release() is idempotent. */
+/** release() is idempotent. */
 export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** The sidecar's lock, or null while another holds it; with `onWait` (called once), waited for by polling, so no libuv thread sleeps in SQLite's busy handler. */
+/** Null while another holds it; with `onWait` (called once), waited for by polling: no libuv thread sleeps in SQLite's busy handler. */
 async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock | null> {
   ensurePrivateFile(file);
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
@@ -43,25 +39,24 @@ async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock |
         return !err || code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' ? resolve(!err) : reject(err);
       }),
     );
+  let held = false;
   try {
     for (let waited = false; ; waited = true) {
-      if (await begin()) {
+      held = await begin();
+      if (held) {
         let released: Promise<void> | null = null;
         return { release: () => (released ??= new Promise<void>((resolve) => conn.exec('ROLLBACK', () => resolve())).then(close)) };
       }
-      if (!onWait) break;
+      if (!onWait) return null;
       if (!waited) onWait();
       await new Promise((r) => setTimeout(r, 50));
     }
-  } catch (err) {
-    await close();
-    throw err;
+  } finally {
+    if (!held) await close();
   }
-  await close();
-  return null;
 }
 
-/** Claim a SQLite database for this daemon: a second `svc serve` on the file is refused. PostgreSQL takes any number of daemons. */
+/** One daemon per SQLite file (CLI commands never claim); PostgreSQL takes any number. */
 export async function claimDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): Promise<HeldLock> {
   const { database } = config;
   if (database.client === 'pg') return { release: async () => {} };
@@ -80,28 +75,21 @@ export async function claimDatabase(config: Pick<Config, 'database' | 'sources' 
   });
 }
 
-/**
- * The key of svc's migration lock on PostgreSQL (pg_locks shows it as objid 7566947, 'svc' in
- * ASCII): one per database, so separate databases on one server do not wait for each other.
- */
+/** 'svc' in ASCII (objid 7566947 in pg_locks); advisory locks are per database. */
 export const PG_MIGRATION_LOCK_KEY = 0x737663;
 
-/** The sidecar file that carries the migration lock of a SQLite database. */
 export const sqliteMigrationLockFile = (filename: string) => `${filename}-migrate.lock`;
 
 /**
- * Run fn while holding svc's migration lock, so that processes starting together on one
- * database migrate one after the other and late starters find nothing left to do. knex's own
- * lock lives in a table knex creates, so two processes on an empty database race to create it;
- * ours exists before any table. On PostgreSQL a session advisory lock on a connection of its own,
- * released when that connection ends, also when the process dies.
+ * knex's own lock is a table, which two processes on an empty database race to create; ours
+ * exists before any table. PostgreSQL: a session advisory lock on a connection of its own.
  */
 export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promise<T> {
   // warn: CLI commands log warnings only, and a command that waits should say why.
   const waiting = (holder: Record<string, unknown>) => log?.warn(holder, 'waiting for another process to finish migrating this database');
-  const config = db.client.config as { client: string; connection: string | pg.ClientConfig | { filename: string } };
+  const config = db.client.config as { client: string; connection: pg.ClientConfig & { filename: string } };
   if (config.client !== 'pg') {
-    const file = sqliteMigrationLockFile((config.connection as { filename: string }).filename);
+    const file = sqliteMigrationLockFile(config.connection.filename);
     const lock = (await sqliteLock(file, () => waiting({ lockFile: file })))!;
     try {
       return await fn();
@@ -109,16 +97,13 @@ export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: 
       await lock.release();
     }
   }
-  const connection = typeof config.connection === 'string' ? { connectionString: config.connection } : (config.connection as pg.ClientConfig);
-  // Waiting for another process's migration may rightly take longer than one query's deadline:
-  // this connection keeps the connect deadline and keepalive, not the query timeouts.
-  const client = new (pgDriver().Client)({ ...connection, query_timeout: undefined, statement_timeout: undefined, application_name: 'svc migration lock' });
+  // Waiting for another migration may rightly outlast a query's deadline: no query timeouts here.
+  const client = new (pgDriver().Client)({ ...config.connection, query_timeout: undefined, statement_timeout: undefined, application_name: 'svc migration lock' });
   // A connection that drops while we hold the lock releases it; the error surfaces in the query.
   client.on('error', () => {});
   await client.connect();
   try {
-    // Should this host vanish mid-migration (no FIN ever comes), let the server notice within
-    // about half a minute instead of the operating system's default two hours.
+    // Should this host vanish mid-migration, the server notices in about 30 s, not the OS's 2 hours.
     await client.query('SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3').catch(() => {});
     const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1) AS got', [PG_MIGRATION_LOCK_KEY]);
     if (!rows[0].got) {
@@ -127,13 +112,12 @@ export async function withMigrationLock<T>(db: Db, log: Logger | undefined, fn: 
     }
     return await fn();
   } finally {
-    // Ending the session releases the lock; no unlock round trip needed. Cut if the link went
-    // silent: the server then ends the session (and the lock) once its keepalive gives up.
+    // Ending the session releases the lock; on a silent link the server's keepalive ends it.
     await endClient(client);
   }
 }
 
-/** Who holds the lock, for the operator who wonders why a start waits (null if it just ended). */
+/** For the operator who wonders why a start waits (null if the lock just ended). */
 async function lockHolder(client: pg.Client): Promise<Record<string, unknown> | null> {
   // A bigint advisory key shows in pg_locks as classid (high 32 bits), objid (low), objsubid 1.
   const { rows } = await client.query(

@@ -4,9 +4,8 @@ import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
 
 /**
- * After `svc db copy` the SQLite file is marked as moved: a marker file beside it
- * names the new home. svc serve and every command refuse the file while the marker is there, so
- * a command run without the new URL cannot write into a database no daemon serves any more.
+ * After `svc db copy` a marker beside the SQLite file names the new home, and every command refuses
+ * the file: one run without the new URL must not write into a database no daemon serves any more.
  */
 export const movedMarkerFile = (filename: string) => `${filename}-moved.json`;
 
@@ -16,15 +15,11 @@ export interface MovedMarker {
   at: string;
 }
 
-/** The URL without its password: what the marker and the refusal name. */
 export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(invalid URL)';
-  }
+  if (!URL.canParse(url)) return '(invalid URL)';
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
 }
 
 export function markMoved(filename: string, to: string, now: Date): MovedMarker {
@@ -33,9 +28,7 @@ export function markMoved(filename: string, to: string, now: Date): MovedMarker 
   return marker;
 }
 
-function readMoved(filename: string): MovedMarker | null {
-  const file = movedMarkerFile(filename);
-  if (!existsSync(file)) return null;
+function readMoved(file: string): MovedMarker {
   try {
     const m = JSON.parse(readFileSync(file, 'utf8')) as Partial<MovedMarker>;
     return { to: typeof m.to === 'string' ? m.to : '(unknown)', at: typeof m.at === 'string' ? m.at : '(unknown)' };
@@ -44,14 +37,13 @@ function readMoved(filename: string): MovedMarker | null {
   }
 }
 
-/** Refuse a SQLite database marked as moved, unless database.ignoreMoved (SVC_DATABASE_IGNORE_MOVED) says otherwise. */
 export function refuseMovedDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): void {
   const { database } = config;
-  if (database.client !== 'sqlite3' || database.ignoreMoved) return;
-  const moved = readMoved(database.filename);
-  if (!moved) return;
+  const marker = movedMarkerFile(database.filename);
+  if (database.client !== 'sqlite3' || database.ignoreMoved || !existsSync(marker)) return;
+  const moved = readMoved(marker);
   throw new AppError('database_moved', 409, `The SQLite database ${database.filename} was moved to ${moved.to} (svc db copy, ${moved.at}): svc no longer uses it`, {
-    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (this command uses the file because ${sqliteChosenBy(config)}). To use this file anyway: database.ignoreMoved: true (SVC_DATABASE_IGNORE_MOVED=true), or delete ${movedMarkerFile(database.filename)} to move back for good.`,
+    hint: `Point svc at the new home: database.url in the config file the daemon and the CLI both read (this command uses the file because ${sqliteChosenBy(config)}). To use this file anyway: database.ignoreMoved: true (SVC_DATABASE_IGNORE_MOVED=true), or delete ${marker} to move back for good.`,
     details: { movedTo: moved.to, movedAt: moved.at },
   });
 }

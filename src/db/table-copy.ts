@@ -1,16 +1,13 @@
-import { type Db, type Trx, isPostgres } from './connect.js';
+import { type Db, type Queryable, type Trx, isPostgres } from './connect.js';
 
 /** knex's bookkeeping: the target gets its own by migrating, never a copy. */
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);
 
-/**
- * Runtime state, not data, is never copied: the liveness records of running daemons, and a
- * webhook event's lease, so the event is free for whichever daemon serves the copy.
- */
+/** Runtime state is never copied: daemons' liveness, and a webhook event's lease (the event is free for whichever daemon serves the copy). */
 const RUNTIME_TABLES = new Set(['daemon_heartbeats']);
 const RUNTIME_COLUMNS: Record<string, string[]> = { webhook_events: ['locked_until', 'locked_by', 'lease_token'] };
 
-/** The search index (content_search, SQLite's FTS5 table and its shadow tables): derived, rebuilt on the target, never copied. */
+/** The search index (an FTS5 table and its shadow tables): rebuilt on the target. */
 const isDerived = (name: string) => name.startsWith('content_search');
 
 /** svc's data tables of a SQLite database (runtime state aside), each after the tables its foreign keys reference. */
@@ -37,19 +34,14 @@ export async function tablesInDependencyOrder(source: Db): Promise<string[]> {
   return ordered;
 }
 
-export const countRows = async (db: Db | Trx, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
+export const countRows = async (db: Queryable, table: string): Promise<number> => Number((await db(table).count({ n: '*' }))[0].n);
 
-/** The tables among `tables` that hold rows in the target, with their counts. */
-export async function occupiedTables(target: Db | Trx, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
-  const out: Array<{ table: string; rows: number }> = [];
-  for (const table of tables) {
-    const rows = await countRows(target, table);
-    if (rows > 0) out.push({ table, rows });
-  }
-  return out;
+export async function occupiedTables(target: Queryable, tables: string[]): Promise<Array<{ table: string; rows: number }>> {
+  const counted = [];
+  for (const table of tables) counted.push({ table, rows: await countRows(target, table) });
+  return counted.filter((t) => t.rows > 0);
 }
 
-/** Empty the tables (PostgreSQL), identities restarted: `db copy --force`. */
 export async function truncateTables(trx: Trx, tables: string[]): Promise<void> {
   if (tables.length > 0) await trx.raw(`TRUNCATE ${tables.map((t) => `"${t}"`).join(', ')} RESTART IDENTITY CASCADE`);
 }
@@ -58,7 +50,6 @@ export async function truncateTables(trx: Trx, tables: string[]): Promise<void> 
 const COPY_LOCK_KEY = 0x737664;
 export const lockForCopy = (trx: Trx) => trx.raw('SELECT pg_advisory_xact_lock(?)', [COPY_LOCK_KEY]);
 
-/** The target's columns of `table` with their types (PostgreSQL: information_schema; SQLite: table_info). */
 async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>> {
   if (!isPostgres(trx)) {
     const cols: Array<{ name: string; type: string }> = await trx.raw(`PRAGMA table_info("${table}")`);
@@ -71,18 +62,16 @@ async function columnTypes(trx: Trx, table: string): Promise<Map<string, string>
 }
 
 /**
- * Copy one table from a SQLite source into the target, only the columns the target's schema has
- * (runtime state aside). A restore into SQLite names `attachedAs`, under which the source is
- * attached: SQLite copies the rows itself, in one statement. Into PostgreSQL rows go in batches in
- * rowid order, SQLite's 0/1 booleans as booleans (dates and JSON are text on both).
+ * The columns the target has, from SQLite: into SQLite (the source attached as `attachedAs`) in one
+ * statement; into PostgreSQL in batches, 0/1 as booleans (dates and JSON are text on both).
  */
 export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (rows: number) => void, attachedAs?: string): Promise<number> {
   const types = await columnTypes(trx, table);
   const sourceColumns = new Set(((await source.raw(`PRAGMA table_info("${table}")`)) as Array<{ name: string }>).map((c) => c.name));
   const runtime = RUNTIME_COLUMNS[table] ?? [];
   const columns = [...types.keys()].filter((c) => sourceColumns.has(c) && !runtime.includes(c));
+  const list = columns.map((c) => `"${c}"`).join(', ');
   if (attachedAs) {
-    const list = columns.map((c) => `"${c}"`).join(', ');
     await trx.raw(`INSERT INTO main."${table}" (${list}) SELECT ${list} FROM "${attachedAs}"."${table}" ORDER BY rowid`);
     const copied = await countRows(trx, table);
     onBatch(copied);
@@ -92,11 +81,10 @@ export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (r
   // PostgreSQL takes at most 65,535 parameters per statement; blobs (images) go a few rows at a time.
   const binary = columns.some((c) => types.get(c) === 'bytea');
   const batch = binary ? 4 : Math.max(1, Math.min(1000, Math.floor(60_000 / Math.max(1, columns.length))));
-  const select = columns.map((c) => `"${c}"`).join(', ');
   let after = -Infinity;
   let copied = 0;
   for (;;) {
-    const rows: Array<Record<string, unknown>> = await source.raw(`SELECT rowid AS "__rowid", ${select} FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, batch]);
+    const rows: Array<Record<string, unknown>> = await source.raw(`SELECT rowid AS "__rowid", ${list} FROM "${table}" WHERE rowid > ? ORDER BY rowid LIMIT ?`, [after, batch]);
     if (rows.length === 0) return copied;
     after = Number(rows[rows.length - 1].__rowid);
     const values = rows.map(({ __rowid, ...row }) => {
@@ -109,10 +97,7 @@ export async function copyTable(source: Db, trx: Trx, table: string, onBatch: (r
   }
 }
 
-/**
- * Serial columns (bigIncrements) were copied with their values: move each sequence past the
- * largest so the next insert does not collide.
- */
+/** Serial columns were copied with their values: each sequence past the largest. */
 export async function resetSequences(trx: Trx, tables: string[]): Promise<void> {
   const serials: Array<{ table_name: string; column_name: string }> = await trx('information_schema.columns')
     .where({ table_schema: trx.raw('current_schema()') })

@@ -1,18 +1,14 @@
 import { type Queryable, isPostgres } from '../db/connect.js';
-import type { RelatedPost } from './schemas.js';
+import type { RelatedPost, TermCount } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
+import type { ContentRoute } from './responses.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-store.js';
 import { articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;
 
-export interface PageQuery {
-  page: number;
-  limit: number;
-  category?: string;
-  tag?: string;
-}
+export type PageQuery = Pick<Extract<ContentRoute, { kind: 'page' }>, 'page' | 'limit' | 'category' | 'tag'>;
 
 /** Serialized ArticleIndex rows of one page, newest first, and the true total. */
 export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
@@ -23,16 +19,13 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   if (top < 0) return { rows: [], total };
   // Ranks are dense, so the page is exactly the ranks (top - limit, top]. Bounded on both sides,
   // so a PostgreSQL planner without statistics cannot read every row below the page.
-  const floor = top - q.limit;
-  const query =
-    group.table === 'content_tags'
-      ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }).andWhere('g.rank', '<=', top).andWhere('g.rank', '>', floor).orderBy('g.rank', 'desc')
-      : db('content_index as ci').where(prefixed(group.where)).andWhere(`ci.${group.column}`, '<=', top).andWhere(`ci.${group.column}`, '>', floor).orderBy(`ci.${group.column}`, 'desc');
-  const rows = await query.limit(q.limit).select('ci.index_json');
+  const rank = group.table === 'content_tags' ? 'g.rank' : `ci.${group.column}`;
+  const from = group.table === 'content_tags' ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }) : db('content_index as ci').where(prefixed(group.where));
+  const rows = await from.andWhere(rank, '<=', top).andWhere(rank, '>', top - q.limit).orderBy(rank, 'desc').limit(q.limit).select('ci.index_json');
   return { rows: rows.map((r: Row) => r.index_json as string), total };
 }
 
-// Category and tag together (decisions.md: AND): bounded by the tag's size, cached like every response.
+// Category and tag together (AND): bounded by the tag's size.
 async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
   const base = () =>
     db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
@@ -73,7 +66,7 @@ export async function storedTag(db: Queryable, workspaceId: string, tag: string)
   return stored.includes(forms[0]) ? forms[0] : (stored[0] ?? forms[0]);
 }
 
-/** What article URLs are composed from (content/article-url.ts), and when those settings last changed. */
+/** What article URLs are composed from, and when it last changed. */
 export async function urlSettings(db: Queryable, workspaceId: string): Promise<(UrlSettings & { updatedAt: string }) | null> {
   const row = await db('workspaces').where({ id: workspaceId }).first('site_url', 'website_url', 'content_path', 'updated_at');
   return row ? { siteUrl: row.site_url ?? null, websiteUrl: row.website_url, contentPath: row.content_path, updatedAt: row.updated_at } : null;
@@ -83,9 +76,8 @@ export async function urlSettings(db: Queryable, workspaceId: string): Promise<(
 const RELATED_WINDOW = 100;
 
 /**
- * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md).
- * Candidates are each tag's RELATED_WINDOW newest posts, ranked in one statement; when fewer
- * than 3 share a tag, the category's newest fill what is left.
+ * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md);
+ * when fewer than 3 share a tag, the category's newest fill what is left.
  */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
   const tags = [...new Set(a.tags)];
@@ -131,12 +123,7 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
   return rows.sort((x, y) => Number(x.pos) - Number(y.pos));
 }
 
-export interface TermRow {
-  title: string;
-  slug: string;
-  count: number;
-  lastmod: string;
-}
+export type TermRow = TermCount & { lastmod: string };
 
 export async function termRows(db: Queryable, workspaceId: string, kind: 'category' | 'tag'): Promise<TermRow[]> {
   const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
@@ -152,7 +139,7 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
   return row ? (row.changed_at ?? row.created_at) : null;
 }
 
-/** Workspaces' content versions, by primary key; a workspace that does not exist is absent. */
+/** By primary key; a workspace that does not exist is absent. */
 export async function contentVersions(db: Queryable, workspaceIds: string[]): Promise<Map<string, number>> {
   const versions = new Map<string, number>();
   // In slices: SQLite bounds a statement's parameters.

@@ -4,9 +4,8 @@ import type { ArticleIndex } from './schemas.js';
 export type UrlSettings = Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>;
 
 /**
- * What every article `url` of the workspace starts with: siteUrl (or websiteUrl) + contentPath +
- * `/` (decisions.md), slashes normalised, as a valid absolute URL (an international host in its
- * ASCII form, the path percent-encoded). Null when the workspace has no usable URL.
+ * siteUrl (or websiteUrl) + contentPath + `/`, slashes normalised, as a valid absolute URL (an
+ * international host in ASCII, the path percent-encoded); null without a usable URL.
  */
 export function urlPrefix(ws: UrlSettings): string | null {
   const raw = (ws.siteUrl || ws.websiteUrl || '').trim();
@@ -16,20 +15,16 @@ export function urlPrefix(ws: UrlSettings): string | null {
   return `${base.origin}/${path ? `${path}/` : ''}`;
 }
 
-/** The article's live URL: the prefix and the percent-encoded slug (slugs may be of any script). */
-export function articleUrl(ws: UrlSettings, slug: string): string | null {
-  const prefix = urlPrefix(ws);
-  return prefix === null ? null : prefix + encodeURIComponent(slug);
-}
+const urlAt = (prefix: string | null, slug: string) => (prefix === null ? null : prefix + encodeURIComponent(slug));
+
+export const articleUrl = (ws: UrlSettings, slug: string): string | null => urlAt(urlPrefix(ws), slug);
 
 /**
- * A stored Article (JSON serialized at publish time) with the url the workspace's settings give
- * now: as it is when the url still matches (one substring search), else with `url` and the
- * JSON-LD page id replaced. Serving composes this way so a new site URL or content path shows
- * at once, without republishing every article.
+ * A stored Article's JSON with the url the settings give now (its JSON-LD page id too), so a new
+ * site URL or content path shows without republishing; untouched when the url still matches.
  */
 export function articleJsonWithUrl(json: string, slug: string, prefix: string | null): { json: string; changed: boolean } {
-  const url = prefix === null ? null : prefix + encodeURIComponent(slug);
+  const url = urlAt(prefix, slug);
   // Keys are the only unescaped quotes in the JSON, so this matches the top-level url field only.
   if (json.includes(`"url":${JSON.stringify(url)}`)) return { json, changed: false };
   const article = JSON.parse(json) as { url: string | null; schemaJsonLd: string | null };
@@ -50,11 +45,9 @@ export function sitemapEntriesWithUrls(entries: string, prefix: string | null): 
   // prefix test alone would take https://a.com/blog/x for fresh once the prefix is https://a.com/.
   const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)}[^"/]*"\\})`);
   if (!stale.test(entries)) return { entries, changed: false };
-  const url = (slug: string) => (prefix === null ? 'null' : JSON.stringify(prefix + encodeURIComponent(slug)));
-  return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${url(slug)}}`), changed: true };
+  return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${JSON.stringify(urlAt(prefix, slug))}}`), changed: true };
 }
 
-/** What the Article node needs besides the index fields. */
 interface JsonLdInput {
   index: ArticleIndex;
   author: string | null;
@@ -62,7 +55,7 @@ interface JsonLdInput {
   faq: Array<{ question: string; answer: string }>;
 }
 
-/** Article (and FAQPage) JSON-LD (decisions.md), as the string the content API serves. */
+/** Article (and FAQPage) JSON-LD (decisions.md). */
 export function buildJsonLd({ index, author, url, faq }: JsonLdInput): string {
   const node: Record<string, unknown> = {
     '@type': 'Article',

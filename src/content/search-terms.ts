@@ -26,7 +26,6 @@ export interface SearchQuery {
   prefixes: string[];
 }
 
-/** `q` checked and parsed; an empty, over-long or letterless query is a 400 naming `q`. */
 export function parseSearchQuery(raw: string, name = 'q'): SearchQuery {
   const q = raw.trim();
   if (!q) throw invalidParameter(name, `The ${name} parameter must not be empty: give the words to search for`);

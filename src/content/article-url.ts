@@ -19,10 +19,7 @@ const urlAt = (prefix: string | null, slug: string) => (prefix === null ? null :
 
 export const articleUrl = (ws: UrlSettings, slug: string): string | null => urlAt(urlPrefix(ws), slug);
 
-/**
- * A stored Article's JSON with the url the settings give now (its JSON-LD page id too), so a new
- * site URL or content path shows without republishing; untouched when the url still matches.
- */
+/** The url the settings give now (and the JSON-LD page id), so a new site URL shows without republishing. */
 export function articleJsonWithUrl(json: string, slug: string, prefix: string | null): { json: string; changed: boolean } {
   const url = urlAt(prefix, slug);
   // Keys are the only unescaped quotes in the JSON, so this matches the top-level url field only.

@@ -228,7 +228,6 @@ export class SqliteChangeSignal {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-    this.ino = -1;
   }
 }
 

@@ -48,7 +48,6 @@ export interface ArticleRow {
   json: string;
 }
 
-/** The served article with this slug, in whichever normalisation it was stored (slugForms). */
 export async function articleRow(db: Queryable, workspaceId: string, slug: string): Promise<ArticleRow | undefined> {
   const row = await db('content_index as ci')
     .join('content_articles as ca', 'ca.article_id', 'ci.article_id')
@@ -66,7 +65,6 @@ export async function storedTag(db: Queryable, workspaceId: string, tag: string)
   return stored.includes(forms[0]) ? forms[0] : (stored[0] ?? forms[0]);
 }
 
-/** What article URLs are composed from, and when it last changed. */
 export async function urlSettings(db: Queryable, workspaceId: string): Promise<(UrlSettings & { updatedAt: string }) | null> {
   const row = await db('workspaces').where({ id: workspaceId }).first('site_url', 'website_url', 'content_path', 'updated_at');
   return row ? { siteUrl: row.site_url ?? null, websiteUrl: row.website_url, contentPath: row.content_path, updatedAt: row.updated_at } : null;
@@ -75,10 +73,7 @@ export async function urlSettings(db: Queryable, workspaceId: string): Promise<(
 /** How many of each tag's newest posts are considered for related posts (keeps the cost flat). */
 const RELATED_WINDOW = 100;
 
-/**
- * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md);
- * when fewer than 3 share a tag, the category's newest fill what is left.
- */
+/** Up to 3: most shared tags, then same category, then newest; the category's newest fill what is left. */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
   const tags = [...new Set(a.tags)];
   const picked: Row[] = tags.length ? await sharingTags(db, workspaceId, a, tags) : [];
@@ -99,9 +94,8 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
 }
 
 /**
- * The best 3 posts sharing a tag with `a`. Each tag's window is read from the content_tags_window
- * index alone and only the 3 winners' index rows are read, so no index JSON goes through a sort.
- * A tag row an older daemon wrote has no category: its index row has it.
+ * Windows read from the content_tags_window index alone, and only the 3 winners' index rows, so no
+ * index JSON goes through a sort. A tag row an older daemon wrote has no category: its index row has it.
  */
 async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, tags: string[]): Promise<Row[]> {
   const windows = tags
@@ -109,8 +103,7 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
     .join(' union all ');
   const category = 'coalesce(c.category, (select category from content_index as o where o.article_id = c.article_id))';
   const grouped = `select c.article_id, count(*) as shared, max(case when ${category} = ? then 1 else 0 end) as same, max(c.published_at) as at from (${windows}) as c where c.article_id <> ? group by c.article_id`;
-  // A sort that keeps only its best 3, then those numbered in that order (by the database's
-  // collation), put back in their order here.
+  // A sort that keeps its best 3, numbered in the database's collation, put back in that order here.
   const best = `select article_id, shared, same, at from (${grouped}) as g order by shared desc, same desc, at desc, article_id desc limit 3`;
   const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${best}) as b`;
   // On PostgreSQL by key in a lateral subquery (as db/by-keys.ts), so no plan scans content_index.

@@ -16,7 +16,6 @@ export type ContentRoute =
   | { kind: 'tags' }
   | { kind: 'sitemap' };
 
-/** Cache key of a route within a workspace. */
 export function routeKey(r: ContentRoute): string {
   switch (r.kind) {
     case 'page':
@@ -28,10 +27,7 @@ export function routeKey(r: ContentRoute): string {
   }
 }
 
-/**
- * Build the serialized response of a route from the stored snapshots. Lists and the sitemap
- * are concatenations of JSON serialized at publish time; nothing is rendered here.
- */
+/** Lists and the sitemap are concatenations of JSON serialized at publish time; nothing is rendered here. */
 export async function buildResponse(db: Queryable, workspaceId: string, route: ContentRoute, version: number): Promise<CachedResponse> {
   switch (route.kind) {
     case 'page': {

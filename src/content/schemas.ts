@@ -106,6 +106,4 @@ export type Term = z.infer<typeof termSchema>;
 export type ArticleIndex = z.infer<typeof articleIndexSchema>;
 export type RelatedPost = z.infer<typeof relatedPostSchema>;
 export type Article = z.infer<typeof articleSchema>;
-export type Page = z.infer<typeof pageSchema>;
 export type TermCount = z.infer<typeof termCountSchema>;
-export type Sitemap = z.infer<typeof sitemapSchema>;

@@ -1,10 +1,9 @@
 import { AppError } from '../errors.js';
 
 /**
- * How many searches run at once: at most `perKey` for one key (a blog key, an MCP API key or
- * OAuth connection) and `total` in the daemon, so searches never hold every database connection.
- * A search with no slot waits up to `waitMs` in arrival order, then is refused 429 `rate_limited`
- * with Retry-After; so is one arriving when its key already has as many waiting as may run in a wait.
+ * At most `perKey` searches per key and `total` in the daemon, so searches never hold every
+ * database connection. One with no slot waits up to `waitMs` in arrival order, then gets 429; so
+ * does one arriving when its key already has as many waiting as may run in a wait.
  */
 export class SearchSlots {
   private running = 0;
@@ -17,7 +16,6 @@ export class SearchSlots {
     private readonly waitMs: number,
   ) {}
 
-  /** `work` once a slot is free, the slot given back when it settles. */
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     await this.take(key);
     try {

@@ -9,10 +9,9 @@ import type { PageQuery } from './query-store.js';
 type Row = Record<string, any>;
 
 /*
- * Served snapshots only, written in the snapshot's transaction. The terms come from
- * search-terms.ts on both databases. SQLite: contentless FTS5 `content_search_fts(title, body)`,
- * rowid = content_search.id, ranked by bm25. PostgreSQL: `content_search.document`, a 'simple'
- * tsvector (title A, body D) under a GIN index, ranked by ts_rank.
+ * Written in the snapshot's transaction; terms from search-terms.ts on both databases. SQLite:
+ * contentless FTS5, rowid = content_search.id, bm25. PostgreSQL: a 'simple' tsvector (title A,
+ * body D) under a GIN index, ts_rank.
  */
 
 /** The most matches a search ranks and counts (Page.total); see searchRows. */

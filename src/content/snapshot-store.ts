@@ -14,10 +14,9 @@ import { type PackedSnapshot, type Snapshot, buildSnapshot, packSnapshot } from 
 type Row = Record<string, any>;
 
 /*
- * Written in the transaction that publishes or removes the article, so every list is an index
- * seek: dense ranks (0 = oldest, in (published_at, article_id) order) per workspace, category and
- * tag, so a page is a range of ranks; sitemap blocks of about BLOCK_SIZE joined entries; each
- * term's count and lastmod.
+ * Written in the publishing transaction, so every list is an index seek: dense ranks (0 = oldest)
+ * per workspace, category and tag, so a page is a range of ranks; sitemap blocks of about
+ * BLOCK_SIZE joined entries; each term's count and lastmod.
  */
 
 /** The order of ranks. */
@@ -194,7 +193,6 @@ export async function touchState(db: Queryable, workspaceId: string, at: string)
   await db('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
 }
 
-/** The served articles' slugs. */
 export async function servedSlugs(db: Queryable, articleIds: string[]): Promise<Map<string, string>> {
   const rows = await rowsByKeys(db, 'content_index', 'article_id', articleIds, ['article_id', 'slug']);
   return new Map(rows.map((r) => [r.article_id as string, r.slug as string]));

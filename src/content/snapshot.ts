@@ -11,7 +11,6 @@ import type { RenderedBody } from '../lib/markdown.js';
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
 export type StoredArticle = Omit<Article, 'relatedPosts'>;
 
-/** What the content API serves for one published article. */
 export interface Snapshot {
   index: ArticleIndex;
   article: StoredArticle;
@@ -74,10 +73,7 @@ const utc = (value: string): string => new Date(value).toISOString();
 export const packArticle = (snap: Snapshot): Buffer =>
   deflateRawSync(JSON.stringify(Object.fromEntries(Object.entries(snap.article).filter(([key]) => !(key in snap.index)))), { level: 1 });
 
-/**
- * A snapshot as stored: of the article only what search indexes besides the body's terms, the
- * rest packed. Made in a render worker for bulk publishes: html and markdown need not travel back.
- */
+/** Of the article only what search indexes, the rest packed: made in a render worker, html and markdown need not travel back. */
 export interface PackedSnapshot extends Omit<Snapshot, 'article'> {
   article: Pick<StoredArticle, 'title' | 'outline' | 'metaDescription'>;
   indexJson: string;

@@ -64,16 +64,8 @@ export function buildJsonLd({ index, author, url, faq }: JsonLdInput): string {
     ...(author ? { author: { '@type': 'Person', name: author } } : {}),
     ...(url ? { mainEntityOfPage: pageOf(url) } : {}),
   };
-  const doc = faq.length
-    ? {
-        '@context': 'https://schema.org',
-        '@graph': [
-          node,
-          { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) },
-        ],
-      }
-    : { '@context': 'https://schema.org', ...node };
-  return serialize(doc);
+  const faqPage = { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) };
+  return serialize({ '@context': 'https://schema.org', ...(faq.length ? { '@graph': [node, faqPage] } : node) });
 }
 
 /** The same JSON-LD with the Article's page (mainEntityOfPage) at another URL, or none. */

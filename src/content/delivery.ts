@@ -27,7 +27,7 @@ export interface CachedResponse extends Delivered {
 
 /** Least-recently-used entries bounded by bytes; a Map keeps insertion order, so a hit re-inserts its key. */
 class ByteLru {
-  private readonly slots = new Map<string, { entry: CachedResponse; size: number }>();
+  readonly slots = new Map<string, { entry: CachedResponse; size: number }>();
   usedBytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -66,9 +66,6 @@ class ByteLru {
     this.usedBytes -= slot.size;
   }
 
-  get size(): number {
-    return this.slots.size;
-  }
 }
 
 /**
@@ -104,7 +101,7 @@ export class ResponseCache {
   }
 
   get size(): number {
-    return this.found.size + this.missing.size;
+    return this.found.slots.size + this.missing.slots.size;
   }
 
   get missBytes(): number {
@@ -185,10 +182,8 @@ class SingleFlight<T> {
   private readonly inFlight = new Map<string, Promise<T>>();
 
   run(key: string, fn: () => Promise<T>): Promise<T> {
-    const existing = this.inFlight.get(key);
-    if (existing) return existing;
-    const p = fn().finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, p);
+    let p = this.inFlight.get(key);
+    if (!p) this.inFlight.set(key, (p = fn().finally(() => this.inFlight.delete(key))));
     return p;
   }
 }

@@ -29,8 +29,7 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
 async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
   const base = () =>
     db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
-  const countRow = await base().count<{ n: number }>({ n: '*' }).first();
-  const total = Number(countRow?.n ?? 0);
+  const total = Number((await base().count<{ n: number }>({ n: '*' }).first())?.n ?? 0);
   if (q.page * q.limit >= total) return { rows: [], total };
   const rows = await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).select('ci.index_json');
   return { rows: rows.map((r: Row) => r.index_json as string), total };

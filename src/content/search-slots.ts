@@ -28,7 +28,8 @@ export class SearchSlots {
   private take(key: string): Promise<void> {
     const k = this.key(key);
     if (k.waiting === 0 && this.fits(k)) {
-      this.start(k);
+      this.running++;
+      k.running++;
       return Promise.resolve();
     }
     if (k.waiting >= this.perKey * 4) return Promise.reject(this.refusal());
@@ -39,7 +40,8 @@ export class SearchSlots {
         start: () => {
           clearTimeout(timer);
           k.waiting--;
-          this.start(k);
+          this.running++;
+          k.running++;
           resolve();
         },
       };
@@ -65,11 +67,6 @@ export class SearchSlots {
 
   private fits(k: { running: number }): boolean {
     return this.running < this.total && k.running < this.perKey;
-  }
-
-  private start(k: { running: number }): void {
-    this.running++;
-    k.running++;
   }
 
   private key(key: string): { running: number; waiting: number } {

@@ -34,7 +34,7 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[], fres
     const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article, e.textTerms) }));
     if (isPostgres(db)) {
       await db('content_search')
-        .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: pgDocument(db, d.doc.title, d.doc.body) })))
+        .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: db.raw("setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'D')", [d.doc.title, d.doc.body]) })))
         .onConflict('article_id')
         .merge(['workspace_id', 'document']);
       continue;
@@ -47,7 +47,7 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[], fres
     }
     const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
-    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
+    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, ...byArticle.get(r.article_id)! })));
   }
 }
 
@@ -82,9 +82,6 @@ export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): Se
     after = rows[rows.length - 1].article_id;
   }
 }
-
-const pgDocument = (db: Queryable, title: string, body: string) =>
-  db.raw("setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'D')", [title, body]);
 
 /** `cap`: MATCH_CAP unless a test lowers it. */
 type SearchFilter = Omit<PageQuery, 'page'> & { offset: number; cap?: number };

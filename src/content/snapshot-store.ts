@@ -156,9 +156,8 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnap
 async function newerCounts(db: Queryable, workspaceId: string, last: Snapshot['index'], categories: string[], tags: string[]): Promise<Map<string, number>> {
   // The `>=` bound is what the index seeks by; with the OR alone SQLite read every row of the group.
   const after = (q: Knex.QueryBuilder) => q.where('published_at', '>=', last.publishedAt).andWhere((w) => w.where('published_at', '>', last.publishedAt).orWhere('article_id', '>', last.id));
-  const out = new Map<string, number>();
   const ws = await after(db('content_index').where({ workspace_id: workspaceId })).count({ n: '*' }).first();
-  out.set('', Number(ws?.n ?? 0));
+  const out = new Map([['', Number(ws?.n ?? 0)]]);
   if (out.get('') === 0) return out;
   for (const [table, column, slugs] of [['content_index', 'category', categories], ['content_tags', 'tag', tags]] as const) {
     const unique = [...new Set(slugs)];

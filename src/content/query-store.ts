@@ -21,8 +21,7 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   // so a PostgreSQL planner without statistics cannot read every row below the page.
   const rank = group.table === 'content_tags' ? 'g.rank' : `ci.${group.column}`;
   const from = group.table === 'content_tags' ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }) : db('content_index as ci').where(prefixed(group.where));
-  const rows = await from.andWhere(rank, '<=', top).andWhere(rank, '>', top - q.limit).orderBy(rank, 'desc').limit(q.limit).select('ci.index_json');
-  return { rows: rows.map((r: Row) => r.index_json as string), total };
+  return { rows: await from.andWhere(rank, '<=', top).andWhere(rank, '>', top - q.limit).orderBy(rank, 'desc').limit(q.limit).pluck('ci.index_json'), total };
 }
 
 // Category and tag together (AND): bounded by the tag's size.
@@ -31,8 +30,7 @@ async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Pr
     db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
   const total = Number((await base().count<{ n: number }>({ n: '*' }).first())?.n ?? 0);
   if (q.page * q.limit >= total) return { rows: [], total };
-  const rows = await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).select('ci.index_json');
-  return { rows: rows.map((r: Row) => r.index_json as string), total };
+  return { rows: await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).pluck('ci.index_json'), total };
 }
 
 const prefixed = (where: Record<string, string>) => Object.fromEntries(Object.entries(where).map(([k, v]) => [`ci.${k}`, v]));

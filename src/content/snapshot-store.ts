@@ -104,11 +104,10 @@ const searchEntry = (workspaceId: string, snap: PackedSnapshot) => ({ articleId:
  * one always qualifies), in a few statements: each group's newer rows move up by the run's length.
  */
 export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnapshot[]): Promise<void> {
-  const last = snaps[snaps.length - 1].index;
   const categories = snaps.map((x) => x.index.category.slug);
   const tags = snaps.flatMap((x) => x.index.tags.map((t) => t.slug));
   // Where each group's part of the run starts: its size less the rows newer than the run.
-  const newer = await newerCounts(trx, workspaceId, last, categories, tags);
+  const newer = await newerCounts(trx, workspaceId, snaps[snaps.length - 1].index, categories, tags);
   const base = new Map<string, number>([['', (await groupSize(trx, wsGroup(workspaceId))) - (newer.get('') ?? 0)]]);
   for (const [slug, n] of await groupSizes(trx, workspaceId, 'category', categories)) base.set(`category:${slug}`, n - (newer.get(`category:${slug}`) ?? 0));
   for (const [slug, n] of await groupSizes(trx, workspaceId, 'tag', tags)) base.set(`tag:${slug}`, n - (newer.get(`tag:${slug}`) ?? 0));
@@ -225,8 +224,7 @@ async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' |
   const seek = `select cast(? as text) as slug, (select "${rank}" from "${table}" where workspace_id = ? and "${column}" = ? order by "${rank}" desc limit 1) as top`;
   for (let i = 0; i < unique.length; i += 100) {
     const chunk = unique.slice(i, i + 100);
-    const union = chunk.map(() => seek).join(' union all ');
-    const rows = (await db.from(db.raw(`(${union}) as g`, chunk.flatMap((slug) => [slug, workspaceId, slug]))).select('slug', 'top')) as Array<{ slug: string; top: unknown }>;
+    const rows = (await db.from(db.raw(`(${chunk.map(() => seek).join(' union all ')}) as g`, chunk.flatMap((slug) => [slug, workspaceId, slug]))).select('slug', 'top')) as Array<{ slug: string; top: unknown }>;
     for (const r of rows) if (r.top !== null && r.top !== undefined) out.set(r.slug, Number(r.top) + 1);
   }
   return out;
@@ -236,15 +234,13 @@ async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' |
 const BLOCK_SIZE = 256;
 
 async function blockSize(db: Queryable, workspaceId: string, block: number): Promise<number> {
-  const row = await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).count<{ n: number }>({ n: '*' }).first();
-  return Number(row?.n ?? 0);
+  return Number((await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).count<{ n: number }>({ n: '*' }).first())?.n ?? 0);
 }
 
 async function lastBlock(db: Queryable, workspaceId: string): Promise<{ block: number; size: number }> {
   const row = await db('content_index').where({ workspace_id: workspaceId }).orderBy('ws_rank', 'desc').first('sitemap_block');
-  if (!row) return { block: 0, size: 0 };
-  const block = Number(row.sitemap_block);
-  return { block, size: await blockSize(db, workspaceId, block) };
+  const block = Number(row?.sitemap_block ?? 0);
+  return { block, size: row ? await blockSize(db, workspaceId, block) : 0 };
 }
 
 /** Split a block past twice BLOCK_SIZE, so no rebuild joins thousands of entries; `touched` (to rebuild) is renumbered. */
@@ -273,17 +269,13 @@ async function splitIfOversized(db: Queryable, workspaceId: string, block: numbe
 async function rebuildBlock(db: Queryable, workspaceId: string, block: number): Promise<void> {
   const rows: Array<{ sitemap_json: string; ws_rank: number | string }> = await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).select('sitemap_json', 'ws_rank');
   const key = { workspace_id: workspaceId, block };
-  if (rows.length === 0) {
-    await db('content_sitemap_blocks').where(key).delete();
-    return;
-  }
   const entries = rows.sort((a, b) => Number(b.ws_rank) - Number(a.ws_rank)).map((r) => r.sitemap_json).join(',');
-  await db('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
+  if (rows.length === 0) await db('content_sitemap_blocks').where(key).delete();
+  else await db('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
 }
 
 export async function sitemapEntries(db: Queryable, workspaceId: string): Promise<string[]> {
-  const rows = await db('content_sitemap_blocks').where({ workspace_id: workspaceId }).orderBy('block', 'desc').select('entries');
-  return rows.map((r: { entries: string }) => r.entries);
+  return db('content_sitemap_blocks').where({ workspace_id: workspaceId }).orderBy('block', 'desc').pluck('entries');
 }
 
 /** A category or tag a change touched; no title for a removal (the stored one stays). */

@@ -17,42 +17,39 @@ export class SearchSlots {
   ) {}
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    await this.take(key);
+    const k = this.key(key);
+    if (k.waiting === 0 && this.fits(k)) {
+      this.running++;
+      k.running++;
+    } else {
+      if (k.waiting >= this.perKey * 4) throw this.refusal();
+      k.waiting++;
+      // The slot is taken when release() starts the waiter, so no newcomer can take it meanwhile.
+      await new Promise<void>((resolve, reject) => {
+        const entry = {
+          key,
+          start: () => {
+            clearTimeout(timer);
+            k.waiting--;
+            this.running++;
+            k.running++;
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          this.queue.splice(this.queue.indexOf(entry), 1);
+          k.waiting--;
+          this.forget(key, k);
+          reject(this.refusal());
+        }, this.waitMs);
+        this.queue.push(entry);
+      });
+    }
     try {
       return await work();
     } finally {
       this.release(key);
     }
-  }
-
-  private take(key: string): Promise<void> {
-    const k = this.key(key);
-    if (k.waiting === 0 && this.fits(k)) {
-      this.running++;
-      k.running++;
-      return Promise.resolve();
-    }
-    if (k.waiting >= this.perKey * 4) return Promise.reject(this.refusal());
-    k.waiting++;
-    return new Promise((resolve, reject) => {
-      const entry = {
-        key,
-        start: () => {
-          clearTimeout(timer);
-          k.waiting--;
-          this.running++;
-          k.running++;
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.queue.splice(this.queue.indexOf(entry), 1);
-        k.waiting--;
-        this.forget(key, k);
-        reject(this.refusal());
-      }, this.waitMs);
-      this.queue.push(entry);
-    });
   }
 
   private release(key: string): void {

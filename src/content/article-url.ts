@@ -1,5 +1,6 @@
 import type { Workspace } from '../workspaces/types.js';
 import type { ArticleIndex } from './schemas.js';
+import type { FaqPair } from '../lib/markdown.js';
 
 export type UrlSettings = Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>;
 
@@ -34,26 +35,17 @@ export function articleJsonWithUrl(json: string, slug: string, prefix: string | 
 // never hold a quote or a backslash, so the entries can be read with a pattern.
 const ENTRY = /\{"slug":"([^"]*)","lastmod":"([^"]*)","url":(?:"[^"]*"|null)\}/g;
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Joined sitemap entries with the urls the settings give now; untouched (one scan) when they already match. */
 export function sitemapEntriesWithUrls(entries: string, prefix: string | null): { entries: string; changed: boolean } {
   // Fresh means the prefix and then only the slug (encoded: no slash) up to the entry's end; a
   // prefix test alone would take https://a.com/blog/x for fresh once the prefix is https://a.com/.
-  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)}[^"/]*"\\})`);
+  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^"/]*"\\})`);
   if (!stale.test(entries)) return { entries, changed: false };
   return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${JSON.stringify(urlAt(prefix, slug))}}`), changed: true };
 }
 
-interface JsonLdInput {
-  index: ArticleIndex;
-  author: string | null;
-  url: string | null;
-  faq: Array<{ question: string; answer: string }>;
-}
-
 /** Article (and FAQPage) JSON-LD (decisions.md). */
-export function buildJsonLd({ index, author, url, faq }: JsonLdInput): string {
+export function buildJsonLd({ index, author, url, faq }: { index: ArticleIndex; author: string | null; url: string | null; faq: FaqPair[] }): string {
   const node: Record<string, unknown> = {
     '@type': 'Article',
     headline: index.headline,

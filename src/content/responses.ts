@@ -41,10 +41,7 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
     }
     case 'article': {
       const [row, settings] = isValidSlug(route.slug) ? await Promise.all([q.articleRow(db, workspaceId, route.slug), q.urlSettings(db, workspaceId)]) : [];
-      if (!row) {
-        const body = JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } });
-        return { status: 404, body: Buffer.from(body), etag: null, lastModified: null, version };
-      }
+      if (!row) return { status: 404, body: Buffer.from(JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } })), etag: null, lastModified: null, version };
       const related = await q.relatedPosts(db, workspaceId, row);
       const article = articleJsonWithUrl(row.json, row.slug, settings ? urlPrefix(settings) : null);
       // The json is an object literal: append relatedPosts before its closing brace.
@@ -76,6 +73,5 @@ const later = (a: string, b: string | undefined): string => (b !== undefined && 
 
 function ok(json: string, changed: string | null, version: number): CachedResponse {
   const body = Buffer.from(json);
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-  return { status: 200, body, etag, lastModified: changed ? new Date(changed).toUTCString() : null, version };
+  return { status: 200, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, lastModified: changed ? new Date(changed).toUTCString() : null, version };
 }

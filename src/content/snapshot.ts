@@ -1,7 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { categoryOf } from '../articles/categories.js';
 import type { Article as DomainArticle } from '../articles/types.js';
-import type { Article, ArticleIndex, Term as Tag } from './schemas.js'; // the wire shapes (zod), which the OpenAPI document is generated from
+import type { Article, ArticleIndex, Term as Tag } from './schemas.js';
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';

@@ -9,7 +9,6 @@ import { contentVersions } from './query-store.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
 import type { SearchSlots } from './search-slots.js';
 
-/** What to send for one request: a cached body, or one of its compressed variants. */
 export interface Delivered {
   status: number;
   body: Buffer;
@@ -68,10 +67,7 @@ class ByteLru {
 
 }
 
-/**
- * Responses bounded by bytes (with their compressed variants): answers other than 200 (404s of
- * made-up slugs) get at most `missShare` of them, so misses cannot push the served pages out.
- */
+/** Answers other than 200 (404s of made-up slugs) get at most `missShare` of the bytes, so they cannot push served pages out. */
 export class ResponseCache {
   private readonly found: ByteLru;
   private readonly missing: ByteLru;
@@ -138,11 +134,7 @@ export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
 /** "abc" -> "abc-br": a coded variant's own strong validator. */
 export const codedEtag = (etag: string, coding: Coding): string => `${etag.slice(0, -1)}-${coding}"`;
 
-/**
- * The callers of one event-loop turn share one read of all their keys, started at its end
- * (setImmediate), so it sees every change committed before any of them asked. Reads of successive
- * turns may overlap: a caller waits for one read, never for one in flight plus its own.
- */
+/** One read of the keys asked in an event-loop turn, started at its end: it sees all committed before they asked (a read in flight may not). */
 export class FreshRead<K, V> {
   private keys: Set<K> | null = null;
   private pending: Promise<Map<K, V>> | null = null;
@@ -164,10 +156,7 @@ export class FreshRead<K, V> {
   }
 }
 
-/**
- * `read()`, made once more if the first has not answered after `ms` (a connection that went
- * silent): whichever answers first answers. Both start after the caller asked, so either is fresh.
- */
+/** `read()` again if unanswered after `ms` (a silent connection): the first answer wins; both started after the caller asked. */
 export function retriedAfter<T>(read: () => Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => read().then(resolve, reject), ms);

@@ -8,11 +8,7 @@ import type { PageQuery } from './query-store.js';
 
 type Row = Record<string, any>;
 
-/*
- * Written in the snapshot's transaction; terms from search-terms.ts on both databases. SQLite:
- * contentless FTS5, rowid = content_search.id, bm25. PostgreSQL: a 'simple' tsvector (title A,
- * body D) under a GIN index, ts_rank.
- */
+// SQLite: contentless FTS5, rowid = content_search.id. PostgreSQL: a 'simple' tsvector, title A and body D, under a GIN index.
 
 /** The most matches a search ranks and counts (Page.total); see searchRows. */
 export const MATCH_CAP = 1000;

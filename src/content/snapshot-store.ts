@@ -13,11 +13,7 @@ import { type PackedSnapshot, type Snapshot, buildSnapshot, packSnapshot } from 
 
 type Row = Record<string, any>;
 
-/*
- * Written in the publishing transaction, so every list is an index seek: dense ranks (0 = oldest)
- * per workspace, category and tag, so a page is a range of ranks; sitemap blocks of about
- * BLOCK_SIZE joined entries; each term's count and lastmod.
- */
+// Dense ranks (0 = oldest), sitemap blocks and term counts, written in the publishing transaction (docs/architecture.md).
 
 /** The order of ranks. */
 const byRank = (a: PackedSnapshot, b: PackedSnapshot) =>
@@ -26,10 +22,7 @@ const byRank = (a: PackedSnapshot, b: PackedSnapshot) =>
 /** An article being published: its rendered body, or its snapshot (publishMany makes them while the batch before is written). */
 export type SnapshotEntry = { article: Article; publication: Publication } & ({ rendered: RenderedBody } | { packed: PackedSnapshot });
 
-/**
- * A republish that keeps publishedAt, category and tags is updated in place; any other is removed
- * and inserted again. New snapshots go in as one run when no served article is dated among them.
- */
+/** A republish that keeps publishedAt, category and tags is updated in place; any other is removed and inserted again. */
 export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: SnapshotEntry[]): Promise<void> {
   const now = nowIso(ctx.clock);
   // First: on PostgreSQL it serialises writers of the workspace, so the ranks read below hold.
@@ -99,10 +92,7 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
 
 const searchEntry = (workspaceId: string, snap: PackedSnapshot) => ({ articleId: snap.index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms });
 
-/**
- * Store new snapshots, sorted oldest first with no served article ranked among them (a run of
- * one always qualifies), in a few statements: each group's newer rows move up by the run's length.
- */
+/** New snapshots, oldest first, with no served one ranked among them: each group's newer rows move up by the run's length. */
 export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnapshot[]): Promise<void> {
   const categories = snaps.map((x) => x.index.category.slug);
   const tags = snaps.flatMap((x) => x.index.tags.map((t) => t.slug));

@@ -64,7 +64,6 @@ class ByteLru {
     this.slots.delete(key);
     this.usedBytes -= slot.size;
   }
-
 }
 
 /** Answers other than 200 (404s of made-up slugs) get at most `missShare` of the bytes, so they cannot push served pages out. */

@@ -1,12 +1,12 @@
 import type { Workspace } from '../workspaces/types.js';
 import type { ArticleIndex } from './schemas.js';
+import type { FaqPair } from '../lib/markdown.js';
 
 export type UrlSettings = Pick<Workspace, 'siteUrl' | 'websiteUrl' | 'contentPath'>;
 
 /**
- * What every article `url` of the workspace starts with: siteUrl (or websiteUrl) + contentPath +
- * `/` (decisions.md), slashes normalised, as a valid absolute URL (an international host in its
- * ASCII form, the path percent-encoded). Null when the workspace has no usable URL.
+ * siteUrl (or websiteUrl) + contentPath + `/`, slashes normalised, as a valid absolute URL (an
+ * international host in ASCII, the path percent-encoded); null without a usable URL.
  */
 export function urlPrefix(ws: UrlSettings): string | null {
   const raw = (ws.siteUrl || ws.websiteUrl || '').trim();
@@ -16,20 +16,13 @@ export function urlPrefix(ws: UrlSettings): string | null {
   return `${base.origin}/${path ? `${path}/` : ''}`;
 }
 
-/** The article's live URL: the prefix and the percent-encoded slug (slugs may be of any script). */
-export function articleUrl(ws: UrlSettings, slug: string): string | null {
-  const prefix = urlPrefix(ws);
-  return prefix === null ? null : prefix + encodeURIComponent(slug);
-}
+const urlAt = (prefix: string | null, slug: string) => (prefix === null ? null : prefix + encodeURIComponent(slug));
 
-/**
- * A stored Article (JSON serialized at publish time) with the url the workspace's settings give
- * now: as it is when the url still matches (one substring search), else with `url` and the
- * JSON-LD page id replaced. Serving composes this way so a new site URL or content path shows
- * at once, without republishing every article.
- */
+export const articleUrl = (ws: UrlSettings, slug: string): string | null => urlAt(urlPrefix(ws), slug);
+
+/** The url the settings give now (and the JSON-LD page id), so a new site URL shows without republishing. */
 export function articleJsonWithUrl(json: string, slug: string, prefix: string | null): { json: string; changed: boolean } {
-  const url = prefix === null ? null : prefix + encodeURIComponent(slug);
+  const url = urlAt(prefix, slug);
   // Keys are the only unescaped quotes in the JSON, so this matches the top-level url field only.
   if (json.includes(`"url":${JSON.stringify(url)}`)) return { json, changed: false };
   const article = JSON.parse(json) as { url: string | null; schemaJsonLd: string | null };
@@ -42,28 +35,17 @@ export function articleJsonWithUrl(json: string, slug: string, prefix: string | 
 // never hold a quote or a backslash, so the entries can be read with a pattern.
 const ENTRY = /\{"slug":"([^"]*)","lastmod":"([^"]*)","url":(?:"[^"]*"|null)\}/g;
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Joined sitemap entries with the urls the settings give now; untouched (one scan) when they already match. */
 export function sitemapEntriesWithUrls(entries: string, prefix: string | null): { entries: string; changed: boolean } {
   // Fresh means the prefix and then only the slug (encoded: no slash) up to the entry's end; a
   // prefix test alone would take https://a.com/blog/x for fresh once the prefix is https://a.com/.
-  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${escapeRegExp(prefix)}[^"/]*"\\})`);
+  const stale = prefix === null ? /"url":"/ : new RegExp(`"url":(?!"${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^"/]*"\\})`);
   if (!stale.test(entries)) return { entries, changed: false };
-  const url = (slug: string) => (prefix === null ? 'null' : JSON.stringify(prefix + encodeURIComponent(slug)));
-  return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${url(slug)}}`), changed: true };
+  return { entries: entries.replace(ENTRY, (_, slug: string, lastmod: string) => `{"slug":"${slug}","lastmod":"${lastmod}","url":${JSON.stringify(urlAt(prefix, slug))}}`), changed: true };
 }
 
-/** What the Article node needs besides the index fields. */
-interface JsonLdInput {
-  index: ArticleIndex;
-  author: string | null;
-  url: string | null;
-  faq: Array<{ question: string; answer: string }>;
-}
-
-/** Article (and FAQPage) JSON-LD (decisions.md), as the string the content API serves. */
-export function buildJsonLd({ index, author, url, faq }: JsonLdInput): string {
+/** Article (and FAQPage) JSON-LD (decisions.md). */
+export function buildJsonLd({ index, author, url, faq }: { index: ArticleIndex; author: string | null; url: string | null; faq: FaqPair[] }): string {
   const node: Record<string, unknown> = {
     '@type': 'Article',
     headline: index.headline,
@@ -74,16 +56,8 @@ export function buildJsonLd({ index, author, url, faq }: JsonLdInput): string {
     ...(author ? { author: { '@type': 'Person', name: author } } : {}),
     ...(url ? { mainEntityOfPage: pageOf(url) } : {}),
   };
-  const doc = faq.length
-    ? {
-        '@context': 'https://schema.org',
-        '@graph': [
-          node,
-          { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) },
-        ],
-      }
-    : { '@context': 'https://schema.org', ...node };
-  return serialize(doc);
+  const faqPage = { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) };
+  return serialize({ '@context': 'https://schema.org', ...(faq.length ? { '@graph': [node, faqPage] } : node) });
 }
 
 /** The same JSON-LD with the Article's page (mainEntityOfPage) at another URL, or none. */

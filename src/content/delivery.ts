@@ -9,24 +9,16 @@ import { contentVersions } from './query-store.js';
 import { type ContentRoute, buildResponse, routeKey } from './responses.js';
 import type { SearchSlots } from './search-slots.js';
 
-// The cached answer path of the content API, in one module: the freshness read, the response
-// cache, compression, and on SQLite the commit signal that spares the freshness read.
-
-/** What to send for one request: a cached body, or one of its compressed variants. */
 export interface Delivered {
   status: number;
   body: Buffer;
   /** Strong validator of the body; absent on errors. */
   etag: string | null;
-  /** HTTP date of the content's last change, when known. */
   lastModified: string | null;
-  /** The Content-Encoding of body; absent for identity. */
   encoding?: Coding;
 }
 
-/** A serialized response of the content API, as stored in the cache and sent as is. */
 export interface CachedResponse extends Delivered {
-  /** The content version the entry was built at. */
   version: number;
   /** Compressed variants, made on the first request for their coding (a promise meanwhile); null when not smaller. */
   variants?: Map<Coding, Promise<Delivered | null> | Delivered | null>;
@@ -34,7 +26,7 @@ export interface CachedResponse extends Delivered {
 
 /** Least-recently-used entries bounded by bytes; a Map keeps insertion order, so a hit re-inserts its key. */
 class ByteLru {
-  private readonly slots = new Map<string, { entry: CachedResponse; size: number }>();
+  readonly slots = new Map<string, { entry: CachedResponse; size: number }>();
   usedBytes = 0;
 
   constructor(private readonly maxBytes: number) {}
@@ -48,7 +40,6 @@ class ByteLru {
   }
 
   set(key: string, entry: CachedResponse): void {
-    this.delete(key);
     const size = entry.body.length + key.length + 200;
     if (size > this.maxBytes) return;
     this.slots.set(key, { entry, size: 0 });
@@ -73,18 +64,9 @@ class ByteLru {
     this.slots.delete(key);
     this.usedBytes -= slot.size;
   }
-
-  get size(): number {
-    return this.slots.size;
-  }
 }
 
-/**
- * The serialized responses, bounded by bytes (bodies and their compressed variants): 200s in one
- * LRU, every other answer (404s of made-up slugs) in another of at most `missShare` of the bytes,
- * so misses cannot push the served pages out. A reader of another content version than an
- * entry's treats it as absent.
- */
+/** Answers other than 200 (404s of made-up slugs) get at most `missShare` of the bytes, so they cannot push served pages out. */
 export class ResponseCache {
   private readonly found: ByteLru;
   private readonly missing: ByteLru;
@@ -114,10 +96,9 @@ export class ResponseCache {
   }
 
   get size(): number {
-    return this.found.size + this.missing.size;
+    return this.found.slots.size + this.missing.slots.size;
   }
 
-  /** Bytes held by answers other than 200. */
   get missBytes(): number {
     return this.missing.usedBytes;
   }
@@ -137,10 +118,7 @@ export const COMPRESS_MIN_BYTES = 1024;
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
-/**
- * Compress off the event loop (zlib's thread pool). Brotli 5 and gzip 6: higher levels cost far
- * more time for little, and a sitemap is compressed again after every publish (docs/content-api.md).
- */
+/** Off the event loop. Brotli 5, gzip 6: higher levels cost far more time for little, and a sitemap is compressed again after every publish. */
 export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
   if (coding === 'gzip') return gzip(body, { level: 6 });
   return brotli(body, {
@@ -152,15 +130,10 @@ export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
   });
 }
 
-/** The ETag of a coded variant: its own strong validator, derived from the identity one ("abc" -> "abc-br"). */
+/** "abc" -> "abc-br": a coded variant's own strong validator. */
 export const codedEtag = (etag: string, coding: Coding): string => `${etag.slice(0, -1)}-${coding}"`;
 
-/**
- * A keyed read every caller gets fresh, shared by the callers of one event-loop turn: one read of
- * all their keys starts at the end of the turn (setImmediate), after the last of them asked, so it
- * sees every change committed before any of them asked. Reads of successive turns may overlap, so
- * a caller waits for one read, never for one in flight plus its own. A key not found is absent.
- */
+/** One read of the keys asked in an event-loop turn, started at its end: it sees all committed before they asked (a read in flight may not). */
 export class FreshRead<K, V> {
   private keys: Set<K> | null = null;
   private pending: Promise<Map<K, V>> | null = null;
@@ -182,10 +155,7 @@ export class FreshRead<K, V> {
   }
 }
 
-/**
- * `read()`, made once more if the first has not answered after `ms` (a connection that went
- * silent): whichever answers first answers. Both start after the caller asked, so either is fresh.
- */
+/** `read()` again if unanswered after `ms` (a silent connection): the first answer wins; both started after the caller asked. */
 export function retriedAfter<T>(read: () => Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => read().then(resolve, reject), ms);
@@ -200,19 +170,16 @@ class SingleFlight<T> {
   private readonly inFlight = new Map<string, Promise<T>>();
 
   run(key: string, fn: () => Promise<T>): Promise<T> {
-    const existing = this.inFlight.get(key);
-    if (existing) return existing;
-    const p = fn().finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, p);
+    let p = this.inFlight.get(key);
+    if (!p) this.inFlight.set(key, (p = fn().finally(() => this.inFlight.delete(key))));
     return p;
   }
 }
 
 /**
- * A synchronous "has anything been committed?" check for a SQLite database in WAL mode. The
- * wal-index header in the `-shm` file (twice: bytes 0-47 and 48-95) changes with every commit of
- * any process (https://www.sqlite.org/walformat.html): one pread tells. When the answer is not
- * certain (no file, a writer mid-update, the file replaced), token() is null: read the database.
+ * "Has anything been committed?" on SQLite in WAL mode, in one pread: the wal-index header in the
+ * `-shm` file (twice: bytes 0-47 and 48-95) changes with every commit of any process
+ * (https://www.sqlite.org/walformat.html). token() is null when unsure: read the database.
  */
 export class SqliteChangeSignal {
   private fd: number | null = null;
@@ -221,7 +188,6 @@ export class SqliteChangeSignal {
 
   constructor(private readonly shmPath: string) {}
 
-  /** An opaque value that differs after any commit; null when unknown. */
   token(): string | null {
     try {
       const ino = statSync(this.shmPath).ino;
@@ -245,7 +211,6 @@ export class SqliteChangeSignal {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-    this.ino = -1;
   }
 }
 
@@ -257,40 +222,28 @@ export interface Reader {
   keyHash: string;
 }
 
-interface WorkspaceState {
-  /** Version at which keyHash was loaded. */
-  keyVersion: number;
-  keyHash: string | undefined;
-}
-
 /**
- * Serving the content API from memory, correctly across processes. Per request: the key's hash is
- * looked up in memory (else in the database); the workspace's content version is read
- * (FreshRead); when the version moved, the workspace's key is reloaded and its cached responses no
- * longer match. Every change to what is served bumps that version in its transaction. Every
- * database wait gives up after content.timeout with 503 `unavailable`: never a stale answer.
+ * The content API from memory, correct across processes: each request reads the workspace's
+ * content version (FreshRead), which every change to what is served bumps in its transaction;
+ * when it moved, the key is reloaded and cached responses no longer match. Every database wait
+ * gives up after content.timeout with 503 `unavailable`: never a stale answer.
  */
 export class ContentDelivery {
   private readonly keys = new Map<string, string>(); // key hash -> workspace id
-  private readonly workspaces = new Map<string, WorkspaceState>();
+  private readonly workspaces = new Map<string, { keyVersion: number; keyHash: string | undefined }>();
   private readonly cache: ResponseCache;
   private readonly fills = new SingleFlight<CachedResponse>();
   private readonly reloads = new SingleFlight<void>();
-  private readonly searches: SearchSlots;
   private readonly fresh: FreshRead<string, number>;
   private readonly signal: SqliteChangeSignal | null;
   private readonly known = new Map<string, { version: number; token: string }>();
-  private readonly patience: number;
   private readonly onChange = ({ workspaceId }: { workspaceId: string }) => void this.warm(workspaceId);
 
   constructor(
     private readonly ctx: Ctx,
-    searches: SearchSlots,
+    private readonly searches: SearchSlots,
   ) {
     this.cache = new ResponseCache(ctx.config.content.cacheMaxBytes);
-    this.searches = searches;
-    // A read unanswered after a quarter of the deadline (a connection gone silent) is made again on another.
-    this.patience = ctx.config.content.timeout / 4;
     this.signal = ctx.config.database.client === 'sqlite3' ? new SqliteChangeSignal(`${ctx.config.database.filename}-shm`) : null;
     this.fresh = new FreshRead((ids) => this.versions(ids));
     ctx.events.on('content.changed', this.onChange);
@@ -302,21 +255,14 @@ export class ContentDelivery {
   }
 
   /**
-   * The workspaces' content versions. On SQLite, when nothing was committed by any process since
-   * a version was read (the token, taken before that read, is unchanged), from memory: the read
-   * would cost a cached GET more CPU than the rest of its answer.
+   * On SQLite, from memory when nothing was committed since a version was read (the token, taken
+   * before that read, is unchanged): the read would cost a cached GET more CPU than the rest of it.
    */
   private async versions(ids: string[]): Promise<Map<string, number>> {
     const token = this.signal?.token() ?? null;
-    if (token !== null) {
-      const known = new Map<string, number>();
-      for (const id of ids) {
-        const k = this.known.get(id);
-        if (k?.token === token) known.set(id, k.version);
-      }
-      if (known.size === ids.length) return known;
-    }
-    const read = await this.bounded(retriedAfter(() => contentVersions(this.ctx.db, ids), this.patience));
+    if (token !== null && ids.every((id) => this.known.get(id)?.token === token)) return new Map(ids.map((id) => [id, this.known.get(id)!.version]));
+    // Unanswered after a quarter of the deadline (a connection gone silent): asked again on another.
+    const read = await this.bounded(retriedAfter(() => contentVersions(this.ctx.db, ids), this.ctx.config.content.timeout / 4));
     if (token !== null) for (const [id, version] of read) this.known.set(id, { version, token });
     return read;
   }
@@ -327,8 +273,7 @@ export class ContentDelivery {
     const keyHash = hashBlogKey(key);
     let workspaceId = this.keys.get(keyHash);
     if (!workspaceId) {
-      // Unknown here: maybe issued by another process. The database is the truth, looked up by
-      // the key's hash (a unique index); wrong keys are limited per address (limits.blogKey).
+      // Maybe issued by another process; wrong keys are limited per address (limits.blogKey).
       const found = await this.bounded(lookupBlogKey(this.ctx, key));
       if (!found) return null;
       workspaceId = found.workspaceId;
@@ -352,10 +297,8 @@ export class ContentDelivery {
   }
 
   /**
-   * The response for the route at the reader's version, in `coding` when the client accepts it
-   * and the body is worth compressing. Cached; fills and compressions of concurrent misses are
-   * shared, and each entry is compressed at most once per coding. A cached answer already made
-   * is returned as is, not as a promise: a promise's turn is a real share of a cached GET's CPU.
+   * The route at the reader's version, in `coding` when the body is worth compressing. A cached
+   * answer is returned as is, not as a promise: a promise's turn is a real share of a cached GET's CPU.
    */
   respond(reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute, coding: Coding | 'identity' = 'identity'): Delivered | Promise<Delivered> {
     const key = `${reader.workspaceId}\0${routeKey(route)}`;
@@ -365,14 +308,31 @@ export class ContentDelivery {
     return this.coded(key, hit, coding);
   }
 
-  /** `res` in `coding`, or as it is when the coding is identity or would not pay. */
+  /** `res` in `coding`, compressed on the first request for it, then shared (null: not smaller). */
   private coded(key: string, res: CachedResponse, coding: Coding | 'identity'): Delivered | Promise<Delivered> {
     if (coding === 'identity' || !res.etag || res.body.length < COMPRESS_MIN_BYTES) return res;
-    const variant = this.variant(key, res, coding);
-    return variant instanceof Promise ? variant.then((v) => v ?? res) : (variant ?? res);
+    const variants = (res.variants ??= new Map());
+    let made = variants.get(coding);
+    if (made === undefined) {
+      const making = compress(res.body, coding).then(
+        (body) => {
+          this.ctx.metrics.contentCompressions.inc({ encoding: coding });
+          if (body.length >= res.body.length) return null;
+          this.cache.grow(key, res, body.length);
+          return { status: res.status, body, etag: codedEtag(res.etag!, coding), lastModified: res.lastModified, encoding: coding };
+        },
+        (err: unknown) => {
+          this.ctx.log.warn({ err, coding }, 'content response could not be compressed: sent uncompressed');
+          return null;
+        },
+      );
+      variants.set(coding, (made = making));
+      // Once made, the variant itself: later requests need not wait for a promise.
+      void making.then((v) => variants.set(coding, v));
+    }
+    return made instanceof Promise ? made.then((v) => v ?? res) : (made ?? res);
   }
 
-  /** Build and cache the entry; concurrent misses share one build. */
   private fill(key: string, reader: Pick<Reader, 'workspaceId' | 'version'>, route: ContentRoute): Promise<CachedResponse> {
     return this.fills.run(`${key}\0${reader.version}`, async () => {
       const build = () => this.bounded(buildResponse(this.ctx.db, reader.workspaceId, route, reader.version));
@@ -381,29 +341,6 @@ export class ContentDelivery {
       this.cache.set(key, res);
       return res;
     });
-  }
-
-  /** The entry compressed in `coding`: made on the first request for it, then shared (null: not smaller). */
-  private variant(key: string, res: CachedResponse, coding: Coding): Promise<Delivered | null> | Delivered | null {
-    const variants = (res.variants ??= new Map());
-    const made = variants.get(coding);
-    if (made !== undefined) return made;
-    const making = compress(res.body, coding).then(
-      (body) => {
-        this.ctx.metrics.contentCompressions.inc({ encoding: coding });
-        if (body.length >= res.body.length) return null;
-        this.cache.grow(key, res, body.length);
-        return { status: res.status, body, etag: codedEtag(res.etag!, coding), lastModified: res.lastModified, encoding: coding };
-      },
-      (err: unknown) => {
-        this.ctx.log.warn({ err, coding }, 'content response could not be compressed: sent uncompressed');
-        return null;
-      },
-    );
-    variants.set(coding, making);
-    // Once made, the variant itself: later requests need not wait for a promise.
-    void making.then((v) => variants.set(coding, v));
-    return making;
   }
 
   /** After a change in this process: rebuild page 0 and the sitemap so first readers do not all miss. */

@@ -3,11 +3,7 @@ import { articleRow, pageRows } from './query-store.js';
 import type { ArticleIndex } from './schemas.js';
 import type { StoredArticle } from './snapshot.js';
 
-/**
- * The published snapshot of an article: what the content API serves for its slug, not the
- * working copy (an edit is not live until it is republished). null for a draft, an unpublished
- * or an unknown slug.
- */
+/** What the content API serves for the slug, not the working copy; null for a draft, an unpublished or an unknown slug. */
 export async function publishedArticle(ctx: Ctx, workspaceId: string, slug: string): Promise<StoredArticle | null> {
   const row = await articleRow(ctx.db, workspaceId, slug);
   return row ? (JSON.parse(row.json) as StoredArticle) : null;

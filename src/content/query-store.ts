@@ -1,18 +1,14 @@
 import { type Queryable, isPostgres } from '../db/connect.js';
-import type { RelatedPost } from './schemas.js';
+import type { RelatedPost, TermCount } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
+import type { ContentRoute } from './responses.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-store.js';
 import { articleJson } from './snapshot.js';
 
 type Row = Record<string, any>;
 
-export interface PageQuery {
-  page: number;
-  limit: number;
-  category?: string;
-  tag?: string;
-}
+export type PageQuery = Pick<Extract<ContentRoute, { kind: 'page' }>, 'page' | 'limit' | 'category' | 'tag'>;
 
 /** Serialized ArticleIndex rows of one page, newest first, and the true total. */
 export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
@@ -23,24 +19,18 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   if (top < 0) return { rows: [], total };
   // Ranks are dense, so the page is exactly the ranks (top - limit, top]. Bounded on both sides,
   // so a PostgreSQL planner without statistics cannot read every row below the page.
-  const floor = top - q.limit;
-  const query =
-    group.table === 'content_tags'
-      ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }).andWhere('g.rank', '<=', top).andWhere('g.rank', '>', floor).orderBy('g.rank', 'desc')
-      : db('content_index as ci').where(prefixed(group.where)).andWhere(`ci.${group.column}`, '<=', top).andWhere(`ci.${group.column}`, '>', floor).orderBy(`ci.${group.column}`, 'desc');
-  const rows = await query.limit(q.limit).select('ci.index_json');
-  return { rows: rows.map((r: Row) => r.index_json as string), total };
+  const rank = group.table === 'content_tags' ? 'g.rank' : `ci.${group.column}`;
+  const from = group.table === 'content_tags' ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }) : db('content_index as ci').where(prefixed(group.where));
+  return { rows: await from.andWhere(rank, '<=', top).andWhere(rank, '>', top - q.limit).orderBy(rank, 'desc').limit(q.limit).pluck('ci.index_json'), total };
 }
 
-// Category and tag together (decisions.md: AND): bounded by the tag's size, cached like every response.
+// Category and tag together (AND): bounded by the tag's size.
 async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Promise<{ rows: string[]; total: number }> {
   const base = () =>
     db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag, 'ci.category': q.category });
-  const countRow = await base().count<{ n: number }>({ n: '*' }).first();
-  const total = Number(countRow?.n ?? 0);
+  const total = Number((await base().count<{ n: number }>({ n: '*' }).first())?.n ?? 0);
   if (q.page * q.limit >= total) return { rows: [], total };
-  const rows = await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).select('ci.index_json');
-  return { rows: rows.map((r: Row) => r.index_json as string), total };
+  return { rows: await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).pluck('ci.index_json'), total };
 }
 
 const prefixed = (where: Record<string, string>) => Object.fromEntries(Object.entries(where).map(([k, v]) => [`ci.${k}`, v]));
@@ -55,7 +45,6 @@ export interface ArticleRow {
   json: string;
 }
 
-/** The served article with this slug, in whichever normalisation it was stored (slugForms). */
 export async function articleRow(db: Queryable, workspaceId: string, slug: string): Promise<ArticleRow | undefined> {
   const row = await db('content_index as ci')
     .join('content_articles as ca', 'ca.article_id', 'ci.article_id')
@@ -73,7 +62,6 @@ export async function storedTag(db: Queryable, workspaceId: string, tag: string)
   return stored.includes(forms[0]) ? forms[0] : (stored[0] ?? forms[0]);
 }
 
-/** What article URLs are composed from (content/article-url.ts), and when those settings last changed. */
 export async function urlSettings(db: Queryable, workspaceId: string): Promise<(UrlSettings & { updatedAt: string }) | null> {
   const row = await db('workspaces').where({ id: workspaceId }).first('site_url', 'website_url', 'content_path', 'updated_at');
   return row ? { siteUrl: row.site_url ?? null, websiteUrl: row.website_url, contentPath: row.content_path, updatedAt: row.updated_at } : null;
@@ -82,11 +70,7 @@ export async function urlSettings(db: Queryable, workspaceId: string): Promise<(
 /** How many of each tag's newest posts are considered for related posts (keeps the cost flat). */
 const RELATED_WINDOW = 100;
 
-/**
- * Up to 3 other posts: most shared tags first, then same category, then newest (decisions.md).
- * Candidates are each tag's RELATED_WINDOW newest posts, ranked in one statement; when fewer
- * than 3 share a tag, the category's newest fill what is left.
- */
+/** Up to 3: most shared tags, then same category, then newest; the category's newest fill what is left. */
 export async function relatedPosts(db: Queryable, workspaceId: string, a: ArticleRow): Promise<RelatedPost[]> {
   const tags = [...new Set(a.tags)];
   const picked: Row[] = tags.length ? await sharingTags(db, workspaceId, a, tags) : [];
@@ -107,9 +91,8 @@ export async function relatedPosts(db: Queryable, workspaceId: string, a: Articl
 }
 
 /**
- * The best 3 posts sharing a tag with `a`. Each tag's window is read from the content_tags_window
- * index alone and only the 3 winners' index rows are read, so no index JSON goes through a sort.
- * A tag row an older daemon wrote has no category: its index row has it.
+ * Windows read from the content_tags_window index alone, and only the 3 winners' index rows, so no
+ * index JSON goes through a sort. A tag row an older daemon wrote has no category: its index row has it.
  */
 async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, tags: string[]): Promise<Row[]> {
   const windows = tags
@@ -117,8 +100,7 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
     .join(' union all ');
   const category = 'coalesce(c.category, (select category from content_index as o where o.article_id = c.article_id))';
   const grouped = `select c.article_id, count(*) as shared, max(case when ${category} = ? then 1 else 0 end) as same, max(c.published_at) as at from (${windows}) as c where c.article_id <> ? group by c.article_id`;
-  // A sort that keeps only its best 3, then those numbered in that order (by the database's
-  // collation), put back in their order here.
+  // A sort that keeps its best 3, numbered in the database's collation, put back in that order here.
   const best = `select article_id, shared, same, at from (${grouped}) as g order by shared desc, same desc, at desc, article_id desc limit 3`;
   const ranked = `select article_id, row_number() over (order by shared desc, same desc, at desc, article_id desc) as pos from (${best}) as b`;
   // On PostgreSQL by key in a lateral subquery (as db/by-keys.ts), so no plan scans content_index.
@@ -131,12 +113,7 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
   return rows.sort((x, y) => Number(x.pos) - Number(y.pos));
 }
 
-export interface TermRow {
-  title: string;
-  slug: string;
-  count: number;
-  lastmod: string;
-}
+export type TermRow = TermCount & { lastmod: string };
 
 export async function termRows(db: Queryable, workspaceId: string, kind: 'category' | 'tag'): Promise<TermRow[]> {
   const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
@@ -152,7 +129,7 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
   return row ? (row.changed_at ?? row.created_at) : null;
 }
 
-/** Workspaces' content versions, by primary key; a workspace that does not exist is absent. */
+/** By primary key; a workspace that does not exist is absent. */
 export async function contentVersions(db: Queryable, workspaceIds: string[]): Promise<Map<string, number>> {
   const versions = new Map<string, number>();
   // In slices: SQLite bounds a statement's parameters.

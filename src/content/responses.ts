@@ -16,7 +16,6 @@ export type ContentRoute =
   | { kind: 'tags' }
   | { kind: 'sitemap' };
 
-/** Cache key of a route within a workspace. */
 export function routeKey(r: ContentRoute): string {
   switch (r.kind) {
     case 'page':
@@ -28,26 +27,21 @@ export function routeKey(r: ContentRoute): string {
   }
 }
 
-/**
- * Build the serialized response of a route from the stored snapshots. Lists and the sitemap
- * are concatenations of JSON serialized at publish time; nothing is rendered here.
- */
+/** Lists and the sitemap are concatenations of JSON serialized at publish time; nothing is rendered here. */
 export async function buildResponse(db: Queryable, workspaceId: string, route: ContentRoute, version: number): Promise<CachedResponse> {
   switch (route.kind) {
     case 'page': {
+      const page = (rows: string[], total: number) => `{"data":{"articles":[${rows.join(',')}],"total":${total},"page":${route.page},"limit":${route.limit}}}`;
       // A filter that is no slug at all names nothing: the empty Page of an unknown slug, on every database.
-      if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(emptyPage(route), await q.changedAt(db, workspaceId), version);
+      if ([route.category, route.tag].some((s) => s !== undefined && !isValidSlug(s))) return ok(page([], 0), await q.changedAt(db, workspaceId), version);
       const tag = route.tag === undefined ? undefined : await q.storedTag(db, workspaceId, route.tag);
       const listed = route.q === undefined ? q.pageRows(db, workspaceId, { ...route, tag }) : searchRows(db, workspaceId, parseSearchQuery(route.q), { ...route, tag, offset: route.page * route.limit });
       const [{ rows, total }, changed] = await Promise.all([listed, q.changedAt(db, workspaceId)]);
-      return ok(`{"data":{"articles":[${rows.join(',')}],"total":${total},"page":${route.page},"limit":${route.limit}}}`, changed, version);
+      return ok(page(rows, total), changed, version);
     }
     case 'article': {
       const [row, settings] = isValidSlug(route.slug) ? await Promise.all([q.articleRow(db, workspaceId, route.slug), q.urlSettings(db, workspaceId)]) : [];
-      if (!row) {
-        const body = JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } });
-        return { status: 404, body: Buffer.from(body), etag: null, lastModified: null, version };
-      }
+      if (!row) return { status: 404, body: Buffer.from(JSON.stringify({ error: { code: 'not_found', message: `Article "${route.slug}" not found` } })), etag: null, lastModified: null, version };
       const related = await q.relatedPosts(db, workspaceId, row);
       const article = articleJsonWithUrl(row.json, row.slug, settings ? urlPrefix(settings) : null);
       // The json is an object literal: append relatedPosts before its closing brace.
@@ -77,10 +71,7 @@ export async function buildResponse(db: Queryable, workspaceId: string, route: C
 /** The later of two ISO times: a response composed with newer settings changed when they did. */
 const later = (a: string, b: string | undefined): string => (b !== undefined && b > a ? b : a);
 
-const emptyPage = (route: { page: number; limit: number }) => `{"data":{"articles":[],"total":0,"page":${route.page},"limit":${route.limit}}}`;
-
 function ok(json: string, changed: string | null, version: number): CachedResponse {
   const body = Buffer.from(json);
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-  return { status: 200, body, etag, lastModified: changed ? new Date(changed).toUTCString() : null, version };
+  return { status: 200, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, lastModified: changed ? new Date(changed).toUTCString() : null, version };
 }

@@ -4,11 +4,8 @@ import { QUERY_MAX_LENGTH } from './search-terms.js';
 
 extendZodWithOpenApi(z);
 
-/**
- * The content API's wire shapes, in zod: the snapshot builder's output is typed by them
- * (content/snapshot.ts), the OpenAPI document is generated from them (http/openapi.ts), and a
- * type-level test holds the typed client's interfaces (client/types.ts) equal to them.
- */
+// The wire shapes: snapshots are typed by them, the OpenAPI document is generated from them, and
+// a type-level test holds the typed client's interfaces (client/types.ts) equal to them.
 
 const iso = (what: string) => z.string().openapi({ format: 'date-time', description: `${what}, ISO 8601 UTC (e.g. 2026-11-22T03:00:00.000Z)` });
 
@@ -109,6 +106,4 @@ export type Term = z.infer<typeof termSchema>;
 export type ArticleIndex = z.infer<typeof articleIndexSchema>;
 export type RelatedPost = z.infer<typeof relatedPostSchema>;
 export type Article = z.infer<typeof articleSchema>;
-export type Page = z.infer<typeof pageSchema>;
 export type TermCount = z.infer<typeof termCountSchema>;
-export type Sitemap = z.infer<typeof sitemapSchema>;

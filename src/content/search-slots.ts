@@ -1,10 +1,9 @@
 import { AppError } from '../errors.js';
 
 /**
- * How many searches run at once: at most `perKey` for one key (a blog key, an MCP API key or
- * OAuth connection) and `total` in the daemon, so searches never hold every database connection.
- * A search with no slot waits up to `waitMs` in arrival order, then is refused 429 `rate_limited`
- * with Retry-After; so is one arriving when its key already has as many waiting as may run in a wait.
+ * At most `perKey` searches per key and `total` in the daemon, so searches never hold every
+ * database connection. One with no slot waits up to `waitMs` in arrival order, then gets 429; so
+ * does one arriving when its key already has as many waiting as may run in a wait.
  */
 export class SearchSlots {
   private running = 0;
@@ -17,42 +16,40 @@ export class SearchSlots {
     private readonly waitMs: number,
   ) {}
 
-  /** `work` once a slot is free, the slot given back when it settles. */
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    await this.take(key);
+    const k = this.key(key);
+    if (k.waiting === 0 && this.fits(k)) {
+      this.running++;
+      k.running++;
+    } else {
+      if (k.waiting >= this.perKey * 4) throw this.refusal();
+      k.waiting++;
+      // The slot is taken when release() starts the waiter, so no newcomer can take it meanwhile.
+      await new Promise<void>((resolve, reject) => {
+        const entry = {
+          key,
+          start: () => {
+            clearTimeout(timer);
+            k.waiting--;
+            this.running++;
+            k.running++;
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          this.queue.splice(this.queue.indexOf(entry), 1);
+          k.waiting--;
+          this.forget(key, k);
+          reject(this.refusal());
+        }, this.waitMs);
+        this.queue.push(entry);
+      });
+    }
     try {
       return await work();
     } finally {
       this.release(key);
     }
-  }
-
-  private take(key: string): Promise<void> {
-    const k = this.key(key);
-    if (k.waiting === 0 && this.fits(k)) {
-      this.start(k);
-      return Promise.resolve();
-    }
-    if (k.waiting >= this.perKey * 4) return Promise.reject(this.refusal());
-    k.waiting++;
-    return new Promise((resolve, reject) => {
-      const entry = {
-        key,
-        start: () => {
-          clearTimeout(timer);
-          k.waiting--;
-          this.start(k);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.queue.splice(this.queue.indexOf(entry), 1);
-        k.waiting--;
-        this.forget(key, k);
-        reject(this.refusal());
-      }, this.waitMs);
-      this.queue.push(entry);
-    });
   }
 
   private release(key: string): void {
@@ -67,11 +64,6 @@ export class SearchSlots {
 
   private fits(k: { running: number }): boolean {
     return this.running < this.total && k.running < this.perKey;
-  }
-
-  private start(k: { running: number }): void {
-    this.running++;
-    k.running++;
   }
 
   private key(key: string): { running: number; waiting: number } {

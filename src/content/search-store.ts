@@ -4,19 +4,11 @@ import { rowsByKeys } from '../db/by-keys.js';
 import { type SearchQuery, searchDocument } from './search-terms.js';
 import { type StoredArticle, articleJson } from './snapshot.js';
 import { htmlSearchTerms } from '../lib/markdown.js';
+import type { PageQuery } from './query-store.js';
 
 type Row = Record<string, any>;
 
-/**
- * The search index of served snapshots (docs/content-api.md, Search). One row per snapshot in
- * `content_search`, written and removed in the transaction that writes or removes the snapshot,
- * so drafts and unpublished edits are never found. The terms come from search-terms.ts (the same
- * code for both databases); the databases only match and rank them:
- * - SQLite: a contentless FTS5 table `content_search_fts(title, body)` (the index only, no copy of
- *   the text) whose rowid is `content_search.id`, ranked by bm25, the title weighing 10 times the body.
- * - PostgreSQL: `content_search.document`, a tsvector of the 'simple' configuration (title terms
- *   weight A, body D) under a GIN index, ranked by ts_rank. No extension needed.
- */
+// SQLite: contentless FTS5, rowid = content_search.id. PostgreSQL: a 'simple' tsvector, title A and body D, under a GIN index.
 
 /** The most matches a search ranks and counts (Page.total); see searchRows. */
 export const MATCH_CAP = 1000;
@@ -28,18 +20,17 @@ export interface SearchEntry {
   articleId: string;
   workspaceId: string;
   article: Pick<StoredArticle, 'title' | 'outline' | 'metaDescription'>;
-  /** The search terms of the body's text (RenderedBody.searchTerms). */
   textTerms: string;
 }
 
-/** Index (or re-index) these snapshots; `fresh`: none of them is indexed yet (a run of new snapshots), so there is nothing to replace. */
+/** `fresh`: none of them is indexed yet, so there is nothing to replace. */
 export async function indexForSearch(db: Queryable, entries: SearchEntry[], fresh = false): Promise<void> {
   for (let i = 0; i < entries.length; i += 200) {
     const chunk = entries.slice(i, i + 200);
     const docs = chunk.map((e) => ({ ...e, doc: searchDocument(e.article, e.textTerms) }));
     if (isPostgres(db)) {
       await db('content_search')
-        .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: pgDocument(db, d.doc.title, d.doc.body) })))
+        .insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId, document: db.raw("setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'D')", [d.doc.title, d.doc.body]) })))
         .onConflict('article_id')
         .merge(['workspace_id', 'document']);
       continue;
@@ -52,11 +43,10 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[], fres
     }
     const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
-    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, title: byArticle.get(r.article_id)!.title, body: byArticle.get(r.article_id)!.body })));
+    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, ...byArticle.get(r.article_id)! })));
   }
 }
 
-/** Remove an article from the index (unpublish, delete); a no-op when it is not there. */
 export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
   if (!isPostgres(db)) await db('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
   await db('content_search').where({ article_id: articleId }).delete();
@@ -89,17 +79,8 @@ export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): Se
   }
 }
 
-const pgDocument = (db: Queryable, title: string, body: string) =>
-  db.raw("setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'D')", [title, body]);
-
-export interface SearchFilter {
-  offset: number;
-  limit: number;
-  /** Default MATCH_CAP (tests lower it). */
-  cap?: number;
-  category?: string;
-  tag?: string;
-}
+/** `cap`: MATCH_CAP unless a test lowers it. */
+type SearchFilter = Omit<PageQuery, 'page'> & { offset: number; cap?: number };
 
 /** Serialized ArticleIndex rows of one page of matches, best first (then newest), and the number of matches (at most MATCH_CAP). */
 export async function searchRows(db: Queryable, workspaceId: string, query: SearchQuery, f: SearchFilter): Promise<{ rows: string[]; total: number }> {
@@ -137,20 +118,11 @@ function ftsQuery(q: SearchQuery): string {
 
 /** PostgreSQL: parsed by the same 'simple' configuration as the documents, ANDed. */
 function pgQuery(q: SearchQuery): { sql: string; bindings: string[] } {
-  const parts: string[] = [];
-  const bindings: string[] = [];
-  if (q.words.length) {
-    parts.push("plainto_tsquery('simple', ?)");
-    bindings.push(q.words.join(' '));
-  }
-  for (const p of q.phrases) {
-    parts.push("phraseto_tsquery('simple', ?)");
-    bindings.push(p.join(' '));
-  }
-  for (const c of q.prefixes) {
-    // Letters only (search-terms.ts), so quoting cannot be escaped out of.
-    parts.push("to_tsquery('simple', ?)");
-    bindings.push(`'${c}':*`);
-  }
-  return { sql: `(${parts.join(' && ')})`, bindings };
+  const parts = [
+    ...(q.words.length ? [["plainto_tsquery('simple', ?)", q.words.join(' ')]] : []),
+    ...q.phrases.map((p) => ["phraseto_tsquery('simple', ?)", p.join(' ')]),
+    // Prefixes are letters only (search-terms.ts), so quoting cannot be escaped out of.
+    ...q.prefixes.map((c) => ["to_tsquery('simple', ?)", `'${c}':*`]),
+  ];
+  return { sql: `(${parts.map((p) => p[0]).join(' && ')})`, bindings: parts.map((p) => p[1]) };
 }

@@ -7,10 +7,7 @@ export const QUERY_MAX_LENGTH = 200;
 
 /** Most parts a query may have (words, runs of unspaced scripts, single characters). */
 export const QUERY_TERMS_MAX = 8;
-/**
- * Most single characters of unspaced scripts (Chinese, Japanese, Korean, Thai...) a query may
- * have: each is matched as the start of every indexed character pair, the dearest kind of term.
- */
+/** Most single characters of unspaced scripts a query may have: each matches as the start of every indexed pair, the dearest term. */
 export const QUERY_PREFIXES_MAX = 2;
 
 /** The search text as an input field (MCP list_articles `query`); parseSearchQuery checks the rest. */
@@ -26,7 +23,6 @@ export interface SearchQuery {
   prefixes: string[];
 }
 
-/** `q` checked and parsed; an empty, over-long or letterless query is a 400 naming `q`. */
 export function parseSearchQuery(raw: string, name = 'q'): SearchQuery {
   const q = raw.trim();
   if (!q) throw invalidParameter(name, `The ${name} parameter must not be empty: give the words to search for`);

@@ -5,11 +5,7 @@ import type { Workspace } from '../workspaces/types.js';
 import { searchRows } from './search-store.js';
 import { parseSearchQuery } from './search-terms.js';
 
-/**
- * The workspace's published articles matching `query`, best first: the content API's search
- * (GET /articles?q=) for the MCP `list_articles` tool. Only served snapshots are searched, so the
- * articles found are the published ones (their current drafts may differ).
- */
+/** The content API's search for MCP `list_articles`: the articles found are published (their drafts may differ). */
 export async function searchPublishedArticles(ctx: Ctx, ws: Workspace, opts: { query: string; limit: number; offset: number }): Promise<{ articles: Article[]; total: number }> {
   const { rows, total } = await searchRows(ctx.db, ws.id, parseSearchQuery(opts.query, 'query'), { offset: opts.offset, limit: opts.limit });
   const ids = rows.map((r) => (JSON.parse(r) as { id: string }).id);

@@ -13,36 +13,19 @@ import { type PackedSnapshot, type Snapshot, buildSnapshot, packSnapshot } from 
 
 type Row = Record<string, any>;
 
-/*
- * The served snapshots, stored so that every list is an index seek, all written in the
- * transaction that publishes or removes the article:
- * - Dense ranks: a row's position (0 = oldest) in (published_at, article_id) order within its
- *   group: the workspace (ws_rank), its category (cat_rank), a tag (content_tags.rank). A page at
- *   any depth is a range of ranks, no OFFSET. New rows are nearly always the newest: inserting
- *   them moves nothing; otherwise the newer rows of each group move up in one statement.
- * - Sitemap blocks: the joined entries of about BLOCK_SIZE consecutive rows
- *   (content_sitemap_blocks), so the sitemap is a few hundred rows at 100,000 articles.
- * - Terms: each category's and tag's count and lastmod (content_terms).
- */
+// Dense ranks (0 = oldest), sitemap blocks and term counts, written in the publishing transaction (docs/architecture.md).
 
-/** (publishedAt, id) order: the order of ranks, oldest first. */
+/** The order of ranks. */
 const byRank = (a: PackedSnapshot, b: PackedSnapshot) =>
   a.index.publishedAt < b.index.publishedAt ? -1 : a.index.publishedAt > b.index.publishedAt ? 1 : a.index.id < b.index.id ? -1 : a.index.id > b.index.id ? 1 : 0;
 
-/** An article being published: its body rendered, or its snapshot already made from it (publishMany makes them while the batch before is written). */
+/** An article being published: its rendered body, or its snapshot (publishMany makes them while the batch before is written). */
 export type SnapshotEntry = { article: Article; publication: Publication } & ({ rendered: RenderedBody } | { packed: PackedSnapshot });
 
-/**
- * Compute and store the snapshots of articles being published (one or a batch). A republish that
- * keeps publishedAt, category and tags is updated in place; any other is removed and inserted
- * again like a new one. New snapshots go in as one run when no served article is dated among
- * them (appended when they are the newest, as almost always), else one at a time.
- */
+/** A republish that keeps publishedAt, category and tags is updated in place; any other is removed and inserted again. */
 export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries: SnapshotEntry[]): Promise<void> {
-  if (entries.length === 0) return;
   const now = nowIso(ctx.clock);
-  // First: on PostgreSQL this upsert also serialises writers of one workspace, so the ranks
-  // read below cannot move under us.
+  // First: on PostgreSQL it serialises writers of the workspace, so the ranks read below hold.
   await touchState(trx, ws.id, now);
   const snaps = entries.map((e) => ('packed' in e ? e.packed : packSnapshot(buildSnapshot(ws, e.article, e.publication, e.rendered)))).sort(byRank);
   const stored = new Map((await rowsByKeys(trx, 'content_index', 'article_id', snaps.map((x) => x.index.id))).map((r) => [r.article_id as string, r]));
@@ -78,7 +61,7 @@ export async function writeSnapshots(trx: Trx, ctx: Ctx, ws: Workspace, entries:
   await refreshTerms(trx, ws.id, changes);
 }
 
-/** Remove the article's snapshot (unpublish, delete); a no-op when it has none. */
+/** Unpublish, delete; a no-op without a snapshot. */
 export async function removeSnapshot(trx: Trx, articleId: string, now: string): Promise<void> {
   const old = await trx('content_index').where({ article_id: articleId }).first();
   if (!old) return;
@@ -88,7 +71,7 @@ export async function removeSnapshot(trx: Trx, articleId: string, now: string): 
   await refreshTerms(trx, old.workspace_id, [{ kind: 'category', slug: old.category, lastmod: now }, ...tags.map((slug) => ({ kind: 'tag' as const, slug, lastmod: now }))]);
 }
 
-/** Every row of a stored snapshot but its terms' counts: the gaps in its ranks closed, its sitemap block rebuilt. */
+/** Every row of a stored snapshot but its terms' counts. */
 async function dropRows(trx: Trx, old: Row): Promise<void> {
   const { workspace_id: workspaceId, article_id: articleId } = old;
   await trx('content_index').where({ article_id: articleId }).delete();
@@ -109,35 +92,24 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
 
 const searchEntry = (workspaceId: string, snap: PackedSnapshot) => ({ articleId: snap.index.id, workspaceId, article: snap.article, textTerms: snap.searchTerms });
 
-/**
- * Store a run of new snapshots in a few statements, whatever its size: articles not in the
- * index, sorted oldest first, with no served article ranked among them (the caller checks; a run
- * of one always qualifies). The newer rows of each group move up by the run's length and the run
- * fills the gap, its sitemap block split as it grows; a run newer than everything is appended.
- */
+/** New snapshots, oldest first, with no served one ranked among them: each group's newer rows move up by the run's length. */
 export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnapshot[]): Promise<void> {
-  if (snaps.length === 0) return;
-  const last = snaps[snaps.length - 1].index;
   const categories = snaps.map((x) => x.index.category.slug);
   const tags = snaps.flatMap((x) => x.index.tags.map((t) => t.slug));
   // Where each group's part of the run starts: its size less the rows newer than the run.
-  const newer = await newerCounts(trx, workspaceId, last, categories, tags);
+  const newer = await newerCounts(trx, workspaceId, snaps[snaps.length - 1].index, categories, tags);
   const base = new Map<string, number>([['', (await groupSize(trx, wsGroup(workspaceId))) - (newer.get('') ?? 0)]]);
-  for (const [slug, n] of await groupSizes(trx, workspaceId, 'category', categories)) base.set(`c:${slug}`, n - (newer.get(`c:${slug}`) ?? 0));
-  for (const [slug, n] of await groupSizes(trx, workspaceId, 'tag', tags)) base.set(`t:${slug}`, n - (newer.get(`t:${slug}`) ?? 0));
+  for (const [slug, n] of await groupSizes(trx, workspaceId, 'category', categories)) base.set(`category:${slug}`, n - (newer.get(`category:${slug}`) ?? 0));
+  for (const [slug, n] of await groupSizes(trx, workspaceId, 'tag', tags)) base.set(`tag:${slug}`, n - (newer.get(`tag:${slug}`) ?? 0));
   const length = new Map<string, number>([['', snaps.length]]);
-  for (const key of [...categories.map((c) => `c:${c}`), ...tags.map((t) => `t:${t}`)]) length.set(key, (length.get(key) ?? 0) + 1);
+  for (const key of [...categories.map((c) => `category:${c}`), ...tags.map((t) => `tag:${t}`)]) length.set(key, (length.get(key) ?? 0) + 1);
   for (const [key, n] of newer) {
     if (n === 0) continue;
-    const g = key === '' ? wsGroup(workspaceId) : key.startsWith('c:') ? catGroup(workspaceId, key.slice(2)) : tagGroup(workspaceId, key.slice(2));
+    const g = key === '' ? wsGroup(workspaceId) : key.startsWith('tag:') ? tagGroup(workspaceId, key.slice(4)) : catGroup(workspaceId, key.slice(9));
     await trx(g.table).where(g.where).andWhere(g.column, '>=', base.get(key) ?? 0).increment(g.column, length.get(key)!);
   }
-  const next = new Map(base);
-  const take = (key: string) => {
-    const rank = next.get(key) ?? 0;
-    next.set(key, rank + 1);
-    return rank;
-  };
+  // From here `base` holds each group's next rank.
+  const take = (key: string) => base.set(key, (base.get(key) ?? 0) + 1).get(key)! - 1;
   const appending = (newer.get('') ?? 0) === 0;
   let { block, size } = appending ? await lastBlock(trx, workspaceId) : { block: await neighbourBlock(trx, workspaceId, base.get('')!, snaps.length), size: 0 };
   const blocks = new Set<number>([block]);
@@ -146,18 +118,16 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnap
   const tagRows: Row[] = [];
   for (const snap of snaps) {
     const { index } = snap;
-    const wsRank = take('');
-    const catRank = take(`c:${index.category.slug}`);
     if (appending && size >= BLOCK_SIZE) {
       block += 1;
       size = 0;
       blocks.add(block);
     }
     size += 1;
-    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: wsRank, cat_rank: catRank, sitemap_block: block });
+    indexRows.push({ ...indexRow(workspaceId, snap), article_id: index.id, ws_rank: take(''), cat_rank: take(`category:${index.category.slug}`), sitemap_block: block });
     articleRows.push({ article_id: index.id, article: snap.packed });
     for (const tag of index.tags) {
-      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`t:${tag.slug}`), category: index.category.slug });
+      tagRows.push({ workspace_id: workspaceId, tag: tag.slug, article_id: index.id, published_at: index.publishedAt, rank: take(`tag:${tag.slug}`), category: index.category.slug });
     }
   }
   await insertRows(trx, 'content_index', indexRows);
@@ -166,31 +136,29 @@ export async function insertRun(trx: Trx, workspaceId: string, snaps: PackedSnap
   await indexForSearch(trx, snaps.map((x) => searchEntry(workspaceId, x)), true);
   if (!appending) await splitIfOversized(trx, workspaceId, block, blocks);
   for (const b of blocks) await rebuildBlock(trx, workspaceId, b);
-  // Every group the run touched now holds its rows before the run and the run's.
   const sizes = new Map<string, number>();
-  for (const [key, n] of length) if (key !== '') sizes.set(`${key.startsWith('c:') ? 'category' : 'tag'}:${key.slice(2)}`, (base.get(key) ?? 0) + (newer.get(key) ?? 0) + n);
+  for (const key of length.keys()) if (key !== '') sizes.set(key, base.get(key)! + (newer.get(key) ?? 0));
   await refreshTerms(trx, workspaceId, snaps.flatMap(termsOf), sizes);
 }
 
-/** Rows ranked after `last` in the workspace, its categories and its tags (key '' / 'c:slug' / 't:slug'). */
+/** Rows ranked after `last` in the workspace ('') and the categories and tags ('category:slug', 'tag:slug'). */
 async function newerCounts(db: Queryable, workspaceId: string, last: Snapshot['index'], categories: string[], tags: string[]): Promise<Map<string, number>> {
   // The `>=` bound is what the index seeks by; with the OR alone SQLite read every row of the group.
   const after = (q: Knex.QueryBuilder) => q.where('published_at', '>=', last.publishedAt).andWhere((w) => w.where('published_at', '>', last.publishedAt).orWhere('article_id', '>', last.id));
-  const out = new Map<string, number>();
   const ws = await after(db('content_index').where({ workspace_id: workspaceId })).count({ n: '*' }).first();
-  out.set('', Number(ws?.n ?? 0));
+  const out = new Map([['', Number(ws?.n ?? 0)]]);
   if (out.get('') === 0) return out;
-  for (const [table, column, prefix, slugs] of [['content_index', 'category', 'c:', categories], ['content_tags', 'tag', 't:', tags]] as const) {
+  for (const [table, column, slugs] of [['content_index', 'category', categories], ['content_tags', 'tag', tags]] as const) {
     const unique = [...new Set(slugs)];
     for (let i = 0; i < unique.length; i += 500) {
       const rows = await after(db(table).where({ workspace_id: workspaceId }).whereIn(column, unique.slice(i, i + 500))).groupBy(column).select(column).count({ n: '*' });
-      for (const r of rows as Row[]) out.set(`${prefix}${r[column]}`, Number(r.n));
+      for (const r of rows as Row[]) out.set(`${column}:${r[column]}`, Number(r.n));
     }
   }
   return out;
 }
 
-/** The sitemap block a run inserted at `rank` joins: its older neighbour's, else its newer one's (already moved up by `length`). */
+/** A run inserted at `rank` joins its older neighbour's block, else its newer one's (moved up by `length`). */
 async function neighbourBlock(db: Queryable, workspaceId: string, rank: number, length: number): Promise<number> {
   const older = rank > 0 ? await db('content_index').where({ workspace_id: workspaceId, ws_rank: rank - 1 }).first('sitemap_block') : undefined;
   const row = older ?? (await db('content_index').where({ workspace_id: workspaceId, ws_rank: rank + length }).first('sitemap_block'));
@@ -208,18 +176,15 @@ const indexRow = (workspaceId: string, snap: PackedSnapshot): Row => ({
   sitemap_json: snap.sitemapEntry,
 });
 
-/** Record when the workspace's served content changed; on PostgreSQL the upsert also serialises writers of one workspace. */
+/** On PostgreSQL the upsert also serialises writers of one workspace. */
 export async function touchState(db: Queryable, workspaceId: string, at: string): Promise<void> {
   await db('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
 }
 
-/** The slugs the content API serves these articles under (an article not served is absent). */
 export async function servedSlugs(db: Queryable, articleIds: string[]): Promise<Map<string, string>> {
   const rows = await rowsByKeys(db, 'content_index', 'article_id', articleIds, ['article_id', 'slug']);
   return new Map(rows.map((r) => [r.article_id as string, r.slug as string]));
 }
-
-// Ranks.
 
 export interface RankGroup {
   table: 'content_index' | 'content_tags';
@@ -231,21 +196,17 @@ export const wsGroup = (workspaceId: string): RankGroup => ({ table: 'content_in
 export const catGroup = (workspaceId: string, category: string): RankGroup => ({ table: 'content_index', where: { workspace_id: workspaceId, category }, column: 'cat_rank' });
 export const tagGroup = (workspaceId: string, tag: string): RankGroup => ({ table: 'content_tags', where: { workspace_id: workspaceId, tag }, column: 'rank' });
 
-/** Close the gap left at `rank` by a removed row. */
 async function closeSlot(db: Queryable, g: RankGroup, rank: number): Promise<void> {
   await db(g.table).where(g.where).andWhere(g.column, '>', rank).decrement(g.column, 1);
 }
 
-/** Number of rows in the group: the top rank + 1 (an index seek, not a COUNT). */
+/** The top rank + 1: an index seek, not a COUNT. */
 export async function groupSize(db: Queryable, g: RankGroup): Promise<number> {
   const row = await db(g.table).where(g.where).orderBy(g.column, 'desc').first(g.column);
   return row ? Number(row[g.column]) + 1 : 0;
 }
 
-/**
- * groupSize for many categories or tags of a workspace, one statement per 100: each group's top
- * rank is an index seek (a grouped max() would read every row of the groups). Absent groups are empty.
- */
+/** groupSize of many, one statement per 100 (a grouped max() would read every row of the groups). */
 async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' | 'tag', slugs: string[]): Promise<Map<string, number>> {
   const [table, column, rank] = kind === 'category' ? ['content_index', 'category', 'cat_rank'] : ['content_tags', 'tag', 'rank'];
   const out = new Map<string, number>();
@@ -253,44 +214,32 @@ async function groupSizes(db: Queryable, workspaceId: string, kind: 'category' |
   const seek = `select cast(? as text) as slug, (select "${rank}" from "${table}" where workspace_id = ? and "${column}" = ? order by "${rank}" desc limit 1) as top`;
   for (let i = 0; i < unique.length; i += 100) {
     const chunk = unique.slice(i, i + 100);
-    const union = chunk.map(() => seek).join(' union all ');
-    const rows = (await db.from(db.raw(`(${union}) as g`, chunk.flatMap((slug) => [slug, workspaceId, slug]))).select('slug', 'top')) as Array<{ slug: string; top: unknown }>;
+    const rows = (await db.from(db.raw(`(${chunk.map(() => seek).join(' union all ')}) as g`, chunk.flatMap((slug) => [slug, workspaceId, slug]))).select('slug', 'top')) as Array<{ slug: string; top: unknown }>;
     for (const r of rows) if (r.top !== null && r.top !== undefined) out.set(r.slug, Number(r.top) + 1);
   }
   return out;
 }
 
-// Sitemap blocks.
-
-/** Articles per sitemap block (a block can grow past it when older posts are inserted in the middle). */
+/** Articles per sitemap block (one grows past it when older posts are inserted in the middle). */
 const BLOCK_SIZE = 256;
 
 async function blockSize(db: Queryable, workspaceId: string, block: number): Promise<number> {
-  const row = await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).count<{ n: number }>({ n: '*' }).first();
-  return Number(row?.n ?? 0);
+  return Number((await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).count<{ n: number }>({ n: '*' }).first())?.n ?? 0);
 }
 
-/** The newest block and how many rows it holds (for appending). */
 async function lastBlock(db: Queryable, workspaceId: string): Promise<{ block: number; size: number }> {
   const row = await db('content_index').where({ workspace_id: workspaceId }).orderBy('ws_rank', 'desc').first('sitemap_block');
-  if (!row) return { block: 0, size: 0 };
-  const block = Number(row.sitemap_block);
-  return { block, size: await blockSize(db, workspaceId, block) };
+  const block = Number(row?.sitemap_block ?? 0);
+  return { block, size: row ? await blockSize(db, workspaceId, block) : 0 };
 }
 
-/**
- * Split a block grown past twice BLOCK_SIZE (older posts inserted in the middle), so no rebuild
- * joins thousands of entries: blocks above it move up by one and its newer half becomes the block
- * above it. `touched` (the blocks the caller will rebuild) is renumbered and gains both halves.
- */
+/** Split a block past twice BLOCK_SIZE, so no rebuild joins thousands of entries; `touched` (to rebuild) is renumbered. */
 async function splitIfOversized(db: Queryable, workspaceId: string, block: number, touched: Set<number>): Promise<void> {
   const size = await blockSize(db, workspaceId, block);
   if (size <= 2 * BLOCK_SIZE) return;
   const ws = { workspace_id: workspaceId };
   await db('content_index').where(ws).andWhere('sitemap_block', '>', block).increment('sitemap_block', 1);
-  // (workspace_id, block) is the key of the joined blocks: park them at negative numbers, then
-  // bring them back one higher, so no row collides with another on the way (PostgreSQL checks
-  // the key row by row).
+  // Parked at negative numbers first: PostgreSQL checks the (workspace_id, block) key row by row.
   await db('content_sitemap_blocks').where(ws).andWhere('block', '>', block).update({ block: db.raw('-1 - ??', ['block']) });
   await db('content_sitemap_blocks').where(ws).andWhere('block', '<', 0).update({ block: db.raw('0 - ??', ['block']) });
   const middle = await db('content_index').where({ ...ws, sitemap_block: block }).orderBy('ws_rank').offset(Math.floor(size / 2)).first('ws_rank');
@@ -304,49 +253,35 @@ async function splitIfOversized(db: Queryable, workspaceId: string, block: numbe
 }
 
 /**
- * Re-join a block's entries from its rows, newest first; an empty block is removed. The rows are
- * put in order here: with an ORDER BY, SQLite (no statistics in a deployed file) walked the
- * workspace's whole rank index to skip the sort of a few hundred rows.
+ * Re-join a block's entries, newest first, sorted here: with an ORDER BY, SQLite (no statistics
+ * in a deployed file) walked the workspace's whole rank index to skip sorting a few hundred rows.
  */
 async function rebuildBlock(db: Queryable, workspaceId: string, block: number): Promise<void> {
   const rows: Array<{ sitemap_json: string; ws_rank: number | string }> = await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).select('sitemap_json', 'ws_rank');
   const key = { workspace_id: workspaceId, block };
-  if (rows.length === 0) {
-    await db('content_sitemap_blocks').where(key).delete();
-    return;
-  }
   const entries = rows.sort((a, b) => Number(b.ws_rank) - Number(a.ws_rank)).map((r) => r.sitemap_json).join(',');
-  await db('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
+  if (rows.length === 0) await db('content_sitemap_blocks').where(key).delete();
+  else await db('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
 }
 
-/** The whole sitemap's article entries, newest first. */
 export async function sitemapEntries(db: Queryable, workspaceId: string): Promise<string[]> {
-  const rows = await db('content_sitemap_blocks').where({ workspace_id: workspaceId }).orderBy('block', 'desc').select('entries');
-  return rows.map((r: { entries: string }) => r.entries);
+  return db('content_sitemap_blocks').where({ workspace_id: workspaceId }).orderBy('block', 'desc').pluck('entries');
 }
 
-// Terms.
-
-/** A category or tag a change touched, with the lastmod that change gives it. */
+/** A category or tag a change touched; no title for a removal (the stored one stays). */
 interface TermChange {
   kind: 'category' | 'tag';
   slug: string;
-  /** Known when the change added or updated a post in it; a removal-only change keeps the stored title. */
   title?: string;
-  /** The updatedAt of the post added or updated in it, or now for a removal; the stored lastmod never goes backwards. */
   lastmod: string;
 }
 
-/** The categories and tags a stored snapshot is listed under, at its updatedAt. */
 const termsOf = (snap: Pick<Snapshot, 'index'>): TermChange[] => [
   { kind: 'category', slug: snap.index.category.slug, title: snap.index.category.title, lastmod: snap.index.updatedAt },
   ...snap.index.tags.map((t) => ({ kind: 'tag' as const, slug: t.slug, title: t.title, lastmod: snap.index.updatedAt })),
 ];
 
-/**
- * Counts (top rank + 1) and lastmod of the categories and tags a change touched, in a few
- * queries; empty ones go. `known`: counts the caller already has ('category:slug', 'tag:slug').
- */
+/** Counts and lastmod of the terms a change touched; empty ones go. `known`: counts by 'category:slug', 'tag:slug'. */
 async function refreshTerms(db: Queryable, workspaceId: string, changes: TermChange[], known = new Map<string, number>()): Promise<void> {
   const byKey = new Map<string, TermChange>();
   for (const c of changes) {

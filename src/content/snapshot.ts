@@ -1,7 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { categoryOf } from '../articles/categories.js';
 import type { Article as DomainArticle } from '../articles/types.js';
-import type { Article, ArticleIndex, Term as Tag } from './schemas.js'; // the wire shapes (zod), which the OpenAPI document is generated from
+import type { Article, ArticleIndex, Term as Tag } from './schemas.js';
 import { slugify } from '../lib/slug.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { Publication } from '../connectors/publications.js';
@@ -11,31 +11,25 @@ import type { RenderedBody } from '../lib/markdown.js';
 /** An Article as stored at publish time: everything but relatedPosts, which depend on other posts. */
 export type StoredArticle = Omit<Article, 'relatedPosts'>;
 
-/** What the content API serves for one published article, computed once at publish. */
 export interface Snapshot {
   index: ArticleIndex;
   article: StoredArticle;
   /** `{"slug":..,"lastmod":..,"url":..}`: the article's sitemap entry, serialized once. */
   sitemapEntry: string;
-  /** The body text's search terms (RenderedBody.searchTerms). */
   searchTerms: string;
 }
 
 /** Focus keyword then secondary keywords, de-duplicated by slug (decisions.md). */
 export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryKeywords'>): Tag[] {
-  const seen = new Set<string>();
-  const tags: Tag[] = [];
+  const tags = new Map<string, Tag>();
   for (const keyword of [article.focusKeyword, ...article.secondaryKeywords]) {
     const title = keyword?.trim();
     const slug = title ? slugify(title) : '';
-    if (!title || !slug || seen.has(slug)) continue;
-    seen.add(slug);
-    tags.push({ id: slug, title, slug });
+    if (title && slug && !tags.has(slug)) tags.set(slug, { id: slug, title, slug });
   }
-  return tags;
+  return [...tags.values()];
 }
 
-/** Build the snapshot of an article being published (pure: no I/O). */
 export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody): Snapshot {
   const category = categoryOf(article.contentType);
   const tags = tagsOf(article);
@@ -79,12 +73,7 @@ const utc = (value: string): string => new Date(value).toISOString();
 export const packArticle = (snap: Snapshot): Buffer =>
   deflateRawSync(JSON.stringify(Object.fromEntries(Object.entries(snap.article).filter(([key]) => !(key in snap.index)))), { level: 1 });
 
-/**
- * A snapshot as it is stored: the index entry and its JSON, the rest of the article packed
- * (packArticle), and of the article's text only what search indexes besides the body's terms.
- * Made before the transaction that stores it, in a render worker for bulk publishes: html and
- * markdown need not travel back.
- */
+/** Of the article only what search indexes, the rest packed: made in a render worker, html and markdown need not travel back. */
 export interface PackedSnapshot extends Omit<Snapshot, 'article'> {
   article: Pick<StoredArticle, 'title' | 'outline' | 'metaDescription'>;
   indexJson: string;
@@ -92,10 +81,8 @@ export interface PackedSnapshot extends Omit<Snapshot, 'article'> {
 }
 
 export const packSnapshot = (snap: Snapshot): PackedSnapshot => ({
-  index: snap.index,
+  ...snap,
   article: { title: snap.article.title, outline: snap.article.outline, metaDescription: snap.article.metaDescription },
-  sitemapEntry: snap.sitemapEntry,
-  searchTerms: snap.searchTerms,
   indexJson: JSON.stringify(snap.index),
   packed: packArticle(snap),
 });

@@ -39,6 +39,7 @@ class ByteLru {
     return slot.entry;
   }
 
+  /** `key` must be absent (ResponseCache.set deletes it first): a replaced slot's bytes would stay counted. */
   set(key: string, entry: CachedResponse): void {
     const size = entry.body.length + key.length + 200;
     if (size > this.maxBytes) return;

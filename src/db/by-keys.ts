@@ -4,7 +4,8 @@ type Row = Record<string, any>;
 
 /**
  * Each row once, in no order. On PostgreSQL a lateral subquery per key (OFFSET 0 keeps it from
- * becoming a join) uses the index, where the planner may scan the table for an IN list.
+ * becoming a join) uses the index, where the planner may scan the table for an IN list. `table` and
+ * `column` come from code, never from input.
  */
 export async function rowsByKeys(db: Queryable, table: string, column: string, keys: string[], columns?: string[]): Promise<Row[]> {
   const out: Row[] = [];

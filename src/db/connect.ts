@@ -30,7 +30,7 @@ const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10
  * (docs/deployment.md, "Deadlines"): PostgreSQL's queryTimeout is also client side, for a silent link.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
-  const d = { ...DEFAULT_DEADLINES, ...database };
+  const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
   const common = { log: QUIET, compileSqlOnError: false, acquireConnectionTimeout: d.acquireTimeout };
   if (database.client === 'pg') {
     pgDriver();
@@ -140,6 +140,9 @@ function endWithDeadline(client: pg.Client): void {
 function cutClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
+
+/** A deadline passed as undefined keeps its default (a NaN busy_timeout would be 0: no wait at all). */
+const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 
@@ -33,8 +33,9 @@ function statOrNothing(p: string) {
 
 /** Create `file` empty and 0600 unless it exists (an existing file keeps its mode). */
 export function ensurePrivateFile(file: string): void {
+  let fd: number;
   try {
-    closeSync(openSync(file, 'wx', FILE_MODE));
+    fd = openSync(file, 'wx', FILE_MODE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
     throw new AppError('database_unavailable', 503, `Cannot create ${file}: ${(err as Error).message}`, {
@@ -42,7 +43,12 @@ export function ensurePrivateFile(file: string): void {
       details: { dataDir: path.dirname(file) },
     });
   }
-  chmodSync(file, FILE_MODE); // the umask may have taken bits away
+  // On the descriptor, not the path (which could be swapped meanwhile): the umask may have taken bits away.
+  try {
+    fchmodSync(fd, FILE_MODE);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const dataDirError = (dir: string, why: string) =>

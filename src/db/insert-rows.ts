@@ -4,6 +4,7 @@ import { type Queryable, isPostgres } from './connect.js';
 const MAX_PARAMETERS = 30_000;
 
 /**
+ * `table` and the column names come from code, never from input.
  * Rows with the first row's columns, in as few statements as the bounds on parameters allow. On
  * SQLite one VALUES list: knex writes UNION ALL selects, which SQLite caps at 500 and plans row by row.
  */

@@ -12,7 +12,7 @@ import { refuseMovedDatabase } from './moved.js';
 /*
  * On SQLite a lock is an open BEGIN IMMEDIATE on an empty sidecar database (`-daemon.lock`,
  * `-migrate.lock`): its POSIX locks are dropped when the process ends (kill -9 included) and keep
- * two connections of one process apart too.
+ * two connections of one process apart too. A sidecar, so the database itself stays free for knex.
  */
 
 /** release() is idempotent. */

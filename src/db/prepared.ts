@@ -4,6 +4,7 @@ import type { Db } from './connect.js';
 /**
  * For hot paths where knex's building and a parse and plan cost more than the read. `name` null:
  * planned for the values each time (a generic plan made while a table was small would outlive its growth).
+ * On a pooled connection, so the pool's deadlines and drop-on-timeout hold.
  */
 export async function preparedRows(db: Db, name: string | null, text: string, values: unknown[]): Promise<unknown[][]> {
   const conn = (await db.client.acquireConnection()) as pg.Client;

@@ -31,7 +31,8 @@ export const checkSqliteFile = (file: string) =>
 
 /**
  * End the WAL before the file is renamed (a -wal left beside a replaced file would be replayed
- * into it). False when another process has it open: renamed away, its writes would go nowhere.
+ * into it). False when another process has it open, even idle (leaving WAL mode needs every other
+ * connection gone): renamed away, its writes would go nowhere.
  */
 export const checkpointSqliteFile = (file: string): Promise<boolean> =>
   onFile(file, async (conn) => {

@@ -6,7 +6,8 @@ const RETRY_FOR_MS = 10_000;
 
 /**
  * SQLite's write lock first, as BEGIN IMMEDIATE would (knex begins with BEGIN): a transaction that
- * read first and then met another process's lock would fail at once; this waits within busy_timeout.
+ * read first and then met another process's lock would fail at once; this waits within busy_timeout,
+ * and what the transaction reads is current from its first statement.
  */
 const TAKE_WRITE_LOCK = 'UPDATE knex_migrations SET id = id WHERE 0';
 

@@ -165,7 +165,7 @@ export async function listDeliveries(db: Queryable, f: { workspaceId: string; ar
   return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit)).map(toDelivery);
 }
 
-type ArticleScope = { connectorId: string; articleId: string };
+export type ArticleScope = { connectorId: string; articleId: string };
 const ofArticle = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId });
 
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */

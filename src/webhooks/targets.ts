@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 // the URL when it is set and again on every address a delivery actually connects to (a custom
 // `lookup`), so a DNS name that later resolves to 127.0.0.1 (rebinding) is still refused.
 
-type WebhookConfig = Config['webhooks'];
+export type WebhookConfig = Config['webhooks'];
 
 const blocked = new net.BlockList();
 for (const [net4, prefix] of [

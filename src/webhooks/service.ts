@@ -20,8 +20,7 @@ import { checkTargetResolves, parseTargetUrl } from './targets.js';
 export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSecret?: boolean } = {}) {
   const c = await requireWebhook(ctx, ws);
   const queue = await queueOf(ctx.db, c.id);
-  const now = ctx.clock.now();
-  const rotating = activeSecrets(c, now).length > 1;
+  const rotating = activeSecrets(c, ctx.clock.now()).length > 1;
   return {
     workspace: ws.name,
     url: c.url,
@@ -88,16 +87,13 @@ export async function removeWebhook(ctx: Ctx, ws: Workspace): Promise<void> {
   await deleteConnector(ctx.db, (await requireWebhook(ctx, ws)).id);
 }
 
-const MAX_GRACE_MS = 365 * 86_400_000;
-
-/** New secret; the old one keeps signing (a second v1) for `grace` so receivers can switch over. */
-/** `confirm` is asked once the grace is known to be valid, before the secret changes. */
+/** New secret; the old one keeps signing (a second v1) for `grace`. `confirm` is asked once the grace is valid, before the secret changes. */
 export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h', confirm?: () => Promise<void>): Promise<{ secret: string; previousSecretUntil: string | null }> {
   const c = await requireWebhook(ctx, ws);
   const ms = parseDuration(grace);
   if (ms === undefined) throw usageError(`--grace takes a duration such as 30m, 24h or 7d, not "${grace}"`);
   // A grace beyond a year is a typo, and far enough out it is not even a valid date.
-  if (ms > MAX_GRACE_MS) throw usageError(`--grace is at most 365d, not "${grace}"`);
+  if (ms > 365 * 86_400_000) throw usageError(`--grace is at most 365d, not "${grace}"`);
   await confirm?.();
   const now = ctx.clock.now();
   const secret = generateSecret();
@@ -126,10 +122,9 @@ export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articl
 }
 
 /**
- * Send an event again now, from this process, by event id or by the id of any of its
- * deliveries, in its article's order: never ahead of an earlier event still waiting, never after
- * a later one was delivered (that would put an older state back on the receiver). The attempt
- * is logged with its real number; a failure starts a fresh retry budget (except for tests).
+ * Send an event again now, from this process, by its id or a delivery's, in its article's order:
+ * never ahead of an earlier event still waiting, never after a later one was delivered. A failure
+ * starts a fresh retry budget.
  */
 export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string; attempt: number }> {
   const delivery = ref.startsWith('dlv_') ? await findDelivery(ctx.db, ref) : undefined;

@@ -110,10 +110,7 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-/**
- * webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (the
- * one-statement settle in lease-store.ts sends each column as an array of that type).
- */
+/** webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (for settleDeliveredLogged's arrays). */
 export const DELIVERY_COLUMNS = {
   id: ['id', 'text'],
   event_id: ['eventId', 'text'],
@@ -166,11 +163,11 @@ export async function listDeliveries(db: Queryable, f: { workspaceId: string; ar
 }
 
 export type ArticleScope = { connectorId: string; articleId: string };
-const ofArticle = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId });
 
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
 export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
-  const row = await ofArticle(db, s)
+  const row = await db('webhook_events')
+    .where({ connector_id: s.connectorId, article_id: s.articleId })
     .where({ status })
     .where('seq', side === 'before' ? '<' : '>', s.seq)
     .orderBy('seq', side === 'before' ? 'desc' : 'asc')

@@ -37,17 +37,8 @@ export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSec
   };
 }
 
-export interface WebhookSetInput {
-  url: string;
-  secret?: string;
-  generateSecret?: boolean;
-}
-
-/**
- * Create or change the workspace's webhook. A new webhook gets a generated secret unless one is
- * given; an existing one keeps its secret unless --secret or --generate-secret says otherwise.
- */
-export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
+/** Create or change the workspace's webhook; a new one gets a generated secret unless one is given, an existing one keeps its own. */
+export async function setWebhook(ctx: Ctx, ws: Workspace, input: { url: string; secret?: string; generateSecret?: boolean }): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
   if (input.secret !== undefined && input.generateSecret) throw usageError('Pass --secret or --generate-secret, not both');
   if (input.secret !== undefined && !SECRET_PATTERN.test(input.secret)) {
     throw badRequest('invalid_secret', 'A signing secret is "whsec_" followed by 32 to 194 letters and digits', { hint: 'Or let svc make one: --generate-secret' });
@@ -117,15 +108,9 @@ export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome 
   return { ...r, eventId: r.event.id, url: c.url! };
 }
 
-export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
-  return listDeliveries(ctx.db, { workspaceId: ws.id, articleId: f.articleId, failed: f.failed, limit: f.limit ?? 50 });
-}
+export const listWebhookDeliveries = (ctx: Ctx, ws: Workspace, f: Parameters<typeof listDeliveries>[2]) => listDeliveries(ctx.db, ws.id, f);
 
-/**
- * Send an event again now, from this process, by its id or a delivery's, in its article's order:
- * never ahead of an earlier event still waiting, never after a later one was delivered. A failure
- * starts a fresh retry budget.
- */
+/** Send an event again now from this process, by its id or a delivery's, in its article's order; a failure starts a fresh retry budget. */
 export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string; attempt: number }> {
   const delivery = ref.startsWith('dlv_') ? await findDelivery(ctx.db, ref) : undefined;
   const found = await findEvent(ctx.db, delivery?.eventId ?? ref);

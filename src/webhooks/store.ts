@@ -155,11 +155,11 @@ export async function findDelivery(db: Queryable, id: string): Promise<DeliveryR
   return row ? toDelivery(row) : undefined;
 }
 
-export async function listDeliveries(db: Queryable, f: { workspaceId: string; articleId?: string; failed?: boolean; limit: number }): Promise<DeliveryRow[]> {
-  const q = db('webhook_deliveries').where({ workspace_id: f.workspaceId });
+export async function listDeliveries(db: Queryable, workspaceId: string, f: { articleId?: string; failed?: boolean; limit?: number }): Promise<DeliveryRow[]> {
+  const q = db('webhook_deliveries').where({ workspace_id: workspaceId });
   if (f.articleId) q.where({ article_id: f.articleId });
   if (f.failed) q.where({ ok: false });
-  return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit)).map(toDelivery);
+  return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit ?? 50)).map(toDelivery);
 }
 
 export type ArticleScope = { connectorId: string; articleId: string };
@@ -194,10 +194,7 @@ export async function makeQueueDue(db: Queryable, connectorId: string, now: stri
   );
 }
 
-/**
- * The latest publish or update event of each of these articles on this connector (by seq), with
- * the receiver's answer to its last attempt: what an article's result says about its delivery.
- */
+/** The latest publish or update event of each of these articles on this connector, with the receiver's last answer. */
 export async function latestPublishEvents(db: Queryable, connectorId: string, articleIds: string[]): Promise<Map<string, EventRow & { responseExcerpt: string | null }>> {
   const out = new Map<string, EventRow & { responseExcerpt: string | null }>();
   for (let i = 0; i < articleIds.length; i += 500) {

@@ -59,10 +59,7 @@ async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; wo
   }
 }
 
-/**
- * The sending half of an attempt: payload, signature over the exact bytes sent, one POST.
- * `publishedUrl`: the publication's now, or undefined when there is none (test, deleted article).
- */
+/** Payload, signature over the exact bytes, one POST. `publishedUrl`: the publication's now, undefined when there is none. */
 export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, publishedUrl: string | null | undefined, signal?: AbortSignal): Promise<SentAttempt> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
@@ -95,12 +92,10 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
 }
 
 /**
- * The recording half, for one attempt or a batch (the worker's group commit): in one transaction,
- * the attempts whose lease is still ours settle and are logged (on PostgreSQL, a batch of nothing
- * but successes in one statement); the others record nothing. Then health, metrics, `webhooks.attempted`.
+ * Record one attempt or a batch: those whose lease is still ours settle and are logged in one
+ * transaction (on PostgreSQL, a batch of nothing but successes in one statement); the others record nothing.
  */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
-  if (list.length === 0) return;
   const [first] = list;
   const successesOnly =
     !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);

@@ -7,23 +7,18 @@ export interface PostResult {
   /** HTTP status, or null when no response came (timeout, refused, network error). */
   status: number | null;
   headers: http.IncomingHttpHeaders;
-  /** The start of the response body, up to the configured bound. */
+  /** The start of the response body (webhooks.responseExcerptBytes). */
   body: string;
   error: string | null;
   durationMs: number;
 }
 
-/**
- * How long an idle connection is kept for the next delivery (node:http keeps it a second less than
- * a shorter Keep-Alive the receiver asks for): a drain reuses it, an idle daemon holds none.
- */
+/** Short: a drain reuses its connections, an idle daemon holds none (a shorter Keep-Alive of the receiver wins). */
 const IDLE_CONNECTION_MS = 4_000;
 
 /**
- * POST bytes once: no redirects followed (a 3xx is just a status), one timeout for the whole
- * exchange, the answer read up to responseExcerptBytes, connections only to addresses the SSRF
- * guard allows. A kept connection the receiver closed meanwhile (failed before any answer) is
- * tried once more on a new one, within the same timeout. `signal` gives up the exchange. Never throws.
+ * POST once: no redirects followed, one timeout for the whole exchange, only to addresses the SSRF
+ * guard allows. A kept connection the receiver closed meanwhile is tried once more on a new one, within the timeout. Never throws.
  */
 export async function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: WebhookConfig, signal?: AbortSignal): Promise<PostResult> {
   const began = performance.now();
@@ -111,12 +106,8 @@ function onAbort(signal: AbortSignal, fn: () => void): () => void {
   return () => set.delete(fn);
 }
 
-function describeError(err: NodeJS.ErrnoException): string {
-  if (err.code === 'ECONNREFUSED') return 'connection refused';
-  if (err.code === 'ENOTFOUND') return 'host not found';
-  if (err.code === 'ECONNRESET') return 'connection reset by the receiver';
-  return err.message || String(err.code ?? err);
-}
+const ERRORS = new Map([['ECONNREFUSED', 'connection refused'], ['ENOTFOUND', 'host not found'], ['ECONNRESET', 'connection reset by the receiver']]);
+const describeError = (err: NodeJS.ErrnoException): string => ERRORS.get(err.code ?? '') ?? (err.message || String(err.code ?? err));
 
 // A drain sends to a handful of receivers thousands of times: their URLs are parsed once (read only).
 const urls = new Map<string, URL>();
@@ -130,11 +121,9 @@ const parsed = (target: string): URL => {
   return url;
 };
 
-// The kept connections (each checked by the SSRF guard when it connected) and the guarded lookup,
-// one set per configuration. No bound on connections in use: the worker bounds requests per
-// receiver, and a pool that queued them would make one receiver wait behind another on the same
-// host. Idle ones: at most concurrencyPerReceiver a receiver and twice webhooks.concurrency in all
-// (no descriptor held for each of thousands of receivers); past that, one closes as without keep-alive.
+// Kept connections, one set per configuration. None bounds those in use (the worker does: a pool that
+// queued would make receivers on one host wait for each other); idle ones, at most concurrencyPerReceiver
+// a receiver and twice webhooks.concurrency in all (not a descriptor for each of thousands of receivers).
 const connections = new WeakMap<WebhookConfig, { http: http.Agent; https: https.Agent; lookup: ReturnType<typeof guardedLookup> }>();
 function connectionsFor(config: WebhookConfig) {
   let found = connections.get(config);
@@ -154,7 +143,7 @@ function connectionsFor(config: WebhookConfig) {
 
 const idle = (agent: http.Agent) => Object.values(agent.freeSockets).flatMap((list) => list ?? []);
 
-/** Close the kept connections that are idle (the daemon stopping; requests in flight are the worker's to end). */
+/** Close the idle kept connections (the daemon stopping; requests in flight are the worker's to end). */
 export function closeIdleConnections(config: WebhookConfig): void {
   const found = connections.get(config);
   if (!found) return;

@@ -12,25 +12,17 @@ import { type EventRow, findEvent } from './store.js';
 import { logJobFailure } from '../lib/failure-log.js';
 
 export interface DeliverNowSpec {
-  /**
-   * In one transaction, write the event (insert it, or make it pending again) leased to
-   * `lease` and say where it goes; or return null when, as things stand, there is nothing to send.
-   */
+  /** In one transaction, write the event leased to `lease` and say where it goes; null: nothing to send. */
   decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
   /**
-   * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
-   * back and cancels them once the receiver confirmed, so they cannot put the post back;
-   * 'refuse' (redelivery) refuses to jump ahead of them; 'none' (test) ignores the order.
+   * The article's earlier pending events: 'supersede' (unpublish) holds them and cancels them once the
+   * receiver confirmed, so they cannot put the post back; 'refuse' (redelivery); 'none' (test).
    */
   earlier: 'supersede' | 'refuse' | 'none';
   onRecorded?: OnRecorded;
 }
 
-/**
- * Deliver one event from this process, under its own lease and heartbeat, and wait for the answer.
- * In order, it waits until no other event of its article is in flight elsewhere, holding the rest
- * of the article's queue meanwhile.
- */
+/** Deliver one event from this process under its own lease, in its article's order, and wait for the answer. */
 export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(AttemptOutcome & { event: EventRow }) | null> {
   const holder = await startHolder(ctx, 'request');
   let lease = newLease(ctx, holder);
@@ -46,7 +38,6 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
     if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
     if (!maySend(ctx, holder, lease)) throw lostLease(event, 'before sending');
     sending = true;
-    // The same attempt as the worker's: payload built anew, signed, POSTed, then recorded only while the lease is ours.
     const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
     const sent = await sendAttempt(ctx, event, decided.connector, lease, publication ? (publication.publishedUrl ?? null) : undefined);
     await recordAttempts(ctx, [sent], async (trx, o) => {
@@ -73,9 +64,8 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
 }
 
 /**
- * Hold the article's pending events, waiting while one is in flight elsewhere; returns the lease
- * renewed for the attempt once every one is held. One that stopped being in flight between the
- * hold and the look is held on the next round, else a worker would send it after this event.
+ * Hold the article's pending events, waiting while one is in flight elsewhere; the lease renewed once
+ * all are held. One whose attempt ended between hold and look is held next round, else a worker sends it after.
  */
 async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
   const scope = { connectorId: event.connectorId, articleId: event.articleId };

@@ -15,7 +15,6 @@ export interface LeaseTime {
   freshSince: string;
 }
 
-/** A lease as written on the rows it covers. */
 export interface LeaseRef {
   holderId: string;
   token: string;
@@ -41,9 +40,8 @@ const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTrans
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
-// The worker's find-due and claim on PostgreSQL: named prepared statements (arrays, not a
-// parameter per id), planned once per connection (find-due: 1.6 ms of planning for 0.2 ms of
-// execution). The same conditions as the knex versions in dueEvents and claimEvents.
+// The worker's find-due and claim on PostgreSQL, as dueEvents' and claimEvents' knex: prepared, planned once
+// per connection (find-due: 1.6 ms of planning for 0.2 ms of execution), arrays not a parameter per id.
 
 /** leaseVoid as SQL, on the rows of `t`. */
 const leaseVoidSql = (t: string, now: string, freshSince: string) =>
@@ -111,10 +109,7 @@ export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
-/**
- * Take the lease on these due events in one statement; returns the rows taken (those nobody
- * else validly holds, still pending and due), in seq order, each with its publication's URL.
- */
+/** Lease these due events in one statement; the rows taken (still pending, due and nobody else's), in seq order. */
 export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
   const pub = (what: string) =>
     db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
@@ -133,11 +128,7 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
     .sort((a, b) => a.seq - b.seq);
 }
 
-/**
- * Lease every pending event of the article that nobody else validly holds to `lease` (and
- * renew the ones it already covers): while a process delivers one event of an article itself,
- * no worker may send another one of that article. Row locks order this against a worker's claim.
- */
+/** Lease the article's pending events nobody else validly holds (renewing ours), so no worker sends one meanwhile; row locks order this against a claim. */
 export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
   await db('webhook_events')
     .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
@@ -155,11 +146,7 @@ const leaseNotOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime
     .orWhereNull('locked_until')
     .orWhere('locked_until', '<', at.now);
 
-/**
- * The article's pending events: those `lease` holds, and all the others, each in one statement:
- * in flight elsewhere, or nobody's (an attempt that failed or a claim given back after holdArticle
- * skipped it). Only an empty `others` says every one of them is held.
- */
+/** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's). */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
   const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
@@ -190,10 +177,7 @@ export interface Settlement {
   lastError: string | null;
 }
 
-/**
- * Record what became of a leased event and end the lease, only while the lease is still ours
- * (an attempt that outlived its lease records nothing: another holder may have it now). False when it was not ours.
- */
+/** Record what became of a leased event and end the lease, only while it is still ours (else another holder may have it); false when not. */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
     .where({ id })
@@ -211,10 +195,7 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
   return Number(n) === 1;
 }
 
-/**
- * settleLeased for a batch of successes, in one statement: those of these events (each with its
- * own token, all held by `holderId`) whose lease is still theirs; returns their ids.
- */
+/** settleLeased for a batch of successes, each with its own token, all held by `holderId`, in one statement; the ids settled. */
 export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
   const rows: Array<{ id: string }> = await db('webhook_events')
     // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
@@ -230,11 +211,8 @@ export async function settleDelivered(db: Queryable, held: Array<{ id: string; t
 }
 
 const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
-/**
- * One text whatever the batch's size (arrays, not a parameter per value). Unnamed, so planned on
- * every run: the generic plan a named one kept from a new database's first settles scanned the
- * table on every settle after (350-3,000 rows a settle in the bench).
- */
+// One text whatever the batch's size. Unnamed, so planned on every run: a named one kept the generic plan of
+// a new database's first settles, a scan of the table on every settle after (350-3,000 rows a settle in the bench).
 const SETTLE_LOGGED_SQL =
   'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
   'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
@@ -244,10 +222,7 @@ const SETTLE_LOGGED_SQL =
   `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
   'join settled on settled.id = v.event_id returning event_id';
 
-/**
- * PostgreSQL only: settleDelivered and the log lines (one per event of `held`) of the events it
- * settled, in one atomic statement: one round trip instead of BEGIN, settle, insert, COMMIT.
- */
+/** PostgreSQL only: settleDelivered and the log lines of the events it settled, in one atomic statement (one round trip, not four). */
 export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
   const rows = lines.map(deliveryRow);
   const values = [

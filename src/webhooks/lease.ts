@@ -7,11 +7,7 @@ import type { LeaseRef, LeaseTime } from './lease-store.js';
 
 export type HolderKind = 'daemon' | 'request';
 
-/**
- * A process that holds webhook leases (the daemon's worker, or a command delivering one event
- * itself). Once its daemon_heartbeats row is older than webhooks.heartbeatStaleAfter its leases are
- * void: a lease (2 timeouts + 5 s) outlasts the first retry (30 s), too long to wait for a crashed daemon.
- */
+/** A daemon's worker, or a command delivering one event itself; once its heartbeat is stale its leases are void. */
 export interface LeaseHolder {
   readonly id: string;
   /** Until when (epoch ms) others still count this holder as alive: its last written beat + heartbeatStaleAfter. */

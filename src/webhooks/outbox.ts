@@ -26,11 +26,7 @@ export interface ArticleEventArgs {
   rendered?: { html: string; words: number };
 }
 
-/**
- * Write the event, with a snapshot of the article and publication, in the caller's transaction.
- * With `lease`, the caller delivers it itself (deliverNow); otherwise it emits `webhooks.enqueued`
- * after commit. Returns the event id.
- */
+/** Write the event in the caller's transaction. With `lease`, the caller delivers it (deliverNow); otherwise it emits `webhooks.enqueued` after commit. */
 export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs, lease?: LeaseRef): Promise<string> {
   const id = newId('evt');
   await insertEvent(trx, {
@@ -47,9 +43,8 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
 }
 
 /**
- * Refuse a new decision about an article while an unpublish of it waits for its receiver (409):
- * its take-down would undo a publish. Called under the article's row lock. An unpublish whose
- * process is gone (its lease is void) is marked failed instead, and the decision goes ahead.
+ * Refuse a decision about an article while an unpublish of it waits for its receiver (its take-down
+ * would undo a publish); under the article's row lock. One whose process is gone is failed instead.
  */
 export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article | Article[]): Promise<void> {
   const byId = new Map([about].flat().map((a) => [a.id, a]));
@@ -63,11 +58,7 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article
   }
 }
 
-/**
- * An event someone waited for (unpublish, test) whose process is gone is failed, never sent by
- * anyone else: nobody would act on the answer. Settled under `lease` (a worker that claimed the
- * orphan), else only if its lease is void.
- */
+/** Fail an event someone waited for (unpublish, test) whose process is gone: nobody would act on the answer. Under `lease`, else only if its lease is void. */
 export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef, reason = 'abandoned: the process waiting for the receiver stopped before it answered'): Promise<boolean> {
   const at = leaseTime(ctx);
   const failed = lease

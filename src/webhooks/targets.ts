@@ -52,10 +52,7 @@ function ipv6Groups(address: string): number[] | null {
 const zero = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
 const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 
-/**
- * The IPv4 address inside an IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96),
- * NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address; null for every other address.
- */
+/** The IPv4 address inside an IPv4-mapped, IPv4-translated, NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address, else null. */
 function embeddedIpv4(g: number[]): string | null {
   if (zero(g, 0, 5) && g[5] === 0xffff) return ipv4Of(g[6], g[7]);
   if (zero(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return ipv4Of(g[6], g[7]);
@@ -116,10 +113,7 @@ export async function checkTargetResolves(url: URL, config: WebhookConfig): Prom
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/**
- * A `lookup` for http.request / net.connect that refuses non-public addresses: the check is on
- * the address the socket will actually connect to.
- */
+/** A `lookup` for http.request that refuses non-public addresses: those the socket actually connects to. */
 export function guardedLookup(config: WebhookConfig) {
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
     const opts = typeof options === 'number' ? { family: options } : options;

@@ -18,7 +18,6 @@ interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
   connector: Connector;
-  /** When `connector` was read. */
   connectorAt: number;
   claimedAt: number;
   /** The attempt holds its slots (stop() gives back the claims that do not). */
@@ -38,11 +37,9 @@ const CLAIM_AHEAD = 16;
 const GATHER_MS = 5;
 
 /**
- * The daemon's delivery loop: due events are claimed in batches under one lease and sent with at
- * most webhooks.concurrency attempts in flight, webhooks.concurrencyPerReceiver to one receiver (a
- * queue per receiver feeds one for all, so a slow receiver holds only its own slots), and recorded
- * by group commit. It looks for due rows on `webhooks.enqueued`, when a receiver's claims run low,
- * and every webhooks.pollInterval (rows written by other processes).
+ * The daemon's delivery loop: due events claimed in batches, at most webhooks.concurrency attempts
+ * in flight and concurrencyPerReceiver to one receiver (a queue per receiver feeds one for all, so a
+ * slow receiver holds only its own slots), recorded by group commit.
  */
 export function startWebhookWorker(ctx: Ctx): Job {
   const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
@@ -254,11 +251,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(writer, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
-    /**
-     * Stop claiming, give back the claims not started, wait for the attempts in flight. When
-     * `deadline` aborts first, those are given up (leases released, requests aborted, nothing
-     * recorded) and the result is false.
-     */
+    /** Give back the claims not started, wait for those in flight; when `deadline` aborts first they are given up and the result is false. */
     async stop(deadline?: AbortSignal) {
       stopped = true;
       clearTimeout(timer);

@@ -1,7 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dns, type LookupAddress } from 'node:dns';
 import net from 'node:net';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { within } from '../lib/deadline.js';
 
 // SSRF protection (decisions.md, Targets): http and https only; loopback, private, link-local
 // and other non-public addresses are refused unless the config allows them. The check runs on
@@ -63,7 +64,6 @@ function embeddedIpv4(g: number[]): string | null {
 
 const stripBrackets = (host: string) => host.replace(/^\[|\]$/g, '');
 
-/** Whether the config lets this host reach non-public addresses. */
 export const privateAllowed = (config: WebhookConfig, hostname: string): boolean =>
   config.allowPrivateNetworks || config.allowedHosts.some((h) => h.toLowerCase() === stripBrackets(hostname).toLowerCase());
 
@@ -98,13 +98,7 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
 export async function checkTargetResolves(url: URL, config: WebhookConfig): Promise<{ resolved: boolean }> {
   if (privateAllowed(config, url.hostname) || net.isIP(stripBrackets(url.hostname))) return { resolved: true };
   // A resolver that does not answer counts as unresolvable after webhooks.dnsTimeout.
-  const addresses = await new Promise<LookupAddress[] | null>((resolve) => {
-    const timer = setTimeout(() => resolve(null), config.dnsTimeout);
-    dnsLookup(url.hostname, { all: true }, (err, list) => {
-      clearTimeout(timer);
-      resolve(err ? null : list);
-    });
-  });
+  const addresses = await within(dns.lookup(url.hostname, { all: true }), config.dnsTimeout, () => new Error('timeout')).catch(() => null);
   if (!addresses) return { resolved: false };
   const bad = addresses.find((a) => isNonPublicAddress(a.address));
   if (bad) throw refusedTarget(url.hostname, bad.address);

@@ -3,11 +3,9 @@ import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
 import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
-// A lease on webhook_events is locked_by (the holder), lease_token (new on every claim) and
-// locked_until. Others take it over once locked_until passed or the holder's heartbeat is stale
-// (leaseVoid); the holder settles it only while token and time are still its own (leaseOurs), so
-// of a late holder and a new one only the first conditional update wins. A holder without a
-// heartbeat row (an older version's process) keeps its lease until locked_until.
+// A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
+// is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
+// a new one only the first conditional update wins. A holder without a heartbeat row keeps it until locked_until.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -73,10 +71,7 @@ const CLAIM_SQL =
   `where e.id = any($4::text[]) and e.status = 'pending' and e.next_attempt_at <= $5 and ${leaseVoidSql('e', '$5', '$6')} ` +
   `returning ${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
 
-/**
- * Due events nobody validly holds, on an enabled connector not in `skipConnectors`, first in line
- * for their article (decisions.md, Webhook order), oldest first, at most `perConnector` a connector.
- */
+/** Due events nobody validly holds, on enabled connectors not skipped, first in line for their article (decisions.md, Webhook order), oldest first. */
 export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<Array<Pick<EventRow, 'id' | 'connectorId'>>> {
   if (onPostgresPool(db)) {
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
@@ -169,13 +164,7 @@ export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at
   return Number(n) === 1;
 }
 
-export interface Settlement {
-  status: EventStatus;
-  attempts: number;
-  nextAttemptAt?: string;
-  lastStatus: number | null;
-  lastError: string | null;
-}
+export type Settlement = Pick<EventRow, 'status' | 'attempts' | 'lastStatus' | 'lastError'> & { nextAttemptAt?: string };
 
 /** Record what became of a leased event and end the lease, only while it is still ours (else another holder may have it); false when not. */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {

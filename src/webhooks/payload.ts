@@ -8,17 +8,9 @@ export type WebhookEventName = 'article.published' | 'article.updated' | 'articl
 /** What an outbox row keeps at enqueue time, so every attempt can build its payload even after the article is deleted. */
 export interface EventSnapshot {
   workspace: { id: string; name: string; websiteUrl: string };
-  article: {
-    id: string;
-    title: string;
+  article: Pick<Article, 'id' | 'title' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'featuredImageUrl' | 'targetLength' | 'seoScore'> & {
     slug: string | null;
     contentType: string;
-    metaTitle: string | null;
-    metaDescription: string | null;
-    focusKeyword: string | null;
-    featuredImageUrl: string | null;
-    targetLength: number;
-    seoScore: number | null;
     bodyMarkdown: string | null;
     /** The body as the publish rendered it, and its word count; absent on events written without them, which the attempt renders. */
     bodyHtml?: string | null;

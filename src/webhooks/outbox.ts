@@ -5,7 +5,6 @@ import type { Connector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { AppError } from '../errors.js';
-import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import { leaseMs, leaseTime } from './lease.js';
 import { type LeaseRef, endUnheld, settleLeased, stillLeased } from './lease-store.js';
@@ -28,9 +27,7 @@ export interface ArticleEventArgs {
 
 /** Write the event in the caller's transaction. With `lease`, the caller delivers it (deliverNow); otherwise it emits `webhooks.enqueued` after commit. */
 export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEventArgs, lease?: LeaseRef): Promise<string> {
-  const id = newId('evt');
-  await insertEvent(trx, {
-    id,
+  return insertEvent(trx, {
     workspaceId: args.workspace.id,
     connectorId: args.connector.id,
     articleId: args.article.id,
@@ -39,13 +36,9 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
     now: ctx.clock.now().toISOString(),
     lease,
   });
-  return id;
 }
 
-/**
- * Refuse a decision about an article while an unpublish of it waits for its receiver (its take-down
- * would undo a publish); under the article's row lock. One whose process is gone is failed instead.
- */
+/** Under the article's row lock: refuse a decision while an unpublish waits for its receiver (its take-down would undo it); fail one whose process is gone. */
 export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article | Article[]): Promise<void> {
   const byId = new Map([about].flat().map((a) => [a.id, a]));
   for (const unpublish of await pendingUnpublishes(trx, [...byId.keys()])) {

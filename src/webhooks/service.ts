@@ -4,7 +4,6 @@ import { parseDuration } from '../config/duration.js';
 import type { Queryable } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, badRequest, notFound, usageError } from '../errors.js';
-import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import { daemonStatus, leases } from './health.js';
@@ -99,9 +98,8 @@ export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome 
   const r = (await deliverNow(ctx, {
     earlier: 'none', // a test is about the receiver, not an article: it goes out at once
     async decide(trx, lease) {
-      const id = newId('evt');
       const now = ctx.clock.now().toISOString();
-      await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
+      const id = await insertEvent(trx, { workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
       return { eventId: id, connector: c };
     },
   }))!;

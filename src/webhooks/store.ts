@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/connect.js';
+import { newId } from '../lib/ids.js';
 import { type Connector, toConnector } from '../connectors/store.js';
+import type { LeaseRef } from './lease-store.js';
 import type { EventSnapshot, WebhookEventName } from './payload.js';
 
 // Knex access to webhook_events rows and the webhook_deliveries log. Leases: lease-store.ts.
@@ -55,10 +57,11 @@ export const toEvent = (r: Row): EventRow => ({
 
 export async function insertEvent(
   db: Queryable,
-  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: { holderId: string; token: string; until: string } },
-): Promise<void> {
+  e: { workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: LeaseRef },
+): Promise<string> {
+  const id = newId('evt');
   await db('webhook_events').insert({
-    id: e.id,
+    id,
     workspace_id: e.workspaceId,
     connector_id: e.connectorId,
     article_id: e.articleId,
@@ -73,6 +76,7 @@ export async function insertEvent(
     created_at: e.now,
     updated_at: e.now,
   });
+  return id;
 }
 
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
@@ -144,7 +148,6 @@ export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Prom
   for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
 }
 
-/** The connectors with these ids (the worker's claims). */
 export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
   if (ids.length === 0) return new Map();
   return new Map((await db('connectors').whereIn('id', ids)).map((r) => [r.id as string, toConnector(r)]));

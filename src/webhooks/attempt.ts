@@ -91,10 +91,7 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
   return { event, connector, lease, outcome, next, url, finishedAt };
 }
 
-/**
- * Record one attempt or a batch: those whose lease is still ours settle and are logged in one
- * transaction (on PostgreSQL, a batch of nothing but successes in one statement); the others record nothing.
- */
+/** Record attempts (one, or the worker's batch): those whose lease is still ours settle and are logged in one transaction; the others record nothing. */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   const [first] = list;
   const successesOnly =

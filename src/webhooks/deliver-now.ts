@@ -14,10 +14,7 @@ import { logJobFailure } from '../lib/failure-log.js';
 export interface DeliverNowSpec {
   /** In one transaction, write the event leased to `lease` and say where it goes; null: nothing to send. */
   decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
-  /**
-   * The article's earlier pending events: 'supersede' (unpublish) holds them and cancels them once the
-   * receiver confirmed, so they cannot put the post back; 'refuse' (redelivery); 'none' (test).
-   */
+  /** Earlier pending events: 'supersede' (unpublish) holds them and cancels them on a 2xx, so they cannot put the post back; 'refuse' (redelivery); 'none'. */
   earlier: 'supersede' | 'refuse' | 'none';
   onRecorded?: OnRecorded;
 }
@@ -63,10 +60,7 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
   }
 }
 
-/**
- * Hold the article's pending events, waiting while one is in flight elsewhere; the lease renewed once
- * all are held. One whose attempt ended between hold and look is held next round, else a worker sends it after.
- */
+/** Hold the article's pending events, waiting while one is in flight elsewhere, until all are held (one freed between hold and look is held next round). */
 async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
   const scope = { connectorId: event.connectorId, articleId: event.articleId };
   const giveUpAt = Date.now() + 2 * leaseMs(ctx) + ctx.config.webhooks.heartbeatStaleAfter;

@@ -16,10 +16,7 @@ export interface PostResult {
 /** Short: a drain reuses its connections, an idle daemon holds none (a shorter Keep-Alive of the receiver wins). */
 const IDLE_CONNECTION_MS = 4_000;
 
-/**
- * POST once: no redirects followed, one timeout for the whole exchange, only to addresses the SSRF
- * guard allows. A kept connection the receiver closed meanwhile is tried once more on a new one, within the timeout. Never throws.
- */
+/** POST once (no redirects, one timeout, SSRF-guarded addresses); a kept connection the receiver closed meanwhile is tried once more on a new one. Never throws. */
 export async function postOnce(target: string, body: Buffer, headers: Record<string, string>, config: WebhookConfig, signal?: AbortSignal): Promise<PostResult> {
   const began = performance.now();
   const first = await exchange(config.timeout, true);
@@ -31,6 +28,14 @@ export async function postOnce(target: string, body: Buffer, headers: Record<str
   function exchange(timeoutMs: number, reuse: boolean): Promise<{ result: PostResult; staleConnection: boolean }> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    let url: URL;
+    try {
+      if (signal?.aborted) throw new Error(GIVEN_UP);
+      url = parsed(target);
+      assertLiteralAllowed(url, config);
+    } catch (err) {
+      return Promise.resolve({ result: { status: null, headers: {}, body: '', error: (err as Error).message, durationMs: elapsed() }, staleConnection: false });
+    }
     return new Promise((resolve) => {
       let settled = false;
       let status: number | null = null;
@@ -47,16 +52,6 @@ export async function postOnce(target: string, body: Buffer, headers: Record<str
         if (!ended || !req.writableFinished) req.destroy();
         resolve({ result: { status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() }, staleConnection });
       };
-      let url: URL;
-      try {
-        if (signal?.aborted) throw new Error(GIVEN_UP);
-        url = parsed(target);
-        assertLiteralAllowed(url, config);
-      } catch (err) {
-        settled = true;
-        resolve({ result: { status: null, headers: {}, body: '', error: (err as Error).message, durationMs: elapsed() }, staleConnection: false });
-        return;
-      }
       const tls = url.protocol === 'https:';
       const kept = connectionsFor(config);
       const req = (tls ? https : http).request(url, {

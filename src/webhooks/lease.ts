@@ -60,10 +60,8 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
 /** How long a claim lasts at most: waiting behind one attempt, making its own (both bounded by the timeout) and recording it. */
 export const leaseMs = (ctx: Ctx): number => 2 * ctx.config.webhooks.timeout + 5_000;
 
-/** When a lease taken (or renewed) now runs out. */
 export const leaseUntil = (ctx: Ctx, now = ctx.clock.now()): string => new Date(now.getTime() + leaseMs(ctx)).toISOString();
 
-/** A new lease of `holder`: a fresh token, good for leaseMs from now. */
 export const newLease = (ctx: Ctx, holder: LeaseHolder, now = ctx.clock.now()): LeaseRef => ({ holderId: holder.id, token: randomBase62(24), until: leaseUntil(ctx, now) });
 
 export const leaseTime = (ctx: Ctx, now = ctx.clock.now()): LeaseTime => ({ now: now.toISOString(), freshSince: new Date(now.getTime() - ctx.config.webhooks.heartbeatStaleAfter).toISOString() });

@@ -8,10 +8,7 @@ const SETTLED = ['delivered', 'failed', 'cancelled'];
 /** Where the last purge stopped in each table; a job keeps one, so a backlog is walked once. */
 export type RetentionCursors = Partial<Record<'events' | 'deliveries', SweepCursor | null>>;
 
-/**
- * Delete settled events and their log past `webhooks.retention`, never an article's newest settled
- * or newest delivered event (a redelivery checks its order against those); a bounded batch from `cursors`.
- */
+/** Delete settled events and logs past `webhooks.retention`, never an article's newest settled or delivered event (redelivery's order check); a batch from `cursors`. */
 export async function purgeSettledWebhooks(ctx: Ctx, cursors: RetentionCursors = {}, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.webhooks.retention));
   const db = ctx.db;

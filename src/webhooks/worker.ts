@@ -36,11 +36,7 @@ const CLAIM_AHEAD = 16;
 /** How long a recorded answer may wait for the answers of the attempts still in flight, to share their commit. */
 const GATHER_MS = 5;
 
-/**
- * The daemon's delivery loop: due events claimed in batches, at most webhooks.concurrency attempts
- * in flight and concurrencyPerReceiver to one receiver (a queue per receiver feeds one for all, so a
- * slow receiver holds only its own slots), recorded by group commit.
- */
+/** The daemon's delivery loop: claims in batches, a queue per receiver feeding one for all (a slow receiver holds only its own slots), group commit. */
 export function startWebhookWorker(ctx: Ctx): Job {
   const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);

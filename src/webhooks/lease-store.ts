@@ -141,7 +141,7 @@ const leaseNotOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime
     .orWhereNull('locked_until')
     .orWhere('locked_until', '<', at.now);
 
-/** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's). */
+/** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's): an empty `others` means all are held. */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
   const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);

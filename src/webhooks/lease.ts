@@ -7,7 +7,7 @@ import type { LeaseRef, LeaseTime } from './lease-store.js';
 
 export type HolderKind = 'daemon' | 'request';
 
-/** A daemon's worker, or a command delivering one event itself; once its heartbeat is stale its leases are void. */
+/** A daemon's worker, or a command delivering one event itself. Its stale heartbeat voids its leases well before they run out (2 timeouts + 5 s). */
 export interface LeaseHolder {
   readonly id: string;
   /** Until when (epoch ms) others still count this holder as alive: its last written beat + heartbeatStaleAfter. */

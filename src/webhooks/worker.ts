@@ -76,7 +76,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** Aborts every attempt in flight (a shutdown deadline): one controller for all. */
   const giveUp = new AbortController();
 
-  // On SQLite, claims and give-backs queue for the process's writer instead of napping in busy_timeout's back-off.
+  // On SQLite the worker's writes queue for the process's writer instead of napping in busy_timeout's back-off.
   const writer = writerOf(ctx.db);
   // A batch waits (at most GATHER_MS) for the attempts in flight, up to one answer per slot.
   const record = groupCommit<SentAttempt>(
@@ -162,8 +162,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
-    // Claims wait for the slots, so a slot never waits on a round trip: twice a receiver's slots
-    // (each waits at most one timeout, within its lease), CLAIM_AHEAD times them while it answers quickly.
+    // Claims wait for the slots, so a slot never waits on a round trip: twice a receiver's slots (each waits at most
+    // one timeout), CLAIM_AHEAD times them while it answers quickly; maySend gives back one that waited too long.
     for (;;) {
       const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();

@@ -20,9 +20,7 @@ export interface AttemptOutcome {
   status: number | null;
   error: string | null;
   durationMs: number;
-  /** The start of the receiver's answer (up to webhooks.responseExcerptBytes). */
   response: string;
-  /** What the event became: delivered, pending (a retry is scheduled) or failed. */
   eventStatus: 'delivered' | 'pending' | 'failed';
   nextAttemptAt: string | null;
   /** False when the lease was lost before the result could be written: nothing was recorded. */
@@ -47,10 +45,7 @@ export interface SentAttempt {
   finishedAt: Date;
 }
 
-/**
- * The body of an event written without its HTML (unpublish, delete, test), rendered in the render
- * workers; null when it cannot be rendered, so the event is still delivered (body.html null).
- */
+/** The body of an event written without its HTML (unpublish, delete, test); null when it cannot be rendered (sent with body.html null). */
 async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; words: number } | null | undefined> {
   const { bodyMarkdown, bodyHtml, slug } = event.snapshot.article;
   if (bodyMarkdown === null || bodyHtml !== undefined) return undefined;
@@ -64,11 +59,7 @@ async function renderedOf(ctx: Ctx, event: EventRow): Promise<{ html: string; wo
   }
 }
 
-/**
- * The sending half of an attempt: payload (the event's stored HTML, a new deliveryId and
- * deliveredAt), signature over the exact bytes sent, one POST. `publishedUrl`: the
- * publication's now, or undefined when there is none (test, deleted article).
- */
+/** Payload, signature over the exact bytes, one POST. `publishedUrl`: the publication's now, undefined when there is none. */
 export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connector, lease: LeaseRef, publishedUrl: string | null | undefined, signal?: AbortSignal): Promise<SentAttempt> {
   const now = ctx.clock.now();
   const deliveryId = newId('dlv');
@@ -100,31 +91,22 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
   return { event, connector, lease, outcome, next, url, finishedAt };
 }
 
-/**
- * The recording half, for one attempt or a batch (the worker's group commit): in one
- * transaction, each attempt whose lease is still ours settles its event and is logged; the
- * others record nothing (`outcome.recorded` stays false). Successes under one lease settle in
- * one statement and the log lines go in one insert (on PostgreSQL, a batch of nothing but
- * successes is one statement in all). Then connector health, metrics, and `webhooks.attempted`
- * for each.
- */
+/** Record attempts (one, or the worker's batch): those whose lease is still ours settle and are logged in one transaction; the others record nothing. */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
-  if (list.length === 0) return;
   const [first] = list;
   const successesOnly =
     !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);
-  const recording = successesOnly
-    ? (async () => {
-        const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
-        const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
-        const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
-        for (const s of list) s.outcome.recorded = settled.has(s.event.id);
-      })()
-    : recordInTransaction(ctx, list, onRecorded);
-  await recording.catch((err: unknown) => {
+  try {
+    if (successesOnly) {
+      const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
+      const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
+      const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
+      for (const s of list) s.outcome.recorded = settled.has(s.event.id);
+    } else await recordInTransaction(ctx, list, onRecorded);
+  } catch (err) {
     for (const s of list) s.outcome.recorded = false;
     throw err;
-  });
+  }
   for (const { event, connector, outcome, finishedAt } of list) {
     const { deliveryId, ok, status, error } = outcome;
     if (!outcome.recorded) {
@@ -139,10 +121,9 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
   }
 }
 
-/** In one transaction: each attempt whose lease is still ours settles its event and is logged. */
 async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   await withTransaction(ctx.db, async (trx) => {
-    // Each is judged at the moment its answer came (as a lone attempt always was): the token decides.
+    // Each is judged at the moment its answer came: the token decides.
     const recorded = new Set<string>();
     const delivered = new Map<string, SentAttempt[]>();
     for (const s of list) {
@@ -171,7 +152,6 @@ async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: O
   });
 }
 
-/** The attempt's line in the delivery log. */
 const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({
   id: outcome.deliveryId,
   eventId: event.id,
@@ -189,25 +169,19 @@ const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): Delive
   createdAt: finishedAt.toISOString(),
 });
 
-/**
- * What the event becomes after this attempt. Retries follow webhooks.retrySchedule counted from
- * retryFrom (a redelivery or an enable starts a fresh budget), with jitter, and a longer
- * Retry-After on 429/503 is honoured.
- */
+/** What the event becomes: retries follow webhooks.retrySchedule from retryFrom, with jitter; a longer Retry-After on 429/503 is honoured. */
 function nextState(ctx: Ctx, event: EventRow, r: { ok: boolean; status: number | null; retryAfter: string | string[] | undefined; at: Date }): Omit<Settlement, 'lastStatus' | 'lastError'> & { status: AttemptOutcome['eventStatus'] } {
   const attempts = event.attempts + 1;
   if (r.ok) return { status: 'delivered', attempts };
   const schedule = ctx.config.webhooks.retrySchedule;
   const n = attempts - event.retryFrom;
   if (ANSWERED_AT_ONCE.has(event.event) || n > schedule.length) return { status: 'failed', attempts };
-  let delay = retryDelay(schedule[n - 1]);
+  // Up to 10 % jitter (decisions.md), so receivers are not hit in lockstep.
+  let delay = Math.round(schedule[n - 1] * (1 + Math.random() * 0.1));
   const asked = r.status === 429 || r.status === 503 ? retryAfterMs(r.retryAfter, r.at) : null;
   if (asked !== null && asked > delay) delay = asked;
   return { status: 'pending', attempts, nextAttemptAt: new Date(r.at.getTime() + delay).toISOString() };
 }
-
-/** A scheduled retry delay with up to 10 % jitter added (decisions.md), so receivers are not hit in lockstep. */
-const retryDelay = (baseMs: number): number => Math.round(baseMs * (1 + Math.random() * 0.1));
 
 /** Retry-After as milliseconds from `now`: delta seconds or an HTTP date; null when absent or unreadable. */
 function retryAfterMs(header: string | string[] | undefined, now: Date): number | null {
@@ -218,10 +192,7 @@ function retryAfterMs(header: string | string[] | undefined, now: Date): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
-function describeStatus(status: number): string {
-  if (status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
-  return `HTTP ${status}`;
-}
+const describeStatus = (status: number): string => `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`;
 
 /** `{ "url": "..." }` or `{ "publishedUrl": "..." }` with an http(s) URL, else null. */
 function publishedUrlFrom(body: string): string | null {
@@ -234,10 +205,7 @@ function publishedUrlFrom(body: string): string | null {
   }
 }
 
-/**
- * Connector health (decisions.md, Status handling): 410 Gone disables it at once; a webhook
- * whose every delivery failed for webhooks.disableAfter (5 days) is disabled and the operator told.
- */
+/** Connector health (decisions.md, Status handling): 410 Gone disables it at once, as does every delivery failing for webhooks.disableAfter. */
 async function updateHealth(ctx: Ctx, db: Queryable, connector: Connector, r: { ok: boolean; status: number | null; event: string; at: Date }): Promise<void> {
   if (r.ok && !connector.failingSince) return; // the common case: healthy and still healthy, no query
   const current = (await findConnector(db, connector.workspaceId, 'webhook')) ?? connector;
@@ -247,18 +215,14 @@ async function updateHealth(ctx: Ctx, db: Queryable, connector: Connector, r: { 
     if (current.failingSince) await updateConnector(db, current.id, { failing_since: null, updated_at: at });
     return;
   }
-  if (r.status === 410) {
-    const reason = `The receiver answered 410 Gone at ${at}: deliveries stopped. Run svc webhook enable once it accepts them again.`;
+  const disable = async (reason: string) => {
     await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
     ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
-    return;
-  }
+  };
+  if (r.status === 410) return disable(`The receiver answered 410 Gone at ${at}: deliveries stopped. Run svc webhook enable once it accepts them again.`);
   if (r.event === 'test') return; // a failed test says nothing about real deliveries
-  if (!current.failingSince) {
-    await updateConnector(db, current.id, { failing_since: at, updated_at: at });
-  } else if (r.at.getTime() - Date.parse(current.failingSince) >= ctx.config.webhooks.disableAfter && current.enabled) {
-    const reason = `Every delivery failed since ${current.failingSince}: the webhook was disabled at ${at}. Fix the receiver, then run svc webhook enable.`;
-    await updateConnector(db, current.id, { enabled: false, disabled_reason: reason, updated_at: at });
-    ctx.log.error({ connectorId: current.id, workspaceId: current.workspaceId }, reason);
+  if (!current.failingSince) await updateConnector(db, current.id, { failing_since: at, updated_at: at });
+  else if (r.at.getTime() - Date.parse(current.failingSince) >= ctx.config.webhooks.disableAfter && current.enabled) {
+    await disable(`Every delivery failed since ${current.failingSince}: the webhook was disabled at ${at}. Fix the receiver, then run svc webhook enable.`);
   }
 }

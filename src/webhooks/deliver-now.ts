@@ -12,27 +12,14 @@ import { type EventRow, findEvent } from './store.js';
 import { logJobFailure } from '../lib/failure-log.js';
 
 export interface DeliverNowSpec {
-  /**
-   * In one transaction, write the event (insert it, or make it pending again) leased to
-   * `lease` and say where it goes; or return null when, as things stand, there is nothing to send.
-   */
+  /** In one transaction, write the event leased to `lease` and say where it goes; null: nothing to send. */
   decide(trx: Trx, lease: LeaseRef): Promise<{ eventId: string; connector: Connector } | null>;
-  /**
-   * How the article's earlier pending events are treated: 'supersede' (unpublish) holds them
-   * back and cancels them once the receiver confirmed, so they cannot put the post back;
-   * 'refuse' (redelivery) refuses to jump ahead of them; 'none' (test) ignores the order.
-   */
+  /** Earlier pending events: 'supersede' (unpublish) holds them and cancels them on a 2xx, so they cannot put the post back; 'refuse' (redelivery); 'none'. */
   earlier: 'supersede' | 'refuse' | 'none';
-  /** Runs in the transaction that records the attempt, only if it is recorded. */
   onRecorded?: OnRecorded;
 }
 
-/**
- * Deliver one event from this process and wait for the receiver's answer (decisions.md: the
- * unpublish is the event whose result is waited for). The process holds its own lease with a
- * heartbeat. In order, the event waits until no other event of its article is in flight
- * elsewhere (bounded by that one's lease), holding the rest of the article's queue meanwhile.
- */
+/** Deliver one event from this process under its own lease, in its article's order, and wait for the answer. */
 export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(AttemptOutcome & { event: EventRow }) | null> {
   const holder = await startHolder(ctx, 'request');
   let lease = newLease(ctx, holder);
@@ -47,24 +34,20 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
     event = decided.event;
     if (spec.earlier !== 'none') lease = await waitForTurn(ctx, event, lease, spec.earlier);
     if (!maySend(ctx, holder, lease)) throw lostLease(event, 'before sending');
-    const target = event;
     sending = true;
-    // The same attempt as the worker's: payload built anew, signed, POSTed, then recorded only while the lease is ours.
     const publication = event.event === 'test' ? undefined : await publications.find(ctx.db, event.articleId, event.connectorId);
     const sent = await sendAttempt(ctx, event, decided.connector, lease, publication ? (publication.publishedUrl ?? null) : undefined);
     await recordAttempts(ctx, [sent], async (trx, o) => {
-      if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, target, lease.token, `superseded by ${target.event} ${target.id}`, ctx.clock.now().toISOString());
+      if (spec.earlier === 'supersede' && o.ok) await supersedeHeld(trx, decided.event, lease.token, `superseded by ${decided.event.event} ${decided.event.id}`, ctx.clock.now().toISOString());
       await spec.onRecorded?.(trx, o);
     });
-    const { outcome } = sent;
-    if (!outcome.recorded) throw lostLease(event, 'after sending');
-    return { ...outcome, event };
+    if (!sent.outcome.recorded) throw lostLease(event, 'after sending');
+    return { ...sent.outcome, event };
   } catch (err) {
     // An event nobody else may send ends here (while the lease is still ours): failed, with why.
     if (event && ANSWERED_AT_ONCE.has(event.event)) {
-      const failed = event;
       const why = `${sending ? 'given up after an error' : 'not sent'}: ${(err as Error).message}`;
-      await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, failed, lease, why)).catch(() => false);
+      await withTransaction(ctx.db, (trx) => abandonRequested(trx, ctx, event!, lease, why)).catch(() => false);
     }
     throw err;
   } finally {
@@ -77,13 +60,7 @@ export async function deliverNow(ctx: Ctx, spec: DeliverNowSpec): Promise<(Attem
   }
 }
 
-/**
- * Hold the article's pending events and wait while one is in flight elsewhere (a worker's
- * attempt settles or its lease lapses); returns the lease renewed for the attempt, once every
- * pending event of the article is held. An event that stopped being in flight between the hold
- * and the look at the queue (its attempt failed, its claim was given back) is nobody's: it is
- * held on the next round, else a worker would send it after this event.
- */
+/** Hold the article's pending events, waiting while one is in flight elsewhere, until all are held (one freed between hold and look is held next round). */
 async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 'supersede' | 'refuse'): Promise<LeaseRef> {
   const scope = { connectorId: event.connectorId, articleId: event.articleId };
   const giveUpAt = Date.now() + 2 * leaseMs(ctx) + ctx.config.webhooks.heartbeatStaleAfter;
@@ -104,25 +81,19 @@ async function waitForTurn(ctx: Ctx, event: EventRow, lease: LeaseRef, earlier: 
   }
 }
 
-/**
- * Wait until none of these events is validly leased any more: an attempt in this process ends
- * (webhooks.attempted) or, for other processes, a poll that backs off from 25 ms to 500 ms finds it.
- */
+/** Wait until none of these events is validly leased: an attempt here ends (webhooks.attempted), or a poll from 25 ms to 500 ms finds it. */
 async function settled(ctx: Ctx, ids: string[], giveUpAt: number): Promise<void> {
   for (let wait = 25; ; wait = Math.min(2 * wait, 500)) {
     if ((await stillLeased(ctx.db, ids, leaseTime(ctx))) === 0) return;
     if (Date.now() > giveUpAt) throw new AppError('webhook_busy', 503, `Another delivery of this article (${ids[0]}) has held its lease for too long; nothing was sent`);
     await new Promise<void>((resolve) => {
-      const done = ({ eventId }: { eventId: string }) => {
-        if (!ids.includes(eventId)) return;
+      const stop = () => {
         clearTimeout(timer);
         ctx.events.off('webhooks.attempted', done);
         resolve();
       };
-      const timer = setTimeout(() => {
-        ctx.events.off('webhooks.attempted', done);
-        resolve();
-      }, wait);
+      const done = ({ eventId }: { eventId: string }) => ids.includes(eventId) && stop();
+      const timer = setTimeout(stop, wait);
       ctx.events.on('webhooks.attempted', done);
     });
   }

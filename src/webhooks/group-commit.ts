@@ -7,16 +7,7 @@ export interface Gather {
   waitMs: number;
 }
 
-/**
- * Group commit: `add(item)` resolves once `flush` has handled a batch holding it. A batch starts
- * when none is running, at the end of the event-loop turn (so the answers read in one turn make
- * one batch); items added while one runs make up the next. With `gather`, a batch smaller than
- * `gather.size` also waits, at most `gather.waitMs`, while more items are on their way: under a
- * steady stream one commit serves several rounds of answers instead of each round paying its own
- * (the PostgreSQL drain: 93 settles per 1,000 deliveries instead of 277, docs/performance.md).
- * A lone item (nothing on its way) waits for nothing but the current turn.
- * `flush` must not throw (it reports its own errors); if it does, that batch's callers see it.
- */
+/** `add(item)` resolves once `flush` handled a batch holding it; with `gather`, a smaller batch waits for items on their way (PostgreSQL: 93 settles per 1,000 deliveries, not 277). */
 export function groupCommit<T>(flush: (items: T[]) => Promise<void>, gather?: Gather): (item: T) => Promise<void> {
   let queue: Array<{ item: T; done: () => void; fail: (err: unknown) => void }> = [];
   let running = false;

@@ -4,7 +4,7 @@ import { findConnector } from '../connectors/store.js';
 import { processAlive } from '../lib/process-alive.js';
 import type { Workspace } from '../workspaces/types.js';
 import { HEARTBEAT_KEPT_MS, type HolderKind } from './lease.js';
-import { queueOf } from './store.js';
+import { type EventRow, queueOf } from './store.js';
 
 /** A lease holder as operators see it (its daemon_heartbeats row). */
 export interface HolderView {
@@ -40,16 +40,8 @@ export async function daemonStatus(ctx: Ctx): Promise<{ running: boolean; daemon
   return { running: daemons.length > 0, daemons };
 }
 
-export interface LeaseView {
-  eventId: string;
-  event: string;
-  articleId: string;
-  workspaceId: string;
-  lockedUntil: string;
-  /** Null for a holder without a heartbeat row (a process of an older version). */
-  holder: HolderView | null;
-  valid: boolean;
-}
+/** `holder`: null for a holder without a heartbeat row (a process of an older version). */
+export type LeaseView = Pick<EventRow, 'event' | 'articleId' | 'workspaceId'> & { eventId: string; lockedUntil: string; holder: HolderView | null; valid: boolean };
 
 /** Pending events that carry a lease, with who holds them (all connectors, or one). */
 export async function leases(ctx: Ctx, connectorId?: string): Promise<LeaseView[]> {

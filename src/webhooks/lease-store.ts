@@ -1,16 +1,11 @@
 import type { Knex } from 'knex';
 import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
-import { DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
+import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
 
-// Leases on webhook_events (several daemons and the CLI share the outbox). A lease is locked_by (the holder, whose
-// daemon_heartbeats row says it is alive), lease_token (new on every claim) and locked_until.
-// Others may take it over once locked_until has passed or the holder's heartbeat is stale
-// (leaseVoid); its holder may settle it while the token is still its own and locked_until has not
-// passed (leaseOurs). A takeover writes a new token, so of a late holder and a new one only the
-// first conditional update wins: an event is never settled twice. (A holder whose own heartbeat
-// merely lags, say behind a busy connection pool, still settles when nobody took over: harmless.)
-// A holder without a heartbeat row (a process of the previous version) keeps its lease until locked_until.
+// A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
+// is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
+// a new one only the first conditional update wins. A holder without a heartbeat row keeps it until locked_until.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -18,7 +13,6 @@ export interface LeaseTime {
   freshSince: string;
 }
 
-/** A lease as written on the rows it covers. */
 export interface LeaseRef {
   holderId: string;
   token: string;
@@ -27,7 +21,6 @@ export interface LeaseRef {
 
 type Where = Knex.QueryBuilder;
 
-/** Its holder's heartbeat is stale (the holder stopped or was killed). */
 const staleHolder = (db: Queryable, table: string, at: LeaseTime) => (q: Where) =>
   q.select(db.raw('1')).from('daemon_heartbeats as h').whereRaw('?? = ??', ['h.id', `${table}.locked_by`]).where('h.seen_at', '<', at.freshSince);
 
@@ -45,21 +38,16 @@ const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTrans
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
-// The worker's find-due and claim on PostgreSQL as named prepared statements (one text whatever
-// the number of ids: arrays, not a parameter per id): each pooled connection parses and plans them
-// once, where knex built and PostgreSQL planned them anew on every claim (find-due: 1.6 ms of
-// planning for 0.2 ms of execution). The same conditions as the knex versions of
-// dueEvents and claimEvents.
+// The worker's find-due and claim on PostgreSQL, as dueEvents' and claimEvents' knex: prepared, planned once
+// per connection (find-due: 1.6 ms of planning for 0.2 ms of execution), arrays not a parameter per id.
 
-/** leaseVoid as SQL, on the rows of `t`: nobody holds it, it ran out, or its holder's heartbeat is stale. */
+/** leaseVoid as SQL, on the rows of `t`. */
 const leaseVoidSql = (t: string, now: string, freshSince: string) =>
   `(${t}.locked_until is null or ${t}.locked_until < ${now} or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ${freshSince}))`;
 
-// An event is due only as its article's first pending event for its receiver (per-article order).
-// That rule is a window over the pending rows, not an anti-join: without statistics (a database
-// minutes old, a burst far past what ANALYZE last saw) PostgreSQL estimated one pending row and
-// ran the anti-join as a scan of every pending event per pending event, 176 ms a call at 1,000
-// queued; a window is one pass over the pending rows whatever the plan.
+// Only an article's first pending event for its receiver is due: a window, one pass over the
+// pending rows, where PostgreSQL without statistics ran the anti-join as a scan of every pending
+// event per pending event (176 ms a call at 1,000 queued).
 const DUE_SQL =
   'select id, connector_id from (select e.id, e.connector_id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth ' +
   'from (select w.id, w.connector_id, w.seq, w.next_attempt_at, w.locked_until, w.locked_by, ' +
@@ -74,10 +62,8 @@ const EVENT_COLUMNS = [
   'seq', 'id', 'workspace_id', 'connector_id', 'article_id', 'event', 'snapshot', 'status', 'attempts', 'next_attempt_at', 'locked_until',
   'locked_by', 'lease_token', 'retry_from', 'last_status', 'last_error', 'created_at', 'updated_at', 'delivered_at',
 ];
-// By article only (the primary key's first column: a lookup of an article's few publications
-// whatever the statistics), the receiver's one kept by FILTER: given both columns, a database
-// without statistics chose the connector_id index and read every publication of the receiver,
-// twice per claimed event.
+// By article only (the primary key's first column), the receiver's kept by FILTER: given both
+// columns, PostgreSQL without statistics read every publication of the receiver per claimed event.
 const publication = (what: string) => `(select ${what} filter (where pub.connector_id = e.connector_id) from publications as pub where pub.article_id = e.article_id)`;
 
 const CLAIM_SQL =
@@ -85,20 +71,8 @@ const CLAIM_SQL =
   `where e.id = any($4::text[]) and e.status = 'pending' and e.next_attempt_at <= $5 and ${leaseVoidSql('e', '$5', '$6')} ` +
   `returning ${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
 
-/** A due event, as much as deciding whether to claim it needs. */
-export interface DueRef {
-  id: string;
-  connectorId: string;
-}
-
-/**
- * Pending events that are due, not validly leased, on an enabled connector (not one of
- * `skipConnectors`: those at their concurrency bound), and first in line for their article
- * (decisions.md, Webhook order: a later event waits for the earlier one to settle), oldest first,
- * at most `perConnector` of one connector. Only ids: the rows come with the claim (claimEvents),
- * for the events actually taken.
- */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[] = [], perConnector = limit): Promise<DueRef[]> {
+/** Due events nobody validly holds, on enabled connectors not skipped, first in line for their article (decisions.md, Webhook order), oldest first. */
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<Array<Pick<EventRow, 'id' | 'connectorId'>>> {
   if (onPostgresPool(db)) {
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
     return due.map(([id, connectorId]) => ({ id: id as string, connectorId: connectorId as string }));
@@ -130,12 +104,8 @@ export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
-/**
- * Take the lease on these due events in one statement; returns the rows taken (those nobody
- * else validly holds, still pending and due), in seq order, each with its publication's URL.
- */
+/** Lease these due events in one statement; the rows taken (still pending, due and nobody else's), in seq order. */
 export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
-  if (ids.length === 0) return [];
   const pub = (what: string) =>
     db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
   const rows: Array<Record<string, unknown>> = onPostgresPool(db)
@@ -153,13 +123,7 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
     .sort((a, b) => a.seq - b.seq);
 }
 
-type ArticleScope = { connectorId: string; articleId: string };
-
-/**
- * Lease every pending event of the article that nobody else validly holds to `lease` (and
- * renew the ones it already covers): while a process delivers one event of an article itself,
- * no worker may send another one of that article. Row locks order this against a worker's claim.
- */
+/** Lease the article's pending events nobody else validly holds (renewing ours), so no worker sends one meanwhile; row locks order this against a claim. */
 export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
   await db('webhook_events')
     .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
@@ -177,11 +141,7 @@ const leaseNotOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime
     .orWhereNull('locked_until')
     .orWhere('locked_until', '<', at.now);
 
-/**
- * The article's pending events: those `lease` holds, and all the others, each in one statement:
- * in flight elsewhere, or nobody's (an attempt that failed or a claim given back after holdArticle
- * skipped it). Only an empty `others` says every one of them is held.
- */
+/** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's): an empty `others` means all are held. */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
   const pending = () => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq');
   const ours = (await pending().where(leaseOurs(lease, at))).map(toEvent);
@@ -204,18 +164,9 @@ export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at
   return Number(n) === 1;
 }
 
-export interface Settlement {
-  status: EventStatus;
-  attempts: number;
-  nextAttemptAt?: string;
-  lastStatus: number | null;
-  lastError: string | null;
-}
+export type Settlement = Pick<EventRow, 'status' | 'attempts' | 'lastStatus' | 'lastError'> & { nextAttemptAt?: string };
 
-/**
- * Record what became of a leased event and end the lease, only while the lease is still ours
- * (an attempt that outlived its lease records nothing: another holder may have it now). False when it was not ours.
- */
+/** Record what became of a leased event and end the lease, only while it is still ours (else another holder may have it); false when not. */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
   const n = await db('webhook_events')
     .where({ id })
@@ -233,13 +184,8 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
   return Number(n) === 1;
 }
 
-/**
- * Settle as delivered, in one statement, those of these events (each with the token of its own
- * lease, all held by `holderId`, attempted once more, answered with `lastStatus`) whose lease is
- * still theirs; returns their ids. What settleLeased does for one event, for a batch of successes.
- */
+/** settleLeased for a batch of successes, each with its own token, all held by `holderId`, in one statement; the ids settled. */
 export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
-  if (held.length === 0) return [];
   const rows: Array<{ id: string }> = await db('webhook_events')
     // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
     .whereIn('id', held.map((e) => e.id))
@@ -254,13 +200,8 @@ export async function settleDelivered(db: Queryable, held: Array<{ id: string; t
 }
 
 const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
-/**
- * One text whatever the batch's size (arrays, not a parameter per value), so knex builds nothing.
- * Planned on every run (an unnamed statement, see db/prepared.ts): as a named one, the generic
- * plan PostgreSQL kept from the first settles of a new database scanned the whole table for each
- * settle ever after (350-3,000 rows a settle in the bench); planned for its ids it is an index
- * lookup per event.
- */
+// One text whatever the batch's size. Unnamed, so planned on every run: a named one kept the generic plan of
+// a new database's first settles, a scan of the table on every settle after (350-3,000 rows a settle in the bench).
 const SETTLE_LOGGED_SQL =
   'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
   'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
@@ -270,14 +211,8 @@ const SETTLE_LOGGED_SQL =
   `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
   'join settled on settled.id = v.event_id returning event_id';
 
-/**
- * PostgreSQL only: settleDelivered and the log lines of the events it settled, in one statement.
- * A data-modifying WITH is atomic on its own, so the group commit of a batch of successes is one
- * round trip instead of four (BEGIN, settle, insert, COMMIT). `lines`: one per event of `held`
- * (event_id); only those of the events settled are written. Returns the ids settled.
- */
+/** PostgreSQL only: settleDelivered and the log lines of the events it settled, in one atomic statement (one round trip, not four). */
 export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
-  if (held.length === 0) return [];
   const rows = lines.map(deliveryRow);
   const values = [
     'delivered', lastStatus, at.now,
@@ -296,31 +231,17 @@ export async function releaseLeases(db: Queryable, token: string, where: { ids: 
   return Number(await q.update(LEASE_CLEARED));
 }
 
+/** End the events `q` selects as `status` (cancelled, failed) with `reason`, and their leases. */
+const endEvents = async (q: Where, status: EventStatus, reason: string, now: string): Promise<number> =>
+  Number(await q.update({ status, last_error: reason, updated_at: now, ...LEASE_CLEARED }));
+
 /** The events `token` holds of this article that come before `seq` are superseded (cancelled) with `reason`. */
 export async function supersedeHeld(db: Queryable, s: ArticleScope & { seq: number }, token: string, reason: string, now: string): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token })
-      .where('seq', '<', s.seq)
-      .update({ status: 'cancelled', last_error: reason, updated_at: now, ...LEASE_CLEARED }),
-  );
+  const held = db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token }).where('seq', '<', s.seq);
+  return endEvents(held, 'cancelled', reason, now);
 }
 
-/** Cancel the article's queued events nobody validly holds (a delete makes them pointless); those in flight stay. */
-export async function supersedeQueued(db: Queryable, s: ArticleScope, reason: string, at: LeaseTime): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
-      .where(leaseVoid(db, at))
-      .update({ status: 'cancelled', last_error: reason, updated_at: at.now, ...LEASE_CLEARED }),
-  );
-}
-
-/** Mark a pending event whose lease is void as failed without sending it; false when someone validly holds it. */
-export async function failIfOrphaned(db: Queryable, id: string, reason: string, at: LeaseTime): Promise<boolean> {
-  const n = await db('webhook_events')
-    .where({ id, status: 'pending' })
-    .where(leaseVoid(db, at))
-    .update({ status: 'failed', last_error: reason, updated_at: at.now, ...LEASE_CLEARED });
-  return Number(n) === 1;
+/** End as `status` the pending events matching `where` that nobody validly holds (those in flight stay); how many. */
+export async function endUnheld(db: Queryable, where: Record<string, string>, status: EventStatus, reason: string, at: LeaseTime): Promise<number> {
+  return endEvents(db('webhook_events').where({ ...where, status: 'pending' }).where(leaseVoid(db, at)), status, reason, at.now);
 }

@@ -7,13 +7,7 @@ import type { LeaseRef, LeaseTime } from './lease-store.js';
 
 export type HolderKind = 'daemon' | 'request';
 
-/**
- * A process that holds webhook leases: the daemon's worker, or a command delivering one event
- * itself (unpublish, test, redelivery). Its daemon_heartbeats row is refreshed every
- * webhooks.heartbeatInterval; once older than webhooks.heartbeatStaleAfter its leases are void
- * and other daemons take its events over. The lease (2 timeouts + 5 s) outlasts the first retry
- * (30 s), so without the heartbeat a crashed daemon's events would wait longer than a retry.
- */
+/** A daemon's worker, or a command delivering one event itself. Its stale heartbeat voids its leases well before they run out (2 timeouts + 5 s). */
 export interface LeaseHolder {
   readonly id: string;
   /** Until when (epoch ms) others still count this holder as alive: its last written beat + heartbeatStaleAfter. */
@@ -66,13 +60,10 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
 /** How long a claim lasts at most: waiting behind one attempt, making its own (both bounded by the timeout) and recording it. */
 export const leaseMs = (ctx: Ctx): number => 2 * ctx.config.webhooks.timeout + 5_000;
 
-/** When a lease taken (or renewed) now runs out. */
 export const leaseUntil = (ctx: Ctx, now = ctx.clock.now()): string => new Date(now.getTime() + leaseMs(ctx)).toISOString();
 
-/** A new lease of `holder`: a fresh token, good for leaseMs from now. */
 export const newLease = (ctx: Ctx, holder: LeaseHolder, now = ctx.clock.now()): LeaseRef => ({ holderId: holder.id, token: randomBase62(24), until: leaseUntil(ctx, now) });
 
-/** Now, and the oldest heartbeat that still counts as alive. */
 export const leaseTime = (ctx: Ctx, now = ctx.clock.now()): LeaseTime => ({ now: now.toISOString(), freshSince: new Date(now.getTime() - ctx.config.webhooks.heartbeatStaleAfter).toISOString() });
 
 const margin = (ctx: Ctx) => Math.min(1_000, ctx.config.webhooks.heartbeatInterval);
@@ -80,9 +71,6 @@ const margin = (ctx: Ctx) => Math.min(1_000, ctx.config.webhooks.heartbeatInterv
 /** Whether others still count the holder as alive a moment from now. */
 export const holderAlive = (ctx: Ctx, holder: LeaseHolder, now = ctx.clock.now().getTime()): boolean => now + margin(ctx) < holder.aliveUntil();
 
-/**
- * Whether an attempt may start under this lease: it must stay ours for the whole timeout (else
- * its result could not be recorded and another daemon would send the event again), with a little to spare.
- */
+/** Whether an attempt may start: the lease must stay ours for the whole timeout (else another daemon sends the event again), with a little to spare. */
 export const maySend = (ctx: Ctx, holder: LeaseHolder, lease: LeaseRef, now = ctx.clock.now().getTime()): boolean =>
   now + ctx.config.webhooks.timeout + margin(ctx) <= Date.parse(lease.until) && holderAlive(ctx, holder, now);

@@ -5,29 +5,14 @@ import type { Workspace } from '../workspaces/types.js';
 
 export type WebhookEventName = 'article.published' | 'article.updated' | 'article.unpublished' | 'article.deleted' | 'test';
 
-/**
- * What an outbox row keeps of the world at enqueue time, so every attempt can build its payload
- * anew even after the article is deleted.
- */
+/** What an outbox row keeps at enqueue time, so every attempt can build its payload even after the article is deleted. */
 export interface EventSnapshot {
   workspace: { id: string; name: string; websiteUrl: string };
-  article: {
-    id: string;
-    title: string;
+  article: Pick<Article, 'id' | 'title' | 'metaTitle' | 'metaDescription' | 'focusKeyword' | 'featuredImageUrl' | 'targetLength' | 'seoScore'> & {
     slug: string | null;
     contentType: string;
-    metaTitle: string | null;
-    metaDescription: string | null;
-    focusKeyword: string | null;
-    featuredImageUrl: string | null;
-    targetLength: number;
-    seoScore: number | null;
     bodyMarkdown: string | null;
-    /**
-     * The body rendered once when the event was written (shared with the content snapshot of the
-     * same publish), and its word count; absent on events written without them (an unpublish, a
-     * delete, rows of earlier versions), which the attempt renders (attempt.ts, in the render workers).
-     */
+    /** The body as the publish rendered it, and its word count; absent on events written without them, which the attempt renders. */
     bodyHtml?: string | null;
     wordCount?: number;
   };
@@ -71,10 +56,7 @@ export function snapshotOf(ws: Workspace, article: Article, publication: Publica
   };
 }
 
-/**
- * The payload of one attempt: new deliveryId and deliveredAt; the html of the event, or when the
- * event does not carry it, `rendered` (null when it could not be rendered).
- */
+/** The payload of one attempt: the event's html, or when it has none, `rendered` (null: it could not be rendered). */
 export function buildPayload(args: { event: WebhookEventName; eventId: string; deliveryId: string; deliveredAt: string; snapshot: EventSnapshot; publishedUrl?: string | null; rendered?: { html: string; words: number } | null }): WebhookPayload {
   const { bodyMarkdown, bodyHtml, wordCount: words, ...article } = args.snapshot.article;
   return {

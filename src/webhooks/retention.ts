@@ -6,17 +6,9 @@ import { iso } from '../lib/clock.js';
 const SETTLED = ['delivered', 'failed', 'cancelled'];
 
 /** Where the last purge stopped in each table; a job keeps one, so a backlog is walked once. */
-export interface RetentionCursors {
-  events?: SweepCursor | null;
-  deliveries?: SweepCursor | null;
-}
+export type RetentionCursors = Partial<Record<'events' | 'deliveries', SweepCursor | null>>;
 
-/**
- * Delete settled events and the log entries of settled events older than `webhooks.retention`,
- * never a pending event nor its log, nor an article's newest settled or newest delivered event
- * (a redelivery checks its order against those). A bounded number of rows per call, walked in
- * index order from `cursors` (updated here).
- */
+/** Delete settled events and logs past `webhooks.retention`, never an article's newest settled or delivered event (redelivery's order check); a batch from `cursors`. */
 export async function purgeSettledWebhooks(ctx: Ctx, cursors: RetentionCursors = {}, limits?: BatchLimits): Promise<{ events: number; deliveries: number }> {
   const before = iso(new Date(ctx.clock.now().getTime() - ctx.config.webhooks.retention));
   const db = ctx.db;

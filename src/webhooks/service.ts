@@ -4,7 +4,6 @@ import { parseDuration } from '../config/duration.js';
 import type { Queryable } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError, badRequest, notFound, usageError } from '../errors.js';
-import { newId } from '../lib/ids.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { AttemptOutcome } from './attempt.js';
 import { daemonStatus, leases } from './health.js';
@@ -20,8 +19,7 @@ import { checkTargetResolves, parseTargetUrl } from './targets.js';
 export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSecret?: boolean } = {}) {
   const c = await requireWebhook(ctx, ws);
   const queue = await queueOf(ctx.db, c.id);
-  const now = ctx.clock.now();
-  const rotating = activeSecrets(c, now).length > 1;
+  const rotating = activeSecrets(c, ctx.clock.now()).length > 1;
   return {
     workspace: ws.name,
     url: c.url,
@@ -38,17 +36,8 @@ export async function describeWebhook(ctx: Ctx, ws: Workspace, opts: { revealSec
   };
 }
 
-export interface WebhookSetInput {
-  url: string;
-  secret?: string;
-  generateSecret?: boolean;
-}
-
-/**
- * Create or change the workspace's webhook. A new webhook gets a generated secret unless one is
- * given; an existing one keeps its secret unless --secret or --generate-secret says otherwise.
- */
-export async function setWebhook(ctx: Ctx, ws: Workspace, input: WebhookSetInput): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
+/** Create or change the workspace's webhook; a new one gets a generated secret unless one is given, an existing one keeps its own. */
+export async function setWebhook(ctx: Ctx, ws: Workspace, input: { url: string; secret?: string; generateSecret?: boolean }): Promise<{ connector: Connector; secret: string | null; resolved: boolean }> {
   if (input.secret !== undefined && input.generateSecret) throw usageError('Pass --secret or --generate-secret, not both');
   if (input.secret !== undefined && !SECRET_PATTERN.test(input.secret)) {
     throw badRequest('invalid_secret', 'A signing secret is "whsec_" followed by 32 to 194 letters and digits', { hint: 'Or let svc make one: --generate-secret' });
@@ -88,16 +77,13 @@ export async function removeWebhook(ctx: Ctx, ws: Workspace): Promise<void> {
   await deleteConnector(ctx.db, (await requireWebhook(ctx, ws)).id);
 }
 
-const MAX_GRACE_MS = 365 * 86_400_000;
-
-/** New secret; the old one keeps signing (a second v1) for `grace` so receivers can switch over. */
-/** `confirm` is asked once the grace is known to be valid, before the secret changes. */
+/** New secret; the old one keeps signing (a second v1) for `grace`. `confirm` is asked once the grace is valid, before the secret changes. */
 export async function rotateSecret(ctx: Ctx, ws: Workspace, grace = '24h', confirm?: () => Promise<void>): Promise<{ secret: string; previousSecretUntil: string | null }> {
   const c = await requireWebhook(ctx, ws);
   const ms = parseDuration(grace);
   if (ms === undefined) throw usageError(`--grace takes a duration such as 30m, 24h or 7d, not "${grace}"`);
   // A grace beyond a year is a typo, and far enough out it is not even a valid date.
-  if (ms > MAX_GRACE_MS) throw usageError(`--grace is at most 365d, not "${grace}"`);
+  if (ms > 365 * 86_400_000) throw usageError(`--grace is at most 365d, not "${grace}"`);
   await confirm?.();
   const now = ctx.clock.now();
   const secret = generateSecret();
@@ -112,25 +98,17 @@ export async function sendTest(ctx: Ctx, ws: Workspace): Promise<AttemptOutcome 
   const r = (await deliverNow(ctx, {
     earlier: 'none', // a test is about the receiver, not an article: it goes out at once
     async decide(trx, lease) {
-      const id = newId('evt');
       const now = ctx.clock.now().toISOString();
-      await insertEvent(trx, { id, workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
+      const id = await insertEvent(trx, { workspaceId: ws.id, connectorId: c.id, articleId: 'art_sample', event: 'test', snapshot: sampleSnapshot(ws, now), now, lease });
       return { eventId: id, connector: c };
     },
   }))!;
   return { ...r, eventId: r.event.id, url: c.url! };
 }
 
-export async function listWebhookDeliveries(ctx: Ctx, ws: Workspace, f: { articleId?: string; failed?: boolean; limit?: number }) {
-  return listDeliveries(ctx.db, { workspaceId: ws.id, articleId: f.articleId, failed: f.failed, limit: f.limit ?? 50 });
-}
+export const listWebhookDeliveries = (ctx: Ctx, ws: Workspace, f: Parameters<typeof listDeliveries>[2]) => listDeliveries(ctx.db, ws.id, f);
 
-/**
- * Send an event again now, from this process, by event id or by the id of any of its
- * deliveries, in its article's order: never ahead of an earlier event still waiting, never after
- * a later one was delivered (that would put an older state back on the receiver). The attempt
- * is logged with its real number; a failure starts a fresh retry budget (except for tests).
- */
+/** Send an event again now from this process, by its id or a delivery's, in its article's order; a failure starts a fresh retry budget. */
 export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<AttemptOutcome & { eventId: string; event: string; attempt: number }> {
   const delivery = ref.startsWith('dlv_') ? await findDelivery(ctx.db, ref) : undefined;
   const found = await findEvent(ctx.db, delivery?.eventId ?? ref);

@@ -6,8 +6,6 @@ import { type KeyObject, createHmac, createSecretKey, timingSafeEqual } from 'no
 
 type RawBody = string | Uint8Array;
 
-const toBuffer = (body: RawBody): Buffer => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-
 /** Keys made from the secrets in use (a daemon signs with a handful), so each signature does not copy its secret into a new key. */
 const keys = new Map<string, KeyObject>();
 const keyOf = (secret: string): KeyObject => {
@@ -22,7 +20,7 @@ const keyOf = (secret: string): KeyObject => {
 
 /** Hex HMAC-SHA256 of `"<t>.<raw body>"`, computed over the exact bytes. */
 export function computeSignature(rawBody: RawBody, timestamp: number, secret: string): string {
-  return createHmac('sha256', keyOf(secret)).update(`${timestamp}.`, 'utf8').update(toBuffer(rawBody)).digest('hex');
+  return createHmac('sha256', keyOf(secret)).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex');
 }
 
 /** The X-Service-Signature header for a body, signed with every active secret (newest first). */

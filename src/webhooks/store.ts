@@ -1,5 +1,7 @@
 import type { Queryable } from '../db/connect.js';
+import { newId } from '../lib/ids.js';
 import { type Connector, toConnector } from '../connectors/store.js';
+import type { LeaseRef } from './lease-store.js';
 import type { EventSnapshot, WebhookEventName } from './payload.js';
 
 // Knex access to webhook_events rows and the webhook_deliveries log. Leases: lease-store.ts.
@@ -55,10 +57,11 @@ export const toEvent = (r: Row): EventRow => ({
 
 export async function insertEvent(
   db: Queryable,
-  e: { id: string; workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: { holderId: string; token: string; until: string } },
-): Promise<void> {
+  e: { workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: LeaseRef },
+): Promise<string> {
+  const id = newId('evt');
   await db('webhook_events').insert({
-    id: e.id,
+    id,
     workspace_id: e.workspaceId,
     connector_id: e.connectorId,
     article_id: e.articleId,
@@ -73,6 +76,7 @@ export async function insertEvent(
     created_at: e.now,
     updated_at: e.now,
   });
+  return id;
 }
 
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
@@ -110,10 +114,7 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-/**
- * webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (the
- * one-statement settle in lease-store.ts sends each column as an array of that type).
- */
+/** webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (for settleDeliveredLogged's arrays). */
 export const DELIVERY_COLUMNS = {
   id: ['id', 'text'],
   event_id: ['eventId', 'text'],
@@ -147,7 +148,6 @@ export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Prom
   for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
 }
 
-/** The connectors with these ids (the worker's claims). */
 export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
   if (ids.length === 0) return new Map();
   return new Map((await db('connectors').whereIn('id', ids)).map((r) => [r.id as string, toConnector(r)]));
@@ -158,19 +158,19 @@ export async function findDelivery(db: Queryable, id: string): Promise<DeliveryR
   return row ? toDelivery(row) : undefined;
 }
 
-export async function listDeliveries(db: Queryable, f: { workspaceId: string; articleId?: string; failed?: boolean; limit: number }): Promise<DeliveryRow[]> {
-  const q = db('webhook_deliveries').where({ workspace_id: f.workspaceId });
+export async function listDeliveries(db: Queryable, workspaceId: string, f: { articleId?: string; failed?: boolean; limit?: number }): Promise<DeliveryRow[]> {
+  const q = db('webhook_deliveries').where({ workspace_id: workspaceId });
   if (f.articleId) q.where({ article_id: f.articleId });
   if (f.failed) q.where({ ok: false });
-  return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit)).map(toDelivery);
+  return (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit ?? 50)).map(toDelivery);
 }
 
-type ArticleScope = { connectorId: string; articleId: string };
-const ofArticle = (db: Queryable, s: ArticleScope) => db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId });
+export type ArticleScope = { connectorId: string; articleId: string };
 
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
 export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
-  const row = await ofArticle(db, s)
+  const row = await db('webhook_events')
+    .where({ connector_id: s.connectorId, article_id: s.articleId })
     .where({ status })
     .where('seq', side === 'before' ? '<' : '>', s.seq)
     .orderBy('seq', side === 'before' ? 'desc' : 'asc')
@@ -197,10 +197,7 @@ export async function makeQueueDue(db: Queryable, connectorId: string, now: stri
   );
 }
 
-/**
- * The latest publish or update event of each of these articles on this connector (by seq), with
- * the receiver's answer to its last attempt: what an article's result says about its delivery.
- */
+/** The latest publish or update event of each of these articles on this connector, with the receiver's last answer. */
 export async function latestPublishEvents(db: Queryable, connectorId: string, articleIds: string[]): Promise<Map<string, EventRow & { responseExcerpt: string | null }>> {
   const out = new Map<string, EventRow & { responseExcerpt: string | null }>();
   for (let i = 0; i < articleIds.length; i += 500) {

@@ -1,14 +1,15 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dns, type LookupAddress } from 'node:dns';
 import net from 'node:net';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
+import { within } from '../lib/deadline.js';
 
 // SSRF protection (decisions.md, Targets): http and https only; loopback, private, link-local
 // and other non-public addresses are refused unless the config allows them. The check runs on
 // the URL when it is set and again on every address a delivery actually connects to (a custom
 // `lookup`), so a DNS name that later resolves to 127.0.0.1 (rebinding) is still refused.
 
-type WebhookConfig = Config['webhooks'];
+export type WebhookConfig = Config['webhooks'];
 
 const blocked = new net.BlockList();
 for (const [net4, prefix] of [
@@ -52,10 +53,7 @@ function ipv6Groups(address: string): number[] | null {
 const zero = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
 const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 
-/**
- * The IPv4 address inside an IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96),
- * NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address; null for every other address.
- */
+/** The IPv4 address inside an IPv4-mapped, IPv4-translated, NAT64 (64:ff9b::/96) or 6to4 (2002::/16) address, else null. */
 function embeddedIpv4(g: number[]): string | null {
   if (zero(g, 0, 5) && g[5] === 0xffff) return ipv4Of(g[6], g[7]);
   if (zero(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return ipv4Of(g[6], g[7]);
@@ -66,7 +64,6 @@ function embeddedIpv4(g: number[]): string | null {
 
 const stripBrackets = (host: string) => host.replace(/^\[|\]$/g, '');
 
-/** Whether the config lets this host reach non-public addresses. */
 export const privateAllowed = (config: WebhookConfig, hostname: string): boolean =>
   config.allowPrivateNetworks || config.allowedHosts.some((h) => h.toLowerCase() === stripBrackets(hostname).toLowerCase());
 
@@ -101,13 +98,7 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
 export async function checkTargetResolves(url: URL, config: WebhookConfig): Promise<{ resolved: boolean }> {
   if (privateAllowed(config, url.hostname) || net.isIP(stripBrackets(url.hostname))) return { resolved: true };
   // A resolver that does not answer counts as unresolvable after webhooks.dnsTimeout.
-  const addresses = await new Promise<LookupAddress[] | null>((resolve) => {
-    const timer = setTimeout(() => resolve(null), config.dnsTimeout);
-    dnsLookup(url.hostname, { all: true }, (err, list) => {
-      clearTimeout(timer);
-      resolve(err ? null : list);
-    });
-  });
+  const addresses = await within(dns.lookup(url.hostname, { all: true }), config.dnsTimeout, () => new Error('timeout')).catch(() => null);
   if (!addresses) return { resolved: false };
   const bad = addresses.find((a) => isNonPublicAddress(a.address));
   if (bad) throw refusedTarget(url.hostname, bad.address);
@@ -116,10 +107,7 @@ export async function checkTargetResolves(url: URL, config: WebhookConfig): Prom
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/**
- * A `lookup` for http.request / net.connect that refuses non-public addresses: the check is on
- * the address the socket will actually connect to.
- */
+/** A `lookup` for http.request that refuses non-public addresses: those the socket actually connects to. */
 export function guardedLookup(config: WebhookConfig) {
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
     const opts = typeof options === 'number' ? { family: options } : options;

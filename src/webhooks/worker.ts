@@ -18,12 +18,11 @@ interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
   connector: Connector;
-  /** When `connector` was read (at most CONNECTOR_FRESH_MS before the claim). */
   connectorAt: number;
   claimedAt: number;
-  /** Set once the attempt holds its slots; claims still waiting for one are given back on stop. */
+  /** The attempt holds its slots (stop() gives back the claims that do not). */
   started?: boolean;
-  /** Settles once the attempt is sent and recorded (or given back). */
+  /** Sent and recorded, or given back. */
   done?: Promise<void>;
 }
 
@@ -31,25 +30,13 @@ interface Claim {
 const CONNECTOR_FRESH_MS = 1_000;
 /** A receiver whose last answer was a 2xx within QUICK_MS gets CLAIM_AHEAD times its slots claimed ahead. */
 const QUICK_MS = 250;
-// 16: a backlog to a quick receiver costs one find-due and one claim per 32 deliveries (8: per
-// 16-25, PostgreSQL CPU per delivery 0.57-0.67 ms against 0.48-0.51 ms); 64 claims at 4 slots
-// are sent within about 4 s, far inside the lease (maySend gives back any claim that waited too long).
+// 16: one find-due and claim per 32 deliveries to a quick receiver (8: PostgreSQL CPU 0.57-0.67 ms
+// a delivery against 0.48-0.51 ms); 64 claims at 4 slots go out in about 4 s, far inside the lease.
 const CLAIM_AHEAD = 16;
 /** How long a recorded answer may wait for the answers of the attempts still in flight, to share their commit. */
 const GATHER_MS = 5;
 
-/**
- * The daemon's delivery loop (a Job, see jobs/job.ts). Due outbox rows are claimed in batches
- * with one lease (several daemons and the CLI may share the database) and sent with at most
- * webhooks.concurrency attempts in flight, at most webhooks.concurrencyPerReceiver of them to one
- * receiver (one workspace's webhook): a queue per receiver feeds one queue for all (p-queue), so
- * a slow receiver holds its own slots, never the others', and receivers take turns in the shared
- * queue (each has at most its own slots' worth waiting there). Results are recorded by group commit (one transaction for the
- * attempts that ended meanwhile). The worker looks for due rows at once on `webhooks.enqueued`,
- * once an attempt is recorded while its receiver's claims run low (the next event of its article
- * may be due; with more claims waiting, the next claim finds it), and every
- * webhooks.pollInterval (rows written by other processes). Its heartbeat keeps its leases alive.
- */
+/** The daemon's delivery loop: claims in batches, a queue per receiver feeding one for all (a slow receiver holds only its own slots), group commit. */
 export function startWebhookWorker(ctx: Ctx): Job {
   const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
@@ -61,13 +48,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
     if (!q) receivers.set(id, (q = new PQueue({ concurrency: slotsPerReceiver })));
     return q;
   };
-  /** Claims of the receiver that wait for its slots (the rest hold one: sending, or waiting in `all`). */
+  /** Claims of the receiver waiting for its slots (the rest hold one). */
   const queued = (id: string) => receivers.get(id)?.size ?? 0;
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   const quick = new Set<string>(); // connectors whose last answer came quickly
   const connectorCache = new Map<string, { connector: Connector; at: number }>();
-  /** The claims' connectors: read at most every CONNECTOR_FRESH_MS (send() reads again what waited longer or failed since). */
+  /** The claims' connectors, read at most every CONNECTOR_FRESH_MS or after a failure. */
   const connectorsOf = async (ids: string[]): Promise<Map<string, { connector: Connector; at: number }>> => {
     const now = Date.now();
     const stale = ids.filter((id) => (connectorCache.get(id)?.at ?? -Infinity) < now - CONNECTOR_FRESH_MS || (failedAt.get(id) ?? -1) >= connectorCache.get(id)!.at);
@@ -82,16 +69,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
   let ticking: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
-  /** Why the next tick looks for due rows: anything may be due (a poll, an event queued), or these receivers want more. */
+  /** Why the next tick looks: anything may be due (a poll, an event queued), or these receivers want more. */
   let anything = false;
   const asking = new Set<string>();
   let pruneAt = 0;
-  /** Aborts every attempt in flight at once (a shutdown deadline): one controller for all, none per attempt. */
+  /** Aborts every attempt in flight (a shutdown deadline): one controller for all. */
   const giveUp = new AbortController();
 
-  // On SQLite the worker's writes (claims, group commits, leases given back) go through the
-  // process's writer in arrival order (db/connect.ts writerOf), instead of napping in
-  // busy_timeout's back-off while a burst of publishes takes the lock.
+  // On SQLite the worker's writes queue for the process's writer instead of napping in busy_timeout's back-off.
   const writer = writerOf(ctx.db);
   // A batch waits (at most GATHER_MS) for the attempts in flight, up to one answer per slot.
   const record = groupCommit<SentAttempt>(
@@ -109,11 +94,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** How many claims a receiver may have waiting or in flight (see claimDue). */
   const ahead = (id: string) => (quick.has(id) ? CLAIM_AHEAD : 2) * slotsPerReceiver;
   const room = (id: string) => ahead(id) - queued(id) - holding(id);
-  /**
-   * Claim again for this receiver: a quick one once half its claims are gone (batches of half,
-   * the next arriving while the other half is still waiting); any other once its waiting claims
-   * are down to its slots.
-   */
+  /** Claim again for a quick receiver once half its claims are gone, for any other once its waiting claims are down to its slots. */
   const wantsMore = (id: string) => (quick.has(id) ? room(id) >= ahead(id) / 2 : room(id) > 0 && queued(id) <= slotsPerReceiver);
 
   /** The attempt of a claim holding its slots: what to record, or null (given back, or given up). */
@@ -134,8 +115,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       return null;
     }
     const sent = await sendAttempt(ctx, event, connector, lease, event.currentPublishedUrl, giveUp.signal);
-    // Given up at the shutdown deadline: stop() released its lease first and logged it, so
-    // there is nothing to record (a record would only find the lease gone and warn of it).
+    // Given up at the shutdown deadline: stop() released its lease and logged it; nothing to record.
     if (giveUp.signal.aborted) return null;
     if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
     if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
@@ -147,6 +127,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** Queue a claim for its receiver's slots and one of all; once answered, its slots go to the next while it is recorded. */
   const enqueue = (c: Claim, h: LeaseHolder) => {
     const { event } = c;
+    claims.set(event.id, c);
     c.done = receiverQueue(event.connectorId)
       .add(() =>
         all.add(async () => {
@@ -176,16 +157,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const claimDue = async (): Promise<number> => {
     let claimed = 0;
     if (stopped) return claimed; // a wake queued before stop(): no heartbeat row may outlive the worker
-    holder ??= await startHolder(ctx, 'daemon');
-    const h = holder;
+    const h = (holder ??= await startHolder(ctx, 'daemon'));
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
     }
-    // Keep claims waiting for the slots, so a slot never waits on a database round trip: for a
-    // receiver, twice its slots (each then waits at most one timeout, well within its lease), or
-    // CLAIM_AHEAD times them while its answers come quickly (fewer, larger claims); attempts being
-    // recorded do not count. (A claim that waited too long is given back by maySend, never sent late.)
+    // Claims wait for the slots, so a slot never waits on a round trip: twice a receiver's slots (each waits at most
+    // one timeout), CLAIM_AHEAD times them while it answers quickly; maySend gives back one that waited too long.
     for (;;) {
       const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
@@ -213,9 +191,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
           await releaseLeases(writer, lease.token, { ids: [event.id] });
           continue;
         }
-        const c: Claim = { event, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() };
-        claims.set(event.id, c);
-        enqueue(c, h);
+        enqueue({ event, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() }, h);
       }
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return claimed;
@@ -253,7 +229,10 @@ export function startWebhookWorker(ctx: Ctx): Job {
   };
 
   let woken = false;
-  const schedule = () => {
+  /** Look soon: for this receiver (its claims run low, or an attempt of it was recorded), or for anything (an event queued). */
+  const wakeFor = (connectorId?: string) => {
+    if (connectorId) asking.add(connectorId);
+    else anything = true;
     if (stopped || woken) return;
     woken = true; // one tick for every wake of one event-loop turn
     setImmediate(() => {
@@ -261,28 +240,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
       void tick();
     });
   };
-  /** Something may be due (an event queued). */
-  const wake = () => {
-    anything = true;
-    schedule();
-  };
-  /** This receiver's claims run low, or an attempt of it was recorded. */
-  const wakeFor = (connectorId: string) => {
-    asking.add(connectorId);
-    schedule();
-  };
+  const wake = () => wakeFor();
   ctx.events.on('webhooks.enqueued', wake);
   timer = setTimeout(poll, 0);
 
   const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(writer, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
-    /**
-     * Stop claiming; give the claims not yet started back at once; wait for the attempts in
-     * flight. When `deadline` aborts first, those are given up: their leases are released (so
-     * another daemon, or the next start, takes them at once), their requests aborted, nothing
-     * recorded for them, and the result is false (the stop was incomplete).
-     */
+    /** Give back the claims not started, wait for those in flight; when `deadline` aborts first they are given up and the result is false. */
     async stop(deadline?: AbortSignal) {
       stopped = true;
       clearTimeout(timer);

@@ -7,7 +7,10 @@ export interface Gather {
   waitMs: number;
 }
 
-/** `add(item)` resolves once `flush` handled a batch holding it; with `gather`, a smaller batch waits for items on their way (PostgreSQL: 93 settles per 1,000 deliveries, not 277). */
+/**
+ * `add(item)` resolves once `flush` handled a batch holding it; with `gather`, a smaller batch waits for items on their way
+ * (PostgreSQL: 93 settles per 1,000 deliveries, not 277). `flush` reports its own errors: a throw reaches that batch's callers.
+ */
 export function groupCommit<T>(flush: (items: T[]) => Promise<void>, gather?: Gather): (item: T) => Promise<void> {
   let queue: Array<{ item: T; done: () => void; fail: (err: unknown) => void }> = [];
   let running = false;

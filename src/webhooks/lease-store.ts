@@ -6,6 +6,7 @@ import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type Delive
 // A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
 // is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
 // a new one only the first conditional update wins. A holder without a heartbeat row keeps it until locked_until.
+// leaseOurs does not check the holder's own heartbeat: one that merely lags (a busy pool) settles when nobody took over.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -71,7 +72,10 @@ const CLAIM_SQL =
   `where e.id = any($4::text[]) and e.status = 'pending' and e.next_attempt_at <= $5 and ${leaseVoidSql('e', '$5', '$6')} ` +
   `returning ${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
 
-/** Due events nobody validly holds, on enabled connectors not skipped, first in line for their article (decisions.md, Webhook order), oldest first. */
+/**
+ * Due events nobody validly holds, on enabled connectors not in `skipConnectors` (those at their bound), first in line for
+ * their article (decisions.md, Webhook order), oldest first, at most `perConnector` a connector. Ids only: the rows come with claimEvents.
+ */
 export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<Array<Pick<EventRow, 'id' | 'connectorId'>>> {
   if (onPostgresPool(db)) {
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
@@ -211,7 +215,7 @@ const SETTLE_LOGGED_SQL =
   `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
   'join settled on settled.id = v.event_id returning event_id';
 
-/** PostgreSQL only: settleDelivered and the log lines of the events it settled, in one atomic statement (one round trip, not four). */
+/** PostgreSQL only: settleDelivered and the log lines (`lines`: one per event of `held`) of the events it settled, in one atomic statement (one round trip, not four). */
 export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
   const rows = lines.map(deliveryRow);
   const values = [

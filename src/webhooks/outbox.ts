@@ -38,7 +38,10 @@ export async function enqueueArticleEvent(trx: Trx, ctx: Ctx, args: ArticleEvent
   });
 }
 
-/** Under the article's row lock: refuse a decision while an unpublish waits for its receiver (its take-down would undo it); fail one whose process is gone. */
+/**
+ * Under the article's row lock: refuse a decision while an unpublish waits for its receiver (its take-down would undo it); fail one whose
+ * process is gone. One query for a whole batch (publish --all-drafts): an unpublish is rare.
+ */
 export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article | Article[]): Promise<void> {
   const byId = new Map([about].flat().map((a) => [a.id, a]));
   for (const unpublish of await pendingUnpublishes(trx, [...byId.keys()])) {

@@ -12,7 +12,7 @@ export interface EventSnapshot {
     slug: string | null;
     contentType: string;
     bodyMarkdown: string | null;
-    /** The body as the publish rendered it, and its word count; absent on events written without them, which the attempt renders. */
+    /** The body as the publish rendered it, and its word count; absent on events written without them (older releases' rows too), which the attempt renders. */
     bodyHtml?: string | null;
     wordCount?: number;
   };

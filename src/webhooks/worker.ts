@@ -219,7 +219,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       } while (again && !stopped);
     })().finally(() => {
       ticking = null;
-      if (!stopped) timer = setTimeout(poll, ctx.config.webhooks.pollInterval);
+      if (!stopped) timer = setTimeout(poll, ctx.config.webhooks.pollInterval); // rows other processes wrote
     });
     return ticking;
   };

@@ -17,8 +17,8 @@ import { connectorsByIds } from './store.js';
 interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
+  /** Read when the claim was made, at `claimedAt`. */
   connector: Connector;
-  connectorAt: number;
   claimedAt: number;
   /** The attempt holds its slots (stop() gives back the claims that do not). */
   started?: boolean;
@@ -53,15 +53,6 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   const quick = new Set<string>(); // connectors whose last answer came quickly
-  const connectorCache = new Map<string, { connector: Connector; at: number }>();
-  /** The claims' connectors, read at most every CONNECTOR_FRESH_MS or after a failure. */
-  const connectorsOf = async (ids: string[]): Promise<Map<string, { connector: Connector; at: number }>> => {
-    const now = Date.now();
-    const stale = ids.filter((id) => (connectorCache.get(id)?.at ?? -Infinity) < now - CONNECTOR_FRESH_MS || (failedAt.get(id) ?? -1) >= connectorCache.get(id)!.at);
-    for (const [id, connector] of await connectorsByIds(ctx.db, stale)) connectorCache.set(id, { connector, at: now });
-    for (const id of stale) if (connectorCache.get(id)?.at !== now) connectorCache.delete(id);
-    return new Map(ids.filter((id) => connectorCache.has(id)).map((id) => [id, connectorCache.get(id)!]));
-  };
   /** When an attempt to the connector last failed: claims made before re-read the connector (410 disables it). */
   const failedAt = new Map<string, number>();
   let holder: LeaseHolder | null = null;
@@ -101,7 +92,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const send = async (c: Claim, h: LeaseHolder): Promise<SentAttempt | null> => {
     const { event, lease } = c;
     let connector: Connector | undefined = c.connector;
-    if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.connectorAt) {
+    if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.claimedAt) {
       connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
     }
     if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
@@ -184,14 +175,15 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const taken = await claimEvents(writer, pick.map((e) => e.id), lease, at);
       if (taken.length === 0) return claimed;
       claimed += taken.length;
-      const connectors = await connectorsOf([...taking.keys()]);
+      const claimedAt = Date.now(); // before the connectors are read: a failure from now on makes send() read again
+      const connectors = await connectorsByIds(ctx.db, [...taking.keys()]);
       for (const event of taken) {
-        const known = connectors.get(event.connectorId);
-        if (!known) {
+        const connector = connectors.get(event.connectorId);
+        if (!connector) {
           await releaseLeases(writer, lease.token, { ids: [event.id] });
           continue;
         }
-        enqueue({ event, lease, connector: known.connector, connectorAt: known.at, claimedAt: Date.now() }, h);
+        enqueue({ event, lease, connector, claimedAt }, h);
       }
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return claimed;

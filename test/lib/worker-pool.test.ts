@@ -76,7 +76,8 @@ describe('the worker pool', () => {
     const p = pool(TIMED);
     // 500 ms without CPU, past the 200 ms deadline: a starved render, not a costly one.
     await expect(p.run('sleep', 500)).resolves.toBe(500);
-    await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
+    // A spin is stopped at its 200 ms of CPU time, or on a machine too busy to give it that much within four times the deadline, at that cap.
+    await expect(p.run('spin', null)).rejects.toMatchObject({ reason: 'timeout', message: expect.stringMatching(/^the task (ran longer than 200 ms|waited 4 times its 200 ms deadline for the CPU)$/) });
     // A caller holding a lock gives it no more than its deadline, CPU or not.
     await expect(p.run('sleep', 500, { holdingLock: true })).rejects.toMatchObject({ reason: 'timeout', message: 'the task ran longer than 200 ms' });
     // Past four times the deadline it is stopped all the same.

@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Queryable } from '../db/connect.js';
+import { isPostgres, type Queryable, type Row } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { type SearchQuery, searchDocument } from './search-terms.js';
 import { type StoredArticle, articleJson } from './snapshot.js';
 import { htmlSearchTerms } from '../lib/markdown.js';
 import type { PageQuery } from './query-store.js';
-
-type Row = Record<string, any>;
 
 // SQLite: contentless FTS5, rowid = content_search.id. PostgreSQL: a 'simple' tsvector, title A and body D, under a GIN index.
 

@@ -72,13 +72,10 @@ export async function isNewDatabase(db: Db): Promise<boolean> {
 
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
 async function lastBatch(db: Db): Promise<string[]> {
-  if (!(await db.schema.hasTable('knex_migrations'))) return [];
-  const rows: Array<{ name: string }> = await db('knex_migrations')
-    .where('batch', db('knex_migrations').max('batch'))
-    .orderBy('id', 'desc')
-    .select('name');
-  refuseNewer(await knexState(db));
-  return rows.map((r) => r.name);
+  const state = await knexState(db);
+  refuseNewer(state);
+  if (state.applied.length === 0) return [];
+  return db('knex_migrations').where('batch', db('knex_migrations').max('batch')).orderBy('id', 'desc').pluck('name');
 }
 
 /** For the migration tests: 'all' undoes every one. */
@@ -102,20 +99,14 @@ export async function migrationStatus(db: Db) {
   });
 }
 
-interface KnexState {
-  known: string[];
-  /** Oldest first ([] before knex created its tables). */
-  applied: string[];
-  /** Null when the table does not exist (yet). */
-  lockRows: Array<{ is_locked: number | null }> | null;
-}
+type KnexState = Awaited<ReturnType<typeof knexState>>;
 
-/** Read without creating anything. */
-async function knexState(db: Db): Promise<KnexState> {
+/** Read without creating anything: `applied` oldest first ([] before knex created its tables), `lockRows` null when that table does not exist (yet). */
+async function knexState(db: Db) {
   const known = (await source.getMigrations([])).map(source.getMigrationName);
   if (!(await db.schema.hasTable('knex_migrations'))) return { known, applied: [], lockRows: null };
   const rows: Array<{ name: string }> = await db('knex_migrations').orderBy('id').select('name');
-  const lockRows = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
+  const lockRows: Array<{ is_locked: number | null }> | null = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
   return { known, applied: rows.map((r) => r.name), lockRows };
 }
 

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from './connect.js';
-import { cannotReach, databaseOf } from './errors.js';
+import { cannotReach, databaseIdentity } from './errors.js';
 import { withMigrationLock } from './locks.js';
 
 // migrations/ sits next to src/ both in the source tree and in dist/.
@@ -143,6 +143,7 @@ async function reachable<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw cannotReach(databaseOf(db), err) ?? err;
+    const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
+    throw cannotReach(databaseIdentity({ client, url: connection?.connectionString, filename: connection?.filename }), err) ?? err;
   }
 }

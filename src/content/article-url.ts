@@ -27,7 +27,14 @@ export function articleJsonWithUrl(json: string, slug: string, prefix: string | 
   if (json.includes(`"url":${JSON.stringify(url)}`)) return { json, changed: false };
   const article = JSON.parse(json) as { url: string | null; schemaJsonLd: string | null };
   article.url = url;
-  if (article.schemaJsonLd) article.schemaJsonLd = jsonLdWithPageUrl(article.schemaJsonLd, url);
+  if (article.schemaJsonLd) {
+    // The Article's page (mainEntityOfPage) at the new URL, or none.
+    const doc = JSON.parse(article.schemaJsonLd) as Record<string, unknown> & { '@graph'?: Array<Record<string, unknown>> };
+    const node = doc['@graph']?.[0] ?? doc;
+    if (url) node.mainEntityOfPage = pageOf(url);
+    else delete node.mainEntityOfPage;
+    article.schemaJsonLd = serialize(doc);
+  }
   return { json: JSON.stringify(article), changed: true };
 }
 
@@ -58,15 +65,6 @@ export function buildJsonLd({ index, author, url, faq }: { index: ArticleIndex; 
   };
   const faqPage = { '@type': 'FAQPage', mainEntity: faq.map((f) => ({ '@type': 'Question', name: f.question, acceptedAnswer: { '@type': 'Answer', text: f.answer } })) };
   return serialize({ '@context': 'https://schema.org', ...(faq.length ? { '@graph': [node, faqPage] } : node) });
-}
-
-/** The same JSON-LD with the Article's page (mainEntityOfPage) at another URL, or none. */
-export function jsonLdWithPageUrl(jsonLd: string, url: string | null): string {
-  const doc = JSON.parse(jsonLd) as Record<string, unknown> & { '@graph'?: Array<Record<string, unknown>> };
-  const node = doc['@graph']?.[0] ?? doc;
-  if (url) node.mainEntityOfPage = pageOf(url);
-  else delete node.mainEntityOfPage;
-  return serialize(doc);
 }
 
 const pageOf = (url: string) => ({ '@type': 'WebPage', '@id': url });

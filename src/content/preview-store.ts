@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import type { Queryable, Row } from '../db/connect.js';
 
 export interface PreviewRow {
   id: string;
@@ -9,7 +9,6 @@ export interface PreviewRow {
   revokedAt: string | null;
 }
 
-type Row = Record<string, any>;
 const toPreview = (r: Row): PreviewRow => ({ id: r.id, workspaceId: r.workspace_id, articleId: r.article_id, createdAt: r.created_at, expiresAt: r.expires_at, revokedAt: r.revoked_at ?? null });
 
 export async function insertPreview(db: Queryable, p: PreviewRow & { tokenHash: string }): Promise<void> {

@@ -1,12 +1,10 @@
-import { type Queryable, isPostgres } from '../db/connect.js';
+import { type Queryable, type Row, isPostgres } from '../db/connect.js';
 import type { RelatedPost, TermCount } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
 import type { ContentRoute } from './responses.js';
 import { catGroup, groupSize, tagGroup, wsGroup } from './snapshot-store.js';
 import { articleJson } from './snapshot.js';
-
-type Row = Record<string, any>;
 
 export type PageQuery = Pick<Extract<ContentRoute, { kind: 'page' }>, 'page' | 'limit' | 'category' | 'tag'>;
 
@@ -116,8 +114,7 @@ async function sharingTags(db: Queryable, workspaceId: string, a: ArticleRow, ta
 export type TermRow = TermCount & { lastmod: string };
 
 export async function termRows(db: Queryable, workspaceId: string, kind: 'category' | 'tag'): Promise<TermRow[]> {
-  const rows = await db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
-  return rows.map((r: Row) => ({ title: r.title, slug: r.slug, count: Number(r.count), lastmod: r.lastmod }));
+  return db('content_terms').where({ workspace_id: workspaceId, kind }).orderBy('count', 'desc').orderBy('slug').select('title', 'slug', 'count', 'lastmod');
 }
 
 /** When the workspace's content last changed; before its first publish, when it was created (every 200 carries Last-Modified). */

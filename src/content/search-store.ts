@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Queryable } from '../db/connect.js';
+import { isPostgres, type Queryable, type Row } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { type SearchQuery, searchDocument } from './search-terms.js';
 import { type StoredArticle, articleJson } from './snapshot.js';
 import { htmlSearchTerms } from '../lib/markdown.js';
 import type { PageQuery } from './query-store.js';
-
-type Row = Record<string, any>;
 
 // SQLite: contentless FTS5, rowid = content_search.id. PostgreSQL: a 'simple' tsvector, title A and body D, under a GIN index.
 
@@ -86,26 +84,22 @@ type SearchFilter = Omit<PageQuery, 'page'> & { offset: number; cap?: number };
 export async function searchRows(db: Queryable, workspaceId: string, query: SearchQuery, f: SearchFilter): Promise<{ rows: string[]; total: number }> {
   const pg = isPostgres(db);
   const match = pg ? pgQuery(query) : { sql: 'content_search_fts MATCH ?', bindings: [ftsQuery(query)] };
-  const base = () => {
-    const b = pg
-      ? db('content_search as s').join('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(`s.document @@ ${match.sql}`, match.bindings)
-      : // CROSS JOIN: SQLite's planner otherwise starts from the workspace's rows and runs the
-        // MATCH once per row (cost growing with the workspace); the full-text match goes first.
-        db('content_search_fts').crossJoin('content_search as s', 's.id', 'content_search_fts.rowid').crossJoin('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(match.sql, match.bindings);
-    b.where('s.workspace_id', workspaceId);
-    if (f.category !== undefined) b.where('ci.category', f.category);
-    if (f.tag !== undefined) b.whereExists((sub: Knex.QueryBuilder) => sub.select(db.raw('1')).from('content_tags as g').where({ 'g.workspace_id': workspaceId, 'g.tag': f.tag }).whereRaw('g.article_id = ci.article_id'));
-    return b;
-  };
+  const candidates = pg
+    ? db('content_search as s').join('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(`s.document @@ ${match.sql}`, match.bindings)
+    : // CROSS JOIN: SQLite's planner otherwise starts from the workspace's rows and runs the
+      // MATCH once per row (cost growing with the workspace); the full-text match goes first.
+      db('content_search_fts').crossJoin('content_search as s', 's.id', 'content_search_fts.rowid').crossJoin('content_index as ci', 'ci.article_id', 's.article_id').whereRaw(match.sql, match.bindings);
+  candidates.where('s.workspace_id', workspaceId);
+  if (f.category !== undefined) candidates.where('ci.category', f.category);
+  if (f.tag !== undefined) candidates.whereExists((sub: Knex.QueryBuilder) => sub.select(db.raw('1')).from('content_tags as g').where({ 'g.workspace_id': workspaceId, 'g.tag': f.tag }).whereRaw('g.article_id = ci.article_id'));
   // At most MATCH_CAP matches are ranked (SQLite: the most recently indexed; PostgreSQL: the
   // first the index yields), so a word in every article costs like one in a thousand.
   const score = pg ? db.raw(`ts_rank(s.document, ${match.sql}, 1) as score`, match.bindings) : db.raw(`-bm25(content_search_fts, ${TITLE_WEIGHT}.0, 1.0) as score`);
-  const candidates = base().select('ci.article_id as id', 'ci.published_at as at', score).limit(f.cap ?? MATCH_CAP);
+  candidates.select('ci.article_id as id', 'ci.published_at as at', score).limit(f.cap ?? MATCH_CAP);
   if (!pg) candidates.orderBy('content_search_fts.rowid', 'desc');
   const found: Row[] = await candidates;
   found.sort((a, b) => Number(b.score) - Number(a.score) || (a.at < b.at ? 1 : a.at > b.at ? -1 : 0) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const ids = found.slice(f.offset, f.offset + f.limit).map((r) => r.id as string);
-  if (ids.length === 0) return { rows: [], total: found.length };
   const json = new Map((await rowsByKeys(db, 'content_index', 'article_id', ids, ['article_id', 'index_json'])).map((r) => [r.article_id, r.index_json as string]));
   return { rows: ids.flatMap((id) => json.get(id) ?? []), total: found.length };
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
-import type { Queryable, Trx } from '../db/connect.js';
+import type { Queryable, Row, Trx } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Article } from '../articles/types.js';
@@ -10,8 +10,6 @@ import { nowIso } from '../lib/clock.js';
 import { indexForSearch, removeFromSearch } from './search-store.js';
 import type { RenderedBody } from '../lib/markdown.js';
 import { type PackedSnapshot, type Snapshot, buildSnapshot, packSnapshot } from './snapshot.js';
-
-type Row = Record<string, any>;
 
 // Dense ranks (0 = oldest), sitemap blocks and term counts, written in the publishing transaction (docs/architecture.md).
 

@@ -19,20 +19,16 @@ export interface Snapshot {
   searchTerms: string;
 }
 
-/** Focus keyword then secondary keywords, de-duplicated by slug (decisions.md). */
-export function tagsOf(article: Pick<DomainArticle, 'focusKeyword' | 'secondaryKeywords'>): Tag[] {
-  const tags = new Map<string, Tag>();
+export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody): Snapshot {
+  const category = categoryOf(article.contentType);
+  // Focus keyword then secondary keywords, de-duplicated by slug (decisions.md).
+  const bySlug = new Map<string, Tag>();
   for (const keyword of [article.focusKeyword, ...article.secondaryKeywords]) {
     const title = keyword?.trim();
     const slug = title ? slugify(title) : '';
-    if (title && slug && !tags.has(slug)) tags.set(slug, { id: slug, title, slug });
+    if (title && slug && !bySlug.has(slug)) bySlug.set(slug, { id: slug, title, slug });
   }
-  return [...tags.values()];
-}
-
-export function buildSnapshot(ws: Workspace, article: DomainArticle, publication: Publication, rendered: RenderedBody): Snapshot {
-  const category = categoryOf(article.contentType);
-  const tags = tagsOf(article);
+  const tags = [...bySlug.values()];
   const url = articleUrl(ws, article.slug);
   const index: ArticleIndex = {
     id: article.id,

@@ -1,6 +1,4 @@
-import { type Queryable, isPostgres } from './connect.js';
-
-type Row = Record<string, any>;
+import { type Queryable, type Row, isPostgres } from './connect.js';
 
 /**
  * Each row once, in no order. On PostgreSQL a lateral subquery per key (OFFSET 0 keeps it from

@@ -8,6 +8,7 @@ import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 export type Db = Knex;
 export type Trx = Knex.Transaction;
 export type Queryable = Knex | Knex.Transaction;
+export type Row = Record<string, any>;
 
 let driver: typeof pg | undefined;
 
@@ -49,7 +50,8 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
         max: database.poolMax,
         afterCreate(conn: pg.Client, done: (err: Error | null, c: unknown) => void) {
           dropOnQueryTimeout(conn);
-          endWithDeadline(conn);
+          // knex ends a pooled connection with end(callback) and waits for it: through endClient.
+          (conn as unknown as { end: (callback: () => void) => void }).end = (callback) => void endClient(conn).then(callback);
           done(null, conn);
         },
       },
@@ -125,15 +127,10 @@ function dropOnQueryTimeout(client: pg.Client): void {
 /** End a connection politely, cut after `ms`: pg's end() waits for the server, which a silent link never answers. */
 export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
   const timer = setTimeout(() => cutClient(client), ms);
-  // pg's own end, not the pool's bounded one (endWithDeadline) that calls this.
+  // pg's own end, not the pool's bounded one (set in openDb) that calls this.
   const end = pgDriver().Client.prototype.end as (this: pg.Client) => Promise<void>;
   await end.call(client).catch(() => undefined);
   clearTimeout(timer);
-}
-
-/** knex ends a pooled connection with end(callback) and waits for it: through endClient. */
-function endWithDeadline(client: pg.Client): void {
-  (client as unknown as { end: (callback: () => void) => void }).end = (callback) => void endClient(client).then(callback);
 }
 
 /** A query in flight on it fails. */

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { AppError, FAILURE_WORDS, type FailureClass, conflict, toAppError } from '../errors.js';
-import type { Db } from './connect.js';
 import { withoutPassword } from './moved.js';
 
 function violates(err: unknown, pgCode: string, sqliteWords: RegExp): boolean {
@@ -23,11 +22,6 @@ export function translateDbError(err: unknown, messages: { unique?: string; fore
 /** Which database the settings name: the PostgreSQL URL without its password, or sqlite:<file>. */
 export const databaseIdentity = (database: { client: string; url?: string; filename?: string }) =>
   database.client === 'pg' ? withoutPassword(database.url ?? '') : `sqlite:${path.resolve(database.filename ?? '')}`;
-
-export function databaseOf(db: Db): string {
-  const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
-  return databaseIdentity({ client, url: connection?.connectionString, filename: connection?.filename });
-}
 
 /**
  * "Cannot reach the database postgres://svc@db:5432/svc: it refused the connection (refused)";

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { type Stats, chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.js';
 
@@ -8,7 +8,13 @@ const FILE_MODE = 0o600;
 
 /** One level at a time: Node's recursive mkdirSync never returns under /proc, and a path through a file should be told. */
 export function ensurePrivateDir(dir: string): void {
-  const stat = statOrNothing(dir);
+  let stat: Stats | undefined;
+  try {
+    stat = statSync(dir, { throwIfNoEntry: false });
+  } catch (err) {
+    // A path under a file (ENOTDIR) is not there either: the walk up then finds the file and says so.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+  }
   if (stat?.isDirectory()) return;
   if (stat) throw dataDirError(dir, 'it exists and is not a directory');
   const parent = path.dirname(dir);
@@ -18,16 +24,6 @@ export function ensurePrivateDir(dir: string): void {
     chmodSync(dir, DIR_MODE); // the umask may have taken bits away from the mode asked for
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirError(dir, (err as Error).message);
-  }
-}
-
-/** A path under a file (ENOTDIR) is not there either: the walk up then finds the file and says so. */
-function statOrNothing(p: string) {
-  try {
-    return statSync(p, { throwIfNoEntry: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw err;
   }
 }
 

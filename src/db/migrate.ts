@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from './connect.js';
-import { cannotReach, databaseOf } from './errors.js';
+import { cannotReach, databaseIdentity } from './errors.js';
 import { withMigrationLock } from './locks.js';
 
 // migrations/ sits next to src/ both in the source tree and in dist/.
@@ -29,11 +29,9 @@ const LOCK_TABLE = 'knex_migrations_lock';
 /** A database up to date, with knex's lock table clean, is answered from a few reads, unlocked. */
 export async function migrateLatest(db: Db, opts: { log?: Logger } = {}): Promise<string[]> {
   return reachable(db, async () => {
-    const state = await knexState(db);
-    refuseNewer(state);
+    const state = refuseNewer(await knexState(db));
     if (lockClean(state.lockRows) && state.known.every((m) => state.applied.includes(m))) return [];
-    const [, applied] = (await locked(db, opts.log, () => db.migrate.latest(options()))) as [number, string[]];
-    return applied;
+    return locked(db, opts.log, () => db.migrate.latest(options()));
   });
 }
 
@@ -57,12 +55,11 @@ export async function rollbackLastBatch(db: Db, opts: { log?: Logger; confirm?: 
       );
     }
     await opts.confirm?.(batch);
-    const [, rolledBack] = (await locked(db, opts.log, async () => {
+    return locked(db, opts.log, async () => {
       const now = await lastBatch(db);
       if (now.join() !== batch.join()) throw new AppError('conflict', 409, 'The migrations changed while you confirmed (another svc migrated this database): nothing was rolled back', { hint: 'Run svc migrate --status, then the rollback again.' });
       return db.migrate.rollback(options(), false);
-    })) as [number, string[]];
-    return rolledBack;
+    });
   });
 }
 
@@ -72,20 +69,14 @@ export async function isNewDatabase(db: Db): Promise<boolean> {
 
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
 async function lastBatch(db: Db): Promise<string[]> {
-  if (!(await db.schema.hasTable('knex_migrations'))) return [];
-  const rows: Array<{ name: string }> = await db('knex_migrations')
-    .where('batch', db('knex_migrations').max('batch'))
-    .orderBy('id', 'desc')
-    .select('name');
-  refuseNewer(await knexState(db));
-  return rows.map((r) => r.name);
+  if (refuseNewer(await knexState(db)).applied.length === 0) return [];
+  return db('knex_migrations').where('batch', db('knex_migrations').max('batch')).orderBy('id', 'desc').pluck('name');
 }
 
 /** For the migration tests: 'all' undoes every one. */
 export async function migrateStep(db: Db, step: 'up' | 'down' | 'all'): Promise<string[]> {
   const run = () => (step === 'all' ? db.migrate.rollback(options(), true) : db.migrate[step](options()));
-  const [, done] = (await reachable(db, () => locked(db, undefined, run))) as [number, string[]];
-  return done;
+  return reachable(db, () => locked(db, undefined, run));
 }
 
 export type MigrationStatus = Awaited<ReturnType<typeof migrationStatus>>;
@@ -102,28 +93,22 @@ export async function migrationStatus(db: Db) {
   });
 }
 
-interface KnexState {
-  known: string[];
-  /** Oldest first ([] before knex created its tables). */
-  applied: string[];
-  /** Null when the table does not exist (yet). */
-  lockRows: Array<{ is_locked: number | null }> | null;
-}
+type KnexState = Awaited<ReturnType<typeof knexState>>;
 
-/** Read without creating anything. */
-async function knexState(db: Db): Promise<KnexState> {
+/** Read without creating anything: `applied` oldest first ([] before knex created its tables), `lockRows` null when that table does not exist (yet). */
+async function knexState(db: Db) {
   const known = (await source.getMigrations([])).map(source.getMigrationName);
   if (!(await db.schema.hasTable('knex_migrations'))) return { known, applied: [], lockRows: null };
   const rows: Array<{ name: string }> = await db('knex_migrations').orderBy('id').select('name');
-  const lockRows = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
+  const lockRows: Array<{ is_locked: number | null }> | null = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
   return { known, applied: rows.map((r) => r.name), lockRows };
 }
 
 const lockClean = (rows: KnexState['lockRows']) => rows !== null && rows.length === 1 && Number(rows[0].is_locked) === 0;
 
-function refuseNewer({ known, applied }: KnexState): void {
-  const unknown = applied.filter((m) => !known.includes(m));
-  if (unknown.length === 0) return;
+function refuseNewer(state: KnexState): KnexState {
+  const unknown = state.applied.filter((m) => !state.known.includes(m));
+  if (unknown.length === 0) return state;
   throw new AppError(
     'database_newer',
     409,
@@ -139,11 +124,9 @@ function refuseNewer({ known, applied }: KnexState): void {
  * Holding our lock nobody migrates, so knex's lock table must hold one row, unlocked: anything else
  * is left over (a migrator died, two raced on an empty database) and would make knex refuse to run.
  */
-function locked<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promise<T> {
+function locked(db: Db, log: Logger | undefined, fn: () => Promise<[number, string[]]>): Promise<string[]> {
   return withMigrationLock(db, log, async () => {
-    const state = await knexState(db);
-    refuseNewer(state);
-    const { lockRows } = state;
+    const { lockRows } = refuseNewer(await knexState(db));
     if (lockRows && !lockClean(lockRows)) {
       await db.transaction(async (trx) => {
         await trx(LOCK_TABLE).del();
@@ -151,7 +134,7 @@ function locked<T>(db: Db, log: Logger | undefined, fn: () => Promise<T>): Promi
       });
       log?.warn({ rows: lockRows.length, locked: lockRows.filter((r) => Number(r.is_locked) !== 0).length }, `repaired knex's migration lock table (${LOCK_TABLE}): it was left locked or doubled by an earlier run`);
     }
-    return fn();
+    return fn().then(([, names]) => names);
   });
 }
 
@@ -160,6 +143,7 @@ async function reachable<T>(db: Db, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw cannotReach(databaseOf(db), err) ?? err;
+    const { client, connection } = db.client.config as { client: string; connection?: { connectionString?: string; filename?: string } };
+    throw cannotReach(databaseIdentity({ client, url: connection?.connectionString, filename: connection?.filename }), err) ?? err;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isNonPublicAddress } from '../../src/webhooks/targets.js';
+import { loadConfig } from '../../src/config/load.js';
+import { checkTargetResolves, isNonPublicAddress } from '../../src/webhooks/targets.js';
 import { runCli } from '../helpers/cli.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedWorkspace } from '../helpers/seed.js';
@@ -34,5 +35,27 @@ describe('SSRF guard: which addresses are private', () => {
       expect(res.stderr).toContain(`error: Refusing to send webhooks to [${shown}]: it is a loopback or private-network address (${shown})`);
       expect(res.stderr).toContain('hint: To allow it');
     }
+  });
+});
+
+describe('the check when a webhook is set: its host is resolved', () => {
+  const config = (more: Record<string, unknown> = {}) => ({ ...loadConfig({ env: { SVC_DATA_DIR: '/nonexistent' }, cwd: '/nonexistent' }).webhooks, dnsTimeout: 2_000, ...more });
+  const check = (url: string, more?: Record<string, unknown>) => checkTargetResolves(new URL(url), config(more));
+
+  it('refuses a name that resolves to a private address, naming the address', async () => {
+    await expect(check('http://localhost:8080/hook')).rejects.toMatchObject({
+      code: 'webhook_target_refused',
+      message: 'Refusing to send webhooks to localhost: it is a loopback or private-network address (127.0.0.1)',
+    });
+  });
+
+  it('takes a name that does not resolve as not resolved (set anyway, with a note), not as an error', async () => {
+    await expect(check('https://nothing-here.invalid/hook')).resolves.toEqual({ resolved: false });
+  });
+
+  it('looks nothing up for an allowed host, private networks allowed, or an address', async () => {
+    await expect(check('http://localhost/hook', { allowPrivateNetworks: true })).resolves.toEqual({ resolved: true });
+    await expect(check('http://LOCALHOST/hook', { allowedHosts: ['localhost'] })).resolves.toEqual({ resolved: true });
+    await expect(check('http://8.8.8.8/hook')).resolves.toEqual({ resolved: true });
   });
 });

@@ -53,7 +53,8 @@ export function readGhost(file: string, data: Row, opts: ReaderOptions, notes: I
   const items: ImportItem[] = [];
   // Ghost 4+ writes its own address as __GHOST_URL__ in exports.
   const site = (s: unknown) => (typeof s === 'string' ? s.replaceAll('__GHOST_URL__', opts.baseUrl.replace(/\/+$/, '')) : undefined);
-  for (const post of data.posts as Row[]) {
+  for (const [n, post] of (data.posts as Row[]).entries()) {
+    opts.onItem?.(n, data.posts.length);
     // Ghost 2+ writes `type: page`; Ghost 0.x and 1.x marked a page with `page: 1` (or true).
     const page = post.type === 'page' || (post.type === undefined && (post.page === 1 || post.page === true));
     const source = `${file}: ${page ? 'page' : 'post'} "${post.slug ?? post.id}"`;

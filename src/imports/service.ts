@@ -16,7 +16,7 @@ import { chooseLanguage } from './languages.js';
 import { followLinks } from './links.js';
 import { linksToOtherFiles } from './other-files.js';
 import { SiteZones } from './site-zone.js';
-import { listSources, readSource } from './sources.js';
+import { isExport, listSources, readSource } from './sources.js';
 import { type ImportItem, ImportNotes } from './types.js';
 
 /**
@@ -85,12 +85,19 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
   const collections = new SiteCollections(notes);
   const sources = chooseLanguage(await listSources(paths, opts.cwd, notes), opts.lang, notes);
   // 50,000 posts take a quarter of a minute to read before anything else shows.
-  const reading = progress('Reading', sources.length, false);
+  // One export (Ghost JSON, WordPress WXR) is one file: its bar counts the posts in it instead.
+  const oneExport = sources.length === 1 && isExport(sources[0].file);
+  let total = sources.length;
+  let reading = oneExport ? noProgress('Reading', 0) : progress('Reading', total, false);
+  const onItem = (done: number, items: number) => {
+    if (done === 0) reading = progress('Reading', (total = items), false);
+    reading.update(done);
+  };
   try {
     for (const [n, src] of sources.entries()) {
       reading.update(n);
       const zone = opts.timeZone ?? (await zones.of(src.root));
-      const read = await readSource(src, { ...readerOptions, zone }, notes, authors, collections);
+      const read = await readSource(src, { ...readerOptions, zone, ...(oneExport ? { onItem } : {}) }, notes, authors, collections);
       // Hexo serves a post's asset folder beside the post: its old address is where those files still are.
       const hexo = await zones.hexoSite(src.root);
       if (hexo) hexoAddresses(hexo, read, zone);
@@ -98,7 +105,7 @@ export async function importFiles(ctx: Ctx, ws: Workspace, paths: string[], opts
       for (const item of read) item.frontMatter = undefined; // not delete: that would slow every later access to the item
       items.push(...read);
     }
-    reading.update(sources.length);
+    reading.update(total);
   } finally {
     reading.done();
   }

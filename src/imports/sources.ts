@@ -47,10 +47,13 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
  * export, anything else markdown with front matter (its author keys looked up in the nearest
  * authors.yml, its Eleventy directory data read). Problems go to `notes`.
  */
+/** A Ghost JSON or WordPress WXR export, by its name. */
+export const isExport = (file: string): boolean => /\.(json|xml)$/i.test(file);
+
 export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections): Promise<ImportItem[]> {
   let text: string;
   try {
-    text = /\.(json|xml)$/i.test(src.file) ? await readTextFile(src.file, FILE_MAX_BYTES, 'an export') : await readTextFile(src.file, POST_FILE_MAX_BYTES, 'a post file');
+    text = isExport(src.file) ? await readTextFile(src.file, FILE_MAX_BYTES, 'an export') : await readTextFile(src.file, POST_FILE_MAX_BYTES, 'a post file');
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     notes.problem(src.label, err.message);

@@ -37,6 +37,8 @@ export interface ReaderOptions {
   now: string;
   /** The zone markdown dates without one are read in (--timezone, else the site config's); UTC without one. */
   zone?: string;
+  /** An export's reader calls it before each of its items (`done` of `total`): a single export's Reading bar counts them. */
+  onItem?: (done: number, total: number) => void;
 }
 
 /** How many posts a note about many shows in brief (ImportNotes.brief). */

@@ -56,7 +56,8 @@ export function readWordPress(file: string, text: string, opts: ReaderOptions, n
   const attachments = new Map(rows.filter((r) => str(r['wp:post_type']) === 'attachment').map((r) => [str(r['wp:post_id']), { url: str(r['wp:attachment_url']), alt: meta(r, '_wp_attachment_image_alt') }]));
   const items: ImportItem[] = [];
   const sources = new Set<string>();
-  for (const row of rows) {
+  for (const [n, row] of rows.entries()) {
+    opts.onItem?.(n, rows.length);
     const type = str(row['wp:post_type']);
     const slug = decodeSlug(str(row['wp:post_name']));
     let source = `${file}: ${type || 'item'} "${slug || htmlToText(str(row.title)) || str(row['wp:post_id'])}"`;

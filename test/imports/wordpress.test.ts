@@ -1,9 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { importWorld, slugDates } from './world.js';
 
 describe('import a WordPress WXR export', () => {
+  it('on a terminal, the Reading bar of one export counts the items in it, not the one file', async () => {
+    const w = await importWorld();
+    w.fixture('wordpress-export.xml');
+    w.fixture('ghost-export.json');
+    const tty = (file: string) => runCli(['articles', 'import', file, '--workspace', w.ws.name], { env: w.d.env, cwd: w.d.dir, interactive: true });
+    const wxr = await tty('wordpress-export.xml');
+    expect(wxr.code, wxr.stderr).toBe(0);
+    expect(wxr.stderr).toContain(`\rReading [${' '.repeat(30)}] 0/6\r`);
+    expect(wxr.stderr).toContain(`\rReading [${'#'.repeat(30)}] 6/6\n`);
+    const ghost = await tty('ghost-export.json');
+    expect(ghost.code, ghost.stderr).toBe(0);
+    expect(ghost.stderr).toContain(`\rReading [${'#'.repeat(30)}] 5/5\n`);
+  });
+
   it('posts with post_date_gmt, categories, tags, slugs (percent-encoded ones decoded), Yoast fields and featured images; drafts stay drafts; pages, attachments and trash skipped', async () => {
     const w = await importWorld();
     w.fixture('wordpress-export.xml');

@@ -17,7 +17,7 @@ import { connectorsByIds } from './store.js';
 interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
-  /** Read when the claim was made, at `claimedAt`. */
+  /** Read just before the claim, after `claimedAt`. */
   connector: Connector;
   claimedAt: number;
   /** The attempt holds its slots (stop() gives back the claims that do not). */
@@ -171,20 +171,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
         return true;
       });
       if (pick.length === 0 || stopped) return claimed;
+      const claimedAt = Date.now(); // before the connectors are read: a failure from now on makes send() read again
+      // Read before the claim: a read failing after it would leave the claimed events unsent until their lease ran out.
+      const connectors = await connectorsByIds(ctx.db, [...taking.keys()]);
       const lease = newLease(ctx, h, now);
-      const taken = await claimEvents(writer, pick.map((e) => e.id), lease, at);
+      const taken = await claimEvents(writer, pick.filter((e) => connectors.has(e.connectorId)).map((e) => e.id), lease, at);
       if (taken.length === 0) return claimed;
       claimed += taken.length;
-      const claimedAt = Date.now(); // before the connectors are read: a failure from now on makes send() read again
-      const connectors = await connectorsByIds(ctx.db, [...taking.keys()]);
-      for (const event of taken) {
-        const connector = connectors.get(event.connectorId);
-        if (!connector) {
-          await releaseLeases(writer, lease.token, { ids: [event.id] });
-          continue;
-        }
-        enqueue({ event, lease, connector, claimedAt }, h);
-      }
+      for (const event of taken) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt }, h);
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return claimed;
     }

@@ -26,15 +26,20 @@ function cutFirstConnectorRead(db: Db): Promise<Error> {
     const onQuery = (q: Issued) => {
       if (!CONNECTORS_BY_ID.test(q.sql)) return;
       db.off('query', onQuery);
-      const used = db.client.pool.used as Array<{ resource: { __knexUid?: string } & Record<string, any> }>;
-      const conn = used.map((u) => u.resource).find((c) => c.__knexUid === q.__knexUid);
-      if (!conn) return reject(new Error(`no pooled connection ${q.__knexUid} for ${q.sql}`));
-      cutUid = q.__knexUid;
-      if (isPostgres(db)) {
-        conn.connection.stream.destroy();
-      } else {
-        conn.__knex__disposed = new Error('closed by the test');
-        conn.close();
+      // Library internals: should an upgrade move them, the test fails naming what broke, not by timing out.
+      try {
+        const used = db.client.pool.used as Array<{ resource: { __knexUid?: string } & Record<string, any> }>;
+        const conn = used.map((u) => u.resource).find((c) => c.__knexUid === q.__knexUid);
+        if (!conn) throw new Error(`no pooled connection ${q.__knexUid} for ${q.sql}`);
+        cutUid = q.__knexUid;
+        if (isPostgres(db)) {
+          conn.connection.stream.destroy();
+        } else {
+          conn.__knex__disposed = new Error('closed by the test');
+          conn.close();
+        }
+      } catch (err) {
+        reject(err);
       }
     };
     const onError = (err: Error, q: Issued) => {
@@ -47,8 +52,8 @@ function cutFirstConnectorRead(db: Db): Promise<Error> {
   });
 }
 
-describe("the read of the picked events' webhooks", () => {
-  it('failing after find-due leaves the events unleased: the next look claims and delivers them, no lease to wait out', async () => {
+describe("the read of the claimed events' webhooks", () => {
+  it('failing after the claim gives the leases back: the next look claims and delivers the events, no lease to wait out', async () => {
     // Looks only when woken (an event queued, an attempt recorded), so each look below is the one the test caused.
     const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.pollInterval': 3_600_000 } });
     const worker = startWebhookWorker(w.d.app);
@@ -59,10 +64,9 @@ describe("the read of the picked events' webhooks", () => {
     const a = await w.article();
     await publishArticle(w.d.app, w.ws, a.id); // queues the event and wakes the worker
     expect((await failed).message).toMatch(isPostgres(w.d.app.db) ? /Connection terminated unexpectedly/ : /SQLITE_MISUSE: Database handle is closed/);
-    const [first] = await w.d.app.db('webhook_events').where({ article_id: a.id });
-    expect(first).toMatchObject({ status: 'pending', attempts: 0, locked_by: null, locked_until: null, lease_token: null });
 
-    // Another article's event wakes the worker: its next look claims both at once.
+    // Another article's event wakes the worker: its next look (after the failed one gave its leases back) claims both,
+    // long before the first event's lease would have run out.
     const looked = once(w.d.app.events, 'webhooks.looked');
     const b = await w.article();
     await publishArticle(w.d.app, w.ws, b.id);
@@ -70,6 +74,6 @@ describe("the read of the picked events' webhooks", () => {
     const received = await w.receiver.waitFor(2);
     expect(received.map((r) => r.body.article.id).sort()).toEqual([a.id, b.id].sort());
     await drained(w.d.app);
-    expect(await w.d.app.db('webhook_events').where({ id: first.id }).first()).toMatchObject({ status: 'delivered', attempts: 1, locked_by: null });
+    expect(await w.d.app.db('webhook_events').where({ article_id: a.id }).first()).toMatchObject({ status: 'delivered', attempts: 1, locked_by: null });
   });
 });

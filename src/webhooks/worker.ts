@@ -10,14 +10,14 @@ import { logJobFailure } from '../lib/failure-log.js';
 import { ANSWERED_AT_ONCE, type SentAttempt, recordAttempts, sendAttempt } from './attempt.js';
 import { groupCommit } from './group-commit.js';
 import { HEARTBEAT_KEPT_MS, type LeaseHolder, holderAlive, leaseTime, maySend, newLease, pruneHeartbeats, startHolder } from './lease.js';
-import { type ClaimedEvent, type LeaseRef, type LeaseTime, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
+import { type ClaimedEvent, type LeaseRef, claimEvents, dueEvents, releaseLeases } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
 import { connectorsByIds } from './store.js';
 
 interface Claim {
   event: ClaimedEvent;
   lease: LeaseRef;
-  /** Read when the claim was made, at `claimedAt`. */
+  /** Read right after the claim; `claimedAt` is taken just before it. */
   connector: Connector;
   claimedAt: number;
   /** The attempt holds its slots (stop() gives back the claims that do not). */
@@ -144,14 +144,6 @@ export function startWebhookWorker(ctx: Ctx): Job {
       });
   };
 
-  /** Lease these events, then read their webhooks. */
-  const claimAndRead = async (ids: string[], lease: LeaseRef, at: LeaseTime) => {
-    const taken = await claimEvents(writer, ids, lease, at);
-    const claimedAt = Date.now(); // before the connectors are read: a failure from now on makes send() read again
-    const connectors = taken.length === 0 ? new Map<string, Connector>() : await connectorsByIds(ctx.db, [...new Set(taken.map((e) => e.connectorId))]);
-    return { taken, connectors, claimedAt };
-  };
-
   /** Claim what is due, as much as there is room for; how many events it claimed. */
   const claimDue = async (): Promise<number> => {
     let claimed = 0;
@@ -181,22 +173,20 @@ export function startWebhookWorker(ctx: Ctx): Job {
       if (pick.length === 0 || stopped) return claimed;
       const lease = newLease(ctx, h, now);
       const ids = pick.map((e) => e.id);
-      // The claim, or the read after it, failed: the claim may have been made all the same, so its leases are
-      // given back now rather than held until they run out (a disable is only seen by a read after the claim).
-      const { taken, connectors, claimedAt } = await claimAndRead(ids, lease, at).catch(async (err: unknown) => {
-        await releaseLeases(writer, lease.token, { ids }).catch(() => undefined);
-        throw err;
-      });
+      const claimedAt = Date.now(); // a failure from now on makes send() read the webhook again
+      // The webhook is read after the claim, so a disable committed before it is seen. Should either fail, the claim
+      // may have been made all the same: its leases are given back now, not when they run out.
+      const [taken, connectors] = await claimEvents(writer, ids, lease, at)
+        .then(async (rows) => [rows, await connectorsByIds(ctx.db, [...taking.keys()])] as const)
+        .catch(async (err: unknown) => {
+          await releaseLeases(writer, lease.token, { ids }).catch(() => undefined);
+          throw err;
+        });
       if (taken.length === 0) return claimed;
       claimed += taken.length;
-      for (const event of taken) {
-        const connector = connectors.get(event.connectorId);
-        if (!connector) {
-          await releaseLeases(writer, lease.token, { ids: [event.id] });
-          continue;
-        }
-        enqueue({ event, lease, connector, claimedAt }, h);
-      }
+      const orphans = taken.filter((e) => !connectors.has(e.connectorId)).map((e) => e.id);
+      if (orphans.length > 0) await releaseLeases(writer, lease.token, { ids: orphans });
+      for (const event of taken) if (connectors.has(event.connectorId)) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt }, h);
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return claimed;
     }

@@ -22,6 +22,7 @@ interface Claim {
   claimedAt: number;
   /** The attempt holds its slots (stop() gives back the claims that do not). */
   started?: boolean;
+  recorded?: () => void; // its attempt failed: called once that attempt is recorded
   /** Sent and recorded, or given back. */
   done?: Promise<void>;
 }
@@ -53,8 +54,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   const quick = new Set<string>(); // connectors whose last answer came quickly
-  /** When an attempt to the connector last failed: claims made before re-read the connector (410 disables it). */
-  const failedAt = new Map<string, number>();
+  /** The connector's last failed attempt: claims made before it re-read the connector once it is recorded (410 disables it then). */
+  const failures = new Map<string, { at: number; recorded: Promise<void> }>();
   let holder: LeaseHolder | null = null;
   let stopped = false;
   let ticking: Promise<void> | null = null;
@@ -92,7 +93,9 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const send = async (c: Claim, h: LeaseHolder): Promise<SentAttempt | null> => {
     const { event, lease } = c;
     let connector: Connector | undefined = c.connector;
-    if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failedAt.get(event.connectorId) ?? -1) >= c.claimedAt) {
+    const failure = failures.get(event.connectorId);
+    if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failure && failure.at >= c.claimedAt)) {
+      await failure?.recorded; // a slot is free at the answer, before the record's commit
       connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
     }
     if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {
@@ -108,9 +111,8 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const sent = await sendAttempt(ctx, event, connector, lease, event.currentPublishedUrl, giveUp.signal);
     // Given up at the shutdown deadline: stop() released its lease and logged it; nothing to record.
     if (giveUp.signal.aborted) return null;
-    if (!sent.outcome.ok) failedAt.set(event.connectorId, Date.now());
-    if (sent.outcome.ok && sent.outcome.durationMs < QUICK_MS) quick.add(event.connectorId);
-    else quick.delete(event.connectorId);
+    if (!sent.outcome.ok) failures.set(event.connectorId, { at: Date.now(), recorded: new Promise<void>((resolve) => (c.recorded = resolve)) });
+    quick[sent.outcome.ok && sent.outcome.durationMs < QUICK_MS ? 'add' : 'delete'](event.connectorId);
     recording++;
     return sent;
   };
@@ -135,6 +137,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         logJobFailure(ctx, err, 'webhook attempt could not be recorded', { eventId: event.id });
       })
       .finally(() => {
+        c.recorded?.();
         if (!c.started) return;
         claims.delete(event.id);
         const q = receivers.get(event.connectorId);

@@ -106,8 +106,6 @@ export async function webhookHealth(ctx: Ctx, workspaces: Workspace[]): Promise<
     ...daemons.filter((d) => d.alive).map((d) => ({ level: 'ok' as const, check: 'daemon', detail: `running: ${describeHolder(d)}` })),
     ...daemons.filter((d) => !d.alive).map((d) => ({ level: 'warn' as const, check: 'daemon', detail: `${describeHolder(d)}; listed for a day, a clean stop removes it` })),
   );
-  if (!daemons.some((d) => d.alive)) {
-    out.unshift({ level: anyPending ? 'warn' : 'ok', check: 'daemon', detail: `not running${anyPending ? ': webhook events wait until svc serve runs' : ''}` });
-  }
+  if (!daemons.some((d) => d.alive)) out.unshift({ level: anyPending ? 'warn' : 'ok', check: 'daemon', detail: `not running${anyPending ? ': webhook events wait until svc serve runs' : ''}` });
   return out;
 }

@@ -61,9 +61,7 @@ export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, leas
     ? await settleLeased(trx, event.id, lease, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })
     : (await endUnheld(trx, { id: event.id }, 'failed', reason, at)) === 1;
   if (!failed) return false;
-  if (event.event === 'article.unpublished') {
-    await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${reason}; the article stays published. Run the unpublish again.`, at.now);
-  }
+  if (event.event === 'article.unpublished') await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${reason}; the article stays published. Run the unpublish again.`, at.now);
   ctx.log.warn({ eventId: event.id, event: event.event }, `webhook event ${reason}`);
   return true;
 }

@@ -54,7 +54,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   const quick = new Set<string>(); // connectors whose last answer came quickly
-  /** The connector's last failed attempt: claims made before it re-read the connector once it is recorded (410 disables it then). */
+  /** The connector's last failed attempt, recorded `at` (a 410 disables it in that commit): claims made before then re-read it once it is. */
   const failures = new Map<string, { at: number; recorded: Promise<void> }>();
   let holder: LeaseHolder | null = null;
   let stopped = false;
@@ -111,7 +111,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const sent = await sendAttempt(ctx, event, connector, lease, event.currentPublishedUrl, giveUp.signal);
     // Given up at the shutdown deadline: stop() released its lease and logged it; nothing to record.
     if (giveUp.signal.aborted) return null;
-    if (!sent.outcome.ok) failures.set(event.connectorId, { at: Date.now(), recorded: new Promise<void>((resolve) => (c.recorded = resolve)) });
+    if (!sent.outcome.ok) {
+      const failure = { at: Infinity, recorded: new Promise<void>((resolve) => (c.recorded = resolve)) };
+      void failure.recorded.then(() => (failure.at = Date.now()));
+      failures.set(event.connectorId, failure);
+    }
     quick[sent.outcome.ok && sent.outcome.durationMs < QUICK_MS ? 'add' : 'delete'](event.connectorId);
     recording++;
     return sent;

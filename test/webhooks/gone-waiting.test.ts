@@ -3,6 +3,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { findConnector } from '../../src/connectors/store.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
+import { PG_URL } from '../helpers/env.js';
 import { until } from '../helpers/serve.js';
 import { webhookWorld } from './setup.js';
 
@@ -20,5 +21,33 @@ describe('a 410 and the claims waiting for its slot', () => {
     await until(async () => Number((await w.d.app.db('webhook_events').whereNotNull('locked_by').count({ n: '*' }).first())?.n) === 0, 10_000, 'no lease left');
     expect(w.receiver.received).toHaveLength(1);
     expect(Number((await w.d.app.db('webhook_events').where({ status: 'pending', attempts: 0 }).count({ n: '*' }).first())?.n)).toBe(2); // the third never claimed
+  });
+});
+
+describe.skipIf(!PG_URL)('a 410 and a claim made while it is being recorded', () => {
+  it('the claim made after the 410 came but before its disable committed is given back unsent', async () => {
+    const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.concurrencyPerReceiver': 1, 'webhooks.pollInterval': 3_600_000 }, script: () => ({ status: 410 }) });
+    const webhook = (await findConnector(w.d.app.db, w.ws.id, 'webhook'))!;
+    await publishArticle(w.d.app, w.ws, (await w.article()).id);
+    // The webhook's row locked: the 410's record (its disable) waits; reads, claims and publishes do not.
+    const lock = await w.d.app.db.transaction();
+    await lock.raw('select id from connectors where id = ? for no key update', [webhook.id]);
+    const worker = startWebhookWorker(w.d.app);
+    onTestFinished(async () => {
+      if (!lock.isCompleted()) await lock.rollback(); // first: stop() waits for the record it holds
+      await worker.stop();
+    });
+    await until(async () => Number((await w.d.app.db.raw(`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n) > 0, 10_000, 'the 410 being recorded');
+
+    // Claimed now: after the 410 came, before the disable is committed (its read of the webhook saw it enabled).
+    const looked = once(w.d.app.events, 'webhooks.looked');
+    await publishArticle(w.d.app, w.ws, (await w.article()).id);
+    expect(await looked).toEqual([{ claimed: 1 }]);
+    await lock.commit();
+
+    await until(async () => !(await findConnector(w.d.app.db, w.ws.id, 'webhook'))?.enabled, 10_000, 'webhook disabled');
+    await until(async () => Number((await w.d.app.db('webhook_events').whereNotNull('locked_by').count({ n: '*' }).first())?.n) === 0, 10_000, 'no lease left');
+    expect(w.receiver.received).toHaveLength(1);
+    expect(Number((await w.d.app.db('webhook_events').where({ status: 'pending', attempts: 0 }).count({ n: '*' }).first())?.n)).toBe(1);
   });
 });

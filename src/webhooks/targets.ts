@@ -83,9 +83,7 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
   } catch {
     throw new AppError('invalid_url', 400, `"${raw}" is not a valid URL`, { hint: 'Give the full address, e.g. https://blog.example.com/hooks/svc' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('invalid_url', 400, `Webhook URLs must use http or https, not ${url.protocol.replace(/:$/, '')}`);
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_url', 400, `Webhook URLs must use http or https, not ${url.protocol.replace(/:$/, '')}`);
   // The column's size, counted on the URL as stored and sent (percent-encoded, host in ASCII).
   if (url.href.length > 2000) throw new AppError('invalid_url', 400, 'Webhook URLs may be at most 2000 characters long (once percent-encoded)');
   assertLiteralAllowed(url, config);

@@ -126,13 +126,14 @@ export function startWebhookWorker(ctx: Ctx): Job {
     const { event } = c;
     claims.set(event.id, c);
     c.done = receiverQueue(event.connectorId)
-      .add(() =>
-        all.add(async () => {
+      .add(async () => {
+        await failures.get(event.connectorId)?.recorded; // here a wait holds no slot of all (and the gather does not count it)
+        return all.add(async () => {
           if (stopped) return null; // stop() gives back the claims not started
           c.started = true;
           return send(c, h);
-        }),
-      )
+        });
+      })
       .then(async (sent) => {
         if (sent) await record(sent).finally(() => recording--);
       })

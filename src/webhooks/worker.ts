@@ -20,7 +20,7 @@ interface Claim {
   /** Read right after the claim; `claimedAt` is taken just before it. */
   connector: Connector;
   claimedAt: number;
-  /** The attempt holds its slots (stop() gives back the claims that do not). */
+  /** Its attempt holds a slot of all (stop() gives back the claims that do not, those waiting in their receiver queue too). */
   started?: boolean;
   recorded?: () => void; // its attempt failed: called once that attempt is recorded
   /** Sent and recorded, or given back. */
@@ -95,7 +95,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
     let connector: Connector | undefined = c.connector;
     const failure = failures.get(event.connectorId);
     if (Date.now() - c.claimedAt > CONNECTOR_FRESH_MS || (failure && failure.at >= c.claimedAt)) {
-      await failure?.recorded; // a slot is free at the answer, before the record's commit
+      await failure?.recorded; // a failure while this claim waited for all: its slot was free at the answer, before the commit
       connector = await findConnector(ctx.db, event.workspaceId, 'webhook');
     }
     if (!connector || connector.id !== event.connectorId || !connector.enabled || !connector.url || !maySend(ctx, h, lease)) {

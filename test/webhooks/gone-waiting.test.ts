@@ -2,9 +2,13 @@ import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { findConnector } from '../../src/connectors/store.js';
 import { publishArticle } from '../../src/publishing/publish.js';
+import { setWebhook } from '../../src/webhooks/service.js';
+import { getWorkspace } from '../../src/workspaces/service.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
 import { PG_URL } from '../helpers/env.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 import { until } from '../helpers/serve.js';
+import { startReceiver } from './receiver.js';
 import { webhookWorld } from './setup.js';
 
 describe('a 410 and the claims waiting for its slot', () => {
@@ -49,5 +53,37 @@ describe.skipIf(!PG_URL)('a 410 and a claim made while it is being recorded', ()
     await until(async () => Number((await w.d.app.db('webhook_events').whereNotNull('locked_by').count({ n: '*' }).first())?.n) === 0, 10_000, 'no lease left');
     expect(w.receiver.received).toHaveLength(1);
     expect(Number((await w.d.app.db('webhook_events').where({ status: 'pending', attempts: 0 }).count({ n: '*' }).first())?.n)).toBe(1);
+  });
+});
+
+describe('a 410 and a claim waiting for a slot of all', () => {
+  it('the claim that passed its receiver queue before the 410 came, and waits for a slot of all, is given back unsent', async () => {
+    // Two slots in all, two per receiver: another workspace's receiver holds one slot, the 410 takes the other,
+    // the second claim of its receiver holds its receiver slot and waits for all (it found no failure to wait for).
+    const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.concurrency': 2, 'webhooks.concurrencyPerReceiver': 2, 'webhooks.pollInterval': 3_600_000 }, script: () => ({ status: 410 }) });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const slow = await startReceiver(async () => {
+      await released;
+      return { status: 200 };
+    });
+    const other = await seedWorkspace(w.d.app);
+    await setWebhook(w.d.app, other, { url: slow.url });
+    // Claimed in one batch, in seq order: the slow receiver's event first.
+    await publishArticle(w.d.app, await getWorkspace(w.d.app, other.id), (await seedArticle(w.d.app, other)).id);
+    for (let i = 0; i < 2; i++) await publishArticle(w.d.app, w.ws, (await w.article()).id);
+    const worker = startWebhookWorker(w.d.app);
+    onTestFinished(() => {
+      release();
+      return worker.stop().then(() => undefined);
+    });
+    expect(await once(w.d.app.events, 'webhooks.looked')).toEqual([{ claimed: 3 }]);
+
+    const gone = await findConnector(w.d.app.db, w.ws.id, 'webhook');
+    const events = () => w.d.app.db('webhook_events').where({ connector_id: gone!.id });
+    await until(async () => !(await findConnector(w.d.app.db, w.ws.id, 'webhook'))?.enabled, 10_000, 'webhook disabled');
+    await until(async () => Number((await events().whereNotNull('locked_by').count({ n: '*' }).first())?.n) === 0, 10_000, 'no lease left');
+    expect(w.receiver.received).toHaveLength(1);
+    expect(Number((await events().where({ status: 'pending', attempts: 0 }).count({ n: '*' }).first())?.n)).toBe(1);
   });
 });

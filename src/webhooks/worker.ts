@@ -192,9 +192,9 @@ export function startWebhookWorker(ctx: Ctx): Job {
         });
       if (taken.length === 0) return claimed;
       claimed += taken.length;
-      const orphans = taken.filter((e) => !connectors.has(e.connectorId)).map((e) => e.id);
-      if (orphans.length > 0) await releaseLeases(writer, lease.token, { ids: orphans });
       for (const event of taken) if (connectors.has(event.connectorId)) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt }, h);
+      const orphans = taken.filter((e) => !connectors.has(e.connectorId)).map((e) => e.id); // after: a failed release holds only these
+      if (orphans.length > 0) await releaseLeases(writer, lease.token, { ids: orphans });
       // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
       if (stopped || due.length < capacity) return claimed;
     }

@@ -185,7 +185,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       // The webhook is read after the claim, so a disable committed before it is seen. Should either fail, the claim
       // may have been made all the same: its leases are given back now, not when they run out.
       const [taken, connectors] = await claimEvents(writer, ids, lease, at)
-        .then(async (rows) => [rows, await connectorsByIds(ctx.db, [...taking.keys()])] as const)
+        .then(async (rows) => [rows, rows.length === 0 ? new Map<string, Connector>() : await connectorsByIds(ctx.db, [...taking.keys()])] as const)
         .catch(async (err: unknown) => {
           await releaseLeases(writer, lease.token, { ids }).catch(() => undefined);
           throw err;

@@ -42,14 +42,14 @@ export async function listSources(args: string[], cwd: string, notes: ImportNote
   return out;
 }
 
+/** A Ghost JSON or WordPress WXR export, by its name. */
+export const isExport = (file: string): boolean => /\.(json|xml)$/i.test(file);
+
 /**
  * Read one file with the reader its kind asks for: a `.json` Ghost export, a `.xml` WordPress
  * export, anything else markdown with front matter (its author keys looked up in the nearest
  * authors.yml, its Eleventy directory data read). Problems go to `notes`.
  */
-/** A Ghost JSON or WordPress WXR export, by its name. */
-export const isExport = (file: string): boolean => /\.(json|xml)$/i.test(file);
-
 export async function readSource(src: Source, opts: ReaderOptions, notes: ImportNotes, authors: AuthorsFiles, collections: SiteCollections): Promise<ImportItem[]> {
   let text: string;
   try {

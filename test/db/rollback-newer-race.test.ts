@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { openDb } from '../../src/db/connect.js';
+import { closeDb, openDb } from '../../src/db/connect.js';
 import { migrateStep, rollbackLastBatch } from '../../src/db/migrate.js';
 import { freshEnv } from '../helpers/env.js';
 
@@ -26,6 +26,6 @@ it('rollback never shows confirm a batch holding a migration this svc does not k
     expect((err as { code?: string }).code).toBe('database_newer');
     expect(seen.flat()).not.toContain(FUTURE);
   } finally {
-    await db.destroy();
+    await closeDb(db);
   }
 });

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+/** Daemons of svc 0.2.0 keep none of these columns: what they publish or edit afterwards shows a wrong live state for good. */
+export const breaksRunningDaemons = 'articles that daemons of svc 0.2.0 publish or edit afterwards would show a wrong live state (they keep no revisions)';
+
 // Articles published before the columns existed: their first publish is their earliest
 // publication's, and what is live counts as their current revision (nothing was recorded to say
 // otherwise), as does the score of an audited one. One statement each, on both engines.

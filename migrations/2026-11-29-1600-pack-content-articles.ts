@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 
+/** Daemons of svc 0.2.0 read and write content_articles.article_json, which this removes. */
+export const breaksRunningDaemons = 'daemons of svc 0.2.0 fail to publish, and to serve an article by its slug, without content_articles.article_json';
+
 // A snapshot's article was stored whole as JSON text (content_articles.article_json, ~5 KB for
 // 400 words): the fields of its index entry a second time beside content_index.index_json, and
 // its html and markdown, which repeat each other's text. It is now stored as the fields the index

@@ -58,7 +58,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // A failed migration must not leave the pool open: the process would never exit.
     const guard = options.beforeNewDatabase;
     const applied = await (guard ? isNewDatabase(db).then((isNew) => isNew && guard()) : Promise.resolve())
-      .then(() => migrateLatest(db, { log }))
+      .then(() => migrateLatest(db, { log, daemonsStaleAfter: config.webhooks.heartbeatStaleAfter }))
       .catch(async (err) => {
       if (!options.db) await closeDb(db);
       // The database layer knows the connection, not where its settings came from: the hint names them.

@@ -42,7 +42,7 @@ export function registerMigrate(program: Command, io: Io): void {
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
           if (guard && (await isNewDatabase(app.db))) guard();
-          const applied = await migrateLatest(app.db, { log });
+          const applied = await migrateLatest(app.db, { log, daemonsStaleAfter: config.webhooks.heartbeatStaleAfter });
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }
       } catch (err) {

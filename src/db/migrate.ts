@@ -26,13 +26,45 @@ const source: Knex.MigrationSource<string> = {
 const options = (): Knex.MigratorConfig => ({ migrationSource: source, tableName: 'knex_migrations' });
 const LOCK_TABLE = 'knex_migrations_lock';
 
-/** A database up to date, with knex's lock table clean, is answered from a few reads, unlocked. */
-export async function migrateLatest(db: Db, opts: { log?: Logger } = {}): Promise<string[]> {
+/**
+ * A database up to date, with knex's lock table clean, is answered from a few reads, unlocked. `daemonsStaleAfter`
+ * (ms): a daemon whose heartbeat is older has stopped (webhooks.heartbeatStaleAfter).
+ */
+export async function migrateLatest(db: Db, opts: { log?: Logger; daemonsStaleAfter?: number } = {}): Promise<string[]> {
   return reachable(db, async () => {
     const state = refuseNewer(await knexState(db));
     if (lockClean(state.lockRows) && state.known.every((m) => state.applied.includes(m))) return [];
-    return locked(db, opts.log, () => db.migrate.latest(options()));
+    return locked(db, opts.log, async () => {
+      await refuseBesideDaemons(db, opts.daemonsStaleAfter ?? 10_000);
+      return db.migrate.latest(options());
+    });
   });
+}
+
+/**
+ * A migration that daemons of the previous release cannot run beside (migrations/README.md, rule 5) exports
+ * `breaksRunningDaemons`: what they would fail at. It is applied only once no daemon beats (each serving daemon
+ * writes daemon_heartbeats every 2 s; a clean stop deletes its row).
+ */
+async function refuseBesideDaemons(db: Db, staleAfter: number): Promise<void> {
+  const { known, applied } = await knexState(db);
+  const pending = known.filter((m) => !applied.includes(m));
+  const modules = await Promise.all(pending.map(async (name) => ({ name, ...((await source.getMigration(`${name}${EXT}`)) as { breaksRunningDaemons?: string }) })));
+  const breaking = modules.filter((m) => m.breaksRunningDaemons);
+  if (breaking.length === 0 || !(await db.schema.hasTable('daemon_heartbeats'))) return;
+  const since = new Date(Date.now() - staleAfter).toISOString();
+  const daemons: Array<Record<string, string>> = await db('daemon_heartbeats').where({ kind: 'daemon' }).where('seen_at', '>=', since).select('id', 'pid', 'host', 'seen_at');
+  if (daemons.length === 0) return;
+  const why = breaking.map((m) => `${m.name}: ${m.breaksRunningDaemons}`).join('; ');
+  throw new AppError(
+    'daemons_running',
+    409,
+    `Refusing to migrate while svc daemons serve this database: this release changes it in ways the running (older) daemons cannot serve (${why}). Running: ${daemons.map((d) => `${d.id} (pid ${d.pid} on ${d.host}, seen ${d.seen_at})`).join(', ')}. Nothing was changed.`,
+    {
+      hint: `Stop every svc daemon serving this database (this upgrade cannot be done one daemon at a time), then run svc migrate or start this version. A daemon that stopped without a clean shutdown counts as running until its heartbeat is ${Math.round(staleAfter / 1000)} s old. See "Upgrade" in docs/deployment.md.`,
+      details: { migrations: breaking.map((m) => m.name), daemons: daemons.map((d) => d.id) },
+    },
+  );
 }
 
 /** The batch holding it is the install itself. */

@@ -6,9 +6,11 @@ import { AppError } from './errors.js';
 import type { Ctx } from './context.js';
 import { type Db, closeDb, openDb, writerOf } from './db/connect.js';
 import { isNewDatabase, migrateLatest } from './db/migrate.js';
+import { servingDaemons } from './db/serving-daemons.js';
 import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
 export { isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
+export { servingDaemons } from './db/serving-daemons.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
 export { type DaemonRecord, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-records.js';
 export { claimDatabase } from './db/locks.js';
@@ -58,7 +60,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // A failed migration must not leave the pool open: the process would never exit.
     const guard = options.beforeNewDatabase;
     const applied = await (guard ? isNewDatabase(db).then((isNew) => isNew && guard()) : Promise.resolve())
-      .then(() => migrateLatest(db, { log, daemonsStaleAfter: config.webhooks.heartbeatStaleAfter }))
+      .then(() => migrateLatest(db, { log, daemons: () => servingDaemons(db, config) }))
       .catch(async (err) => {
       if (!options.db) await closeDb(db);
       // The database layer knows the connection, not where its settings came from: the hint names them.

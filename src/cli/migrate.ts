@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from '../app.js';
+import { createApp, isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch, servingDaemons } from '../app.js';
 import { usageError } from '../errors.js';
 import { confirm } from './ask.js';
 import { YES_OPTION } from './destructive.js';
@@ -30,6 +30,7 @@ export function registerMigrate(program: Command, io: Io): void {
       // Before the database is opened: opening a SQLite file that is not there creates it.
       const report = settingsReport(config);
       const app = await createApp({ config, migrate: false, log }).catch(namingDatabase(config));
+      const daemons = () => servingDaemons(app.db, config);
       try {
         if (opts.status) {
           const status = await migrationStatus(app.db);
@@ -37,12 +38,13 @@ export function registerMigrate(program: Command, io: Io): void {
         } else if (opts.rollback) {
           const rolledBack = await rollbackLastBatch(app.db, {
             log,
+            daemons,
             confirm: (batch) => confirm(io, opts.yes, `Undo ${batch.length} migration${batch.length === 1 ? '' : 's'} (${batch.join(', ')})? The tables and columns they added are dropped with their data.`),
           });
           out.result({ rolledBack }, () => (rolledBack.length ? rolledBack.map((m) => `rolled back  ${m}`).join('\n') : 'Nothing to roll back'));
         } else {
           if (guard && (await isNewDatabase(app.db))) guard();
-          const applied = await migrateLatest(app.db, { log, daemonsStaleAfter: config.webhooks.heartbeatStaleAfter });
+          const applied = await migrateLatest(app.db, { log, daemons });
           out.result({ applied }, () => (applied.length ? applied.map((m) => `applied  ${m}`).join('\n') : 'Already up to date'));
         }
       } catch (err) {

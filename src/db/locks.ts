@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import sqlite3 from 'sqlite3';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { databaseSettingsHint } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -56,6 +57,18 @@ async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock |
   }
 }
 
+/** The SQLite daemon locks this process holds (it is `svc serve`). */
+const claimed = new Set<string>();
+
+/** Whether another process's daemon holds the SQLite file's daemon lock now (exact: the lock ends with its process). */
+export async function sqliteDaemonServing(filename: string): Promise<boolean> {
+  const file = `${filename}-daemon.lock`;
+  if (claimed.has(file) || !existsSync(file)) return false;
+  const lock = await sqliteLock(file);
+  await lock?.release();
+  return lock === null;
+}
+
 /** One daemon per SQLite file (CLI commands never claim); PostgreSQL takes any number. */
 export async function claimDatabase(config: Pick<Config, 'database' | 'sources' | 'source'>): Promise<HeldLock> {
   const { database } = config;
@@ -69,7 +82,15 @@ export async function claimDatabase(config: Pick<Config, 'database' | 'sources' 
       cause: err,
     });
   });
-  if (lock) return lock;
+  if (lock) {
+    claimed.add(file);
+    return {
+      release: () => {
+        claimed.delete(file);
+        return lock.release();
+      },
+    };
+  }
   throw new AppError('database_in_use', 409, `Another svc daemon is already serving the SQLite database ${database.filename}`, {
     hint: 'One daemon per SQLite file: stop the other one first (CLI commands may run beside it). To run several daemons, use PostgreSQL (database.url in the config file every daemon reads); see "Several daemons" in the README.',
   });

@@ -26,16 +26,20 @@ const source: Knex.MigrationSource<string> = {
 const options = (): Knex.MigratorConfig => ({ migrationSource: source, tableName: 'knex_migrations' });
 const LOCK_TABLE = 'knex_migrations_lock';
 
-/**
- * A database up to date, with knex's lock table clean, is answered from a few reads, unlocked. `daemonsStaleAfter`
- * (ms): a daemon whose heartbeat is older has stopped (webhooks.heartbeatStaleAfter).
- */
-export async function migrateLatest(db: Db, opts: { log?: Logger; daemonsStaleAfter?: number } = {}): Promise<string[]> {
+/** `daemons`: on the live database (not a copy), the daemons serving it now, each described for a person (serving-daemons.ts). */
+export interface MigrateOptions {
+  log?: Logger;
+  daemons?: () => Promise<string[]>;
+}
+
+/** A database up to date, with knex's lock table clean, is answered from a few reads, unlocked. */
+export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   return reachable(db, async () => {
     const state = refuseNewer(await knexState(db));
     if (lockClean(state.lockRows) && state.known.every((m) => state.applied.includes(m))) return [];
     return locked(db, opts.log, async () => {
-      await refuseBesideDaemons(db, opts.daemonsStaleAfter ?? 10_000);
+      const { known, applied } = await knexState(db);
+      await refuseWhileServed(known.filter((m) => !applied.includes(m)), opts.daemons, 'migrate');
       return db.migrate.latest(options());
     });
   });
@@ -43,26 +47,23 @@ export async function migrateLatest(db: Db, opts: { log?: Logger; daemonsStaleAf
 
 /**
  * A migration that daemons of the previous release cannot run beside (migrations/README.md, rule 5) exports
- * `breaksRunningDaemons`: what they would fail at. It is applied only once no daemon beats (each serving daemon
- * writes daemon_heartbeats every 2 s; a clean stop deletes its row).
+ * `breaksRunningDaemons`: what they would fail at. Applying it, or undoing it under daemons of its own release,
+ * waits until none serves the database.
  */
-async function refuseBesideDaemons(db: Db, staleAfter: number): Promise<void> {
-  const { known, applied } = await knexState(db);
-  const pending = known.filter((m) => !applied.includes(m));
-  const modules = await Promise.all(pending.map(async (name) => ({ name, ...((await source.getMigration(`${name}${EXT}`)) as { breaksRunningDaemons?: string }) })));
+async function refuseWhileServed(names: string[], daemons: MigrateOptions['daemons'], verb: 'migrate' | 'roll back'): Promise<void> {
+  if (!daemons) return;
+  const modules = await Promise.all(names.map(async (name) => ({ name, ...((await source.getMigration(`${name}${EXT}`)) as { breaksRunningDaemons?: string }) })));
   const breaking = modules.filter((m) => m.breaksRunningDaemons);
-  if (breaking.length === 0 || !(await db.schema.hasTable('daemon_heartbeats'))) return;
-  const since = new Date(Date.now() - staleAfter).toISOString();
-  const daemons: Array<Record<string, string>> = await db('daemon_heartbeats').where({ kind: 'daemon' }).where('seen_at', '>=', since).select('id', 'pid', 'host', 'seen_at');
-  if (daemons.length === 0) return;
+  const running = breaking.length > 0 ? await daemons() : [];
+  if (running.length === 0) return;
   const why = breaking.map((m) => `${m.name}: ${m.breaksRunningDaemons}`).join('; ');
   throw new AppError(
     'daemons_running',
     409,
-    `Refusing to migrate while svc daemons serve this database: this release changes it in ways the running (older) daemons cannot serve (${why}). Running: ${daemons.map((d) => `${d.id} (pid ${d.pid} on ${d.host}, seen ${d.seen_at})`).join(', ')}. Nothing was changed.`,
+    `Refusing to ${verb} while svc daemons serve this database: ${verb === 'migrate' ? 'the running (older) daemons cannot serve what this release changes' : 'the running daemons cannot serve what undoing these migrations changes back'} (${why}). Serving now: ${running.join(', ')}. Nothing was changed.`,
     {
-      hint: `Stop every svc daemon serving this database (this upgrade cannot be done one daemon at a time), then run svc migrate or start this version. A daemon that stopped without a clean shutdown counts as running until its heartbeat is ${Math.round(staleAfter / 1000)} s old. See "Upgrade" in docs/deployment.md.`,
-      details: { migrations: breaking.map((m) => m.name), daemons: daemons.map((d) => d.id) },
+      hint: `Stop every svc daemon serving this database and wait for its process to exit (this change cannot be made one daemon at a time), then run this again${verb === 'migrate' ? ' or start this version' : ''}. See "Upgrade" in docs/deployment.md.`,
+      details: { migrations: breaking.map((m) => m.name), daemons: running },
     },
   );
 }
@@ -74,7 +75,7 @@ const INSTALL_MIGRATION = '2026-11-22-0300-create-core-tables';
  * Never the install batch: that would drop every table (going back that far is a restore).
  * `confirm` sees the batch first; read again under the lock, it must be the same.
  */
-export async function rollbackLastBatch(db: Db, opts: { log?: Logger; confirm?: (batch: string[]) => Promise<void> } = {}): Promise<string[]> {
+export async function rollbackLastBatch(db: Db, opts: MigrateOptions & { confirm?: (batch: string[]) => Promise<void> } = {}): Promise<string[]> {
   return reachable(db, async () => {
     const batch = await lastBatch(db);
     if (batch.length === 0) return [];
@@ -86,10 +87,12 @@ export async function rollbackLastBatch(db: Db, opts: { log?: Logger; confirm?: 
         { hint: 'To go back to an earlier state, stop the daemon and restore a backup: svc restore FILE (docs/operations.md, "Going back a release").', details: { batch } },
       );
     }
+    await refuseWhileServed(batch, opts.daemons, 'roll back');
     await opts.confirm?.(batch);
     return locked(db, opts.log, async () => {
       const now = await lastBatch(db);
       if (now.join() !== batch.join()) throw new AppError('conflict', 409, 'The migrations changed while you confirmed (another svc migrated this database): nothing was rolled back', { hint: 'Run svc migrate --status, then the rollback again.' });
+      await refuseWhileServed(batch, opts.daemons, 'roll back');
       return db.migrate.rollback(options(), false);
     });
   });

@@ -1,63 +1,129 @@
-import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import type { Config } from '../../src/config/schema.js';
 import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
 import { startHolder } from '../../src/webhooks/lease.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
 
-const PACK = '2026-11-29-1600-pack-content-articles'; // exports breaksRunningDaemons
+const KIND = '2026-11-23-1000-add-webhook-leases'; // adds daemon_heartbeats.kind
+const PACK = '2026-11-29-1600-pack-content-articles'; // exports breaksRunningDaemons, as do 1401 and 1741
 const LAST = '2026-11-30-1540-drop-content-tags-rank-index'; // does not
 const log = createLogger('silent');
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop();
+});
 
-describe(`a migration that daemons of the previous release cannot run beside (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
-  it('is refused while a daemon beats, naming both, with nothing changed; applied once the daemon stopped cleanly, or when only a stale beat or a waiting command is left', async () => {
+async function migratedUpTo(config: Config, next: string): Promise<App> {
+  const app = await createApp({ config, migrate: false, log });
+  stops.push(() => app.close());
+  while ((await migrationStatus(app.db)).pending[0] !== next) await migrateStep(app.db, 'up');
+  return app;
+}
+
+/**
+ * A daemon of the previous release serving the database, as it shows itself: on SQLite it holds the file's daemon
+ * lock (an open BEGIN IMMEDIATE on `<file>-daemon.lock`, in its own process); on PostgreSQL it beats.
+ */
+async function olderDaemon(app: App): Promise<{ id: string; stop: () => Promise<void> }> {
+  if (PG_URL) {
+    const holder = await startHolder(app, 'daemon');
+    stops.push(() => holder.stop());
+    return { id: holder.id, stop: () => holder.stop() };
+  }
+  const file = `${(app.config.database as { filename: string }).filename}-daemon.lock`;
+  const script = `import sqlite3 from 'sqlite3'; const db = new sqlite3.Database(${JSON.stringify(file)}); db.exec('BEGIN IMMEDIATE', (e) => { if (e) throw e; console.log('held'); }); process.stdin.resume();`;
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
+  await once(child.stdout!, 'data');
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGKILL'); // its lock ends with its process, however it ends
+    await once(child, 'exit');
+  };
+  stops.push(stop);
+  return { id: `pid ${child.pid}`, stop };
+}
+
+const heartbeat = (id: string, kind: string | null, secondsAgo: number) => {
+  const at = new Date(Date.now() - secondsAgo * 1000).toISOString();
+  return { id, ...(kind ? { kind } : {}), pid: 1, host: 'elsewhere', started_at: at, seen_at: at };
+};
+
+describe(`migrations that daemons of the previous release cannot run beside (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('are refused while a daemon serves, naming both, with nothing changed; applied once it is gone', async () => {
     const { dir, env, config } = await freshConfig();
-    const app = await createApp({ config, migrate: false, log });
-    try {
-      while ((await migrationStatus(app.db)).pending[0] !== PACK) await migrateStep(app.db, 'up');
-      // An older daemon serving this database beats the way every daemon does.
-      const daemon = await startHolder(app, 'daemon');
+    const app = await migratedUpTo(config, PACK);
+    const pending = (await migrationStatus(app.db)).pending;
+    const daemon = await olderDaemon(app);
 
-      const cli = await runCli(['migrate'], { env, cwd: dir });
-      expect(cli.code).not.toBe(0);
-      expect(cli.stderr).toContain('Refusing to migrate while svc daemons serve this database');
-      expect(cli.stderr).toContain(PACK);
-      expect(cli.stderr).toContain(daemon.id);
-      expect(cli.stderr).toContain('Stop every svc daemon serving this database');
-      // Starting this version migrates first: refused the same way.
-      await expect(createApp({ config, log })).rejects.toMatchObject({ code: 'daemons_running', status: 409 });
-      expect((await migrationStatus(app.db)).pending[0]).toBe(PACK);
-      expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(true);
+    const cli = await runCli(['migrate'], { env, cwd: dir });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('Refusing to migrate while svc daemons serve this database');
+    expect(cli.stderr).toContain(PACK);
+    expect(cli.stderr).toContain(PG_URL ? daemon.id : '-daemon.lock');
+    expect(cli.stderr).toContain('Stop every svc daemon serving this database');
+    // Starting this version, or any command of it, migrates first: refused the same way.
+    await expect(createApp({ config, log })).rejects.toMatchObject({ code: 'daemons_running', status: 409 });
+    expect((await runCli(['workspaces', 'list'], { env, cwd: dir })).stderr).toContain('Refusing to migrate');
+    expect((await migrationStatus(app.db)).pending).toEqual(pending);
+    expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(true);
 
-      await daemon.stop(); // a clean stop deletes its row
-      const now = Date.now();
-      const at = (ms: number) => new Date(now - ms).toISOString();
-      await app.db('daemon_heartbeats').insert([
-        // One killed 11 s ago left its row behind; a command waiting for one delivery is no daemon.
-        { id: 'daemon_killed', kind: 'daemon', pid: 1, host: 'gone', started_at: at(60_000), seen_at: at(config.webhooks.heartbeatStaleAfter + 1_000) },
-        { id: 'request_waiting', kind: 'request', pid: 1, host: 'here', started_at: at(0), seen_at: at(0) },
-      ]);
-      expect(await migrateLatest(app.db, { daemonsStaleAfter: config.webhooks.heartbeatStaleAfter })).toContain(PACK);
-      expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(false);
-    } finally {
-      await app.close();
+    await daemon.stop(); // a clean stop deletes a heartbeat; a SQLite daemon's lock ends with its process
+    if (PG_URL) {
+      // A beat 30 s old still counts (the daemon may beat on longer settings than this command's 10 s stale-after)...
+      await app.db('daemon_heartbeats').insert(heartbeat('daemon_slow', 'daemon', 30));
+      await expect(migrateLatest(app.db, { daemons: () => servingOf(app) })).rejects.toMatchObject({ code: 'daemons_running' });
+      // ...one over a minute old is a daemon killed long ago; a command waiting for one delivery is none.
+      await app.db('daemon_heartbeats').where({ id: 'daemon_slow' }).delete();
+      await app.db('daemon_heartbeats').insert([heartbeat('daemon_killed', 'daemon', 61), heartbeat('request_waiting', 'request', 0)]);
     }
+    const migrated = await runCli(['migrate'], { env, cwd: dir });
+    expect(migrated.stderr).toBe('');
+    expect(migrated.stdout).toContain(`applied  ${PACK}`);
+    expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(false);
   });
 
-  it('a pending migration they can run beside is applied while a daemon beats', async () => {
-    const { config } = await freshConfig();
-    const app = await createApp({ config, migrate: false, log });
-    try {
-      while ((await migrationStatus(app.db)).pending[0] !== LAST) await migrateStep(app.db, 'up');
-      const daemon = await startHolder(app, 'daemon');
-      try {
-        expect(await migrateLatest(app.db, { daemonsStaleAfter: config.webhooks.heartbeatStaleAfter })).toEqual([LAST]);
-      } finally {
-        await daemon.stop();
-      }
-    } finally {
-      await app.close();
+  it('undoing them is refused while a daemon of this release serves, and done once it is gone', async () => {
+    const { dir, env, config } = await freshConfig();
+    const app = await migratedUpTo(config, PACK);
+    expect(await migrateLatest(app.db)).toContain(PACK); // this release's batch
+    const daemon = await olderDaemon(app);
+    const refused = await runCli(['migrate', '--rollback', '--yes'], { env, cwd: dir });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('Refusing to roll back while svc daemons serve this database');
+    expect(await app.db.schema.hasColumn('content_articles', 'article')).toBe(true);
+    await daemon.stop();
+    const done = await runCli(['migrate', '--rollback', '--yes'], { env, cwd: dir });
+    expect(done.stdout).toContain(`rolled back  ${PACK}`);
+    expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(true);
+  });
+
+  it('a database from before heartbeats had a kind migrates when no daemon serves, and not while one beats', async () => {
+    const { dir, env, config } = await freshConfig();
+    const app = await migratedUpTo(config, KIND);
+    if (PG_URL) {
+      await app.db('daemon_heartbeats').insert(heartbeat('daemon_old', null, 1));
+      expect((await runCli(['migrate'], { env, cwd: dir })).stderr).toContain('daemon_old (pid 1 on elsewhere, last heartbeat');
+      await app.db('daemon_heartbeats').delete();
     }
+    const migrated = await runCli(['migrate'], { env, cwd: dir });
+    expect(migrated.stderr).toBe('');
+    expect((await migrationStatus(app.db)).pending).toEqual([]);
+  });
+
+  it('a pending migration they can run beside is applied while a daemon serves', async () => {
+    const { config } = await freshConfig();
+    const app = await migratedUpTo(config, LAST);
+    await olderDaemon(app);
+    expect(await migrateLatest(app.db, { daemons: () => servingOf(app) })).toEqual([LAST]);
   });
 });
+
+async function servingOf(app: App): Promise<string[]> {
+  const { servingDaemons } = await import('../../src/db/serving-daemons.js');
+  return servingDaemons(app.db, app.config);
+}

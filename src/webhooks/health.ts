@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
 import { findConnector } from '../connectors/store.js';
+import type { Row } from '../db/connect.js';
 import { processAlive } from '../lib/process-alive.js';
 import type { Workspace } from '../workspaces/types.js';
 import { HEARTBEAT_KEPT_MS, type HolderKind } from './lease.js';
@@ -17,8 +18,6 @@ export interface HolderView {
   /** Its heartbeat is fresh (and, on this host, its process exists). */
   alive: boolean;
 }
-
-type Row = Record<string, any>;
 
 function holderOf(ctx: Ctx, r: Row, now: number): HolderView {
   const h = { id: r.id, kind: r.kind ?? 'daemon', pid: Number(r.pid), host: r.host, startedAt: r.started_at, seenAt: r.seen_at };

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import type { Queryable, Row } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 import { type Connector, toConnector } from '../connectors/store.js';
 import type { LeaseRef } from './lease-store.js';
@@ -30,8 +30,6 @@ export interface EventRow {
   updatedAt: string;
   deliveredAt: string | null;
 }
-
-type Row = Record<string, any>;
 
 export const toEvent = (r: Row): EventRow => ({
   seq: Number(r.seq),

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
 import { type Queryable, type Trx, isPostgres } from '../db/connect.js';
+import { insertRows } from '../db/insert-rows.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
@@ -11,7 +12,7 @@ import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged,
 import { buildPayload } from './payload.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
-import { type DeliveryRow, type EventRow, insertDeliveries } from './store.js';
+import { type DeliveryRow, type EventRow, deliveryRow } from './store.js';
 import { redactSecrets } from '../lib/redact.js';
 
 export interface AttemptOutcome {
@@ -141,7 +142,7 @@ async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: O
       for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
     }
     const done = list.filter((s) => recorded.has(s.event.id));
-    await insertDeliveries(trx, done.map(logLine));
+    await insertRows(trx, 'webhook_deliveries', done.map(logLine).map(deliveryRow));
     for (const s of done) {
       if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
       // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.

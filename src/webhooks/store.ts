@@ -141,11 +141,6 @@ const toDelivery = (r: Row): DeliveryRow => {
   return { ...d, ok: Boolean(r.ok) };
 };
 
-/** Log attempts (one statement per 500). */
-export async function insertDeliveries(db: Queryable, list: DeliveryRow[]): Promise<void> {
-  for (let i = 0; i < list.length; i += 500) await db('webhook_deliveries').insert(list.slice(i, i + 500).map(deliveryRow));
-}
-
 export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
   if (ids.length === 0) return new Map();
   return new Map((await db('connectors').whereIn('id', ids)).map((r) => [r.id as string, toConnector(r)]));

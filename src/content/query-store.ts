@@ -18,7 +18,7 @@ export async function pageRows(db: Queryable, workspaceId: string, q: PageQuery)
   // Ranks are dense, so the page is exactly the ranks (top - limit, top]. Bounded on both sides,
   // so a PostgreSQL planner without statistics cannot read every row below the page.
   const rank = group.table === 'content_tags' ? 'g.rank' : `ci.${group.column}`;
-  const from = group.table === 'content_tags' ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }) : db('content_index as ci').where(prefixed(group.where));
+  const from = group.table === 'content_tags' ? db('content_tags as g').join('content_index as ci', 'ci.article_id', 'g.article_id').where({ 'g.workspace_id': workspaceId, 'g.tag': q.tag }) : db('content_index as ci').where(group.where);
   return { rows: await from.andWhere(rank, '<=', top).andWhere(rank, '>', top - q.limit).orderBy(rank, 'desc').limit(q.limit).pluck('ci.index_json'), total };
 }
 
@@ -30,8 +30,6 @@ async function bothFilters(db: Queryable, workspaceId: string, q: PageQuery): Pr
   if (q.page * q.limit >= total) return { rows: [], total };
   return { rows: await base().orderBy('g.rank', 'desc').offset(q.page * q.limit).limit(q.limit).pluck('ci.index_json'), total };
 }
-
-const prefixed = (where: Record<string, string>) => Object.fromEntries(Object.entries(where).map(([k, v]) => [`ci.${k}`, v]));
 
 export interface ArticleRow {
   id: string;

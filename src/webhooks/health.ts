@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
 import { findConnector } from '../connectors/store.js';
 import type { Row } from '../db/connect.js';
+import type { DependencyFinding as HealthFinding } from '../limits/dependency-health.js';
 import { processAlive } from '../lib/process-alive.js';
 import type { Workspace } from '../workspaces/types.js';
 import { HEARTBEAT_KEPT_MS, type HolderKind } from './lease.js';
@@ -73,12 +74,6 @@ export function describeLease(l: LeaseView): string {
   const by = l.holder ? describeHolder(l.holder) : 'a process of an older svc version';
   if (l.valid) return `${what} held by ${by} until ${l.lockedUntil}`;
   return `${what} was held by ${by}: the lease is void, the next daemon to look takes it over`;
-}
-
-export interface HealthFinding {
-  level: 'ok' | 'warn' | 'fail';
-  check: string;
-  detail: string;
 }
 
 /** What `svc doctor` reports about webhooks: the daemons it sees (alive, or gone within the last day), events held, disabled or failing webhooks, stuck queues. */

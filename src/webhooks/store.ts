@@ -142,7 +142,6 @@ const toDelivery = (r: Row): DeliveryRow => {
 };
 
 export async function connectorsByIds(db: Queryable, ids: string[]): Promise<Map<string, Connector>> {
-  if (ids.length === 0) return new Map();
   return new Map((await db('connectors').whereIn('id', ids)).map((r) => [r.id as string, toConnector(r)]));
 }
 
@@ -163,8 +162,7 @@ export type ArticleScope = { connectorId: string; articleId: string };
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
 export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
   const row = await db('webhook_events')
-    .where({ connector_id: s.connectorId, article_id: s.articleId })
-    .where({ status })
+    .where({ connector_id: s.connectorId, article_id: s.articleId, status })
     .where('seq', side === 'before' ? '<' : '>', s.seq)
     .orderBy('seq', side === 'before' ? 'desc' : 'asc')
     .first();
@@ -182,12 +180,10 @@ export async function pendingUnpublishes(db: Queryable, articleIds: string[]): P
 }
 
 /** `svc webhook enable`: every queued event of the connector is due now, with a fresh retry budget. */
-export async function makeQueueDue(db: Queryable, connectorId: string, now: string): Promise<number> {
-  return Number(
-    await db('webhook_events')
-      .where({ connector_id: connectorId, status: 'pending' })
-      .update({ next_attempt_at: now, retry_from: db.ref('attempts'), updated_at: now }),
-  );
+export async function makeQueueDue(db: Queryable, connectorId: string, now: string): Promise<void> {
+  await db('webhook_events')
+    .where({ connector_id: connectorId, status: 'pending' })
+    .update({ next_attempt_at: now, retry_from: db.ref('attempts'), updated_at: now });
 }
 
 /** The latest publish or update event of each of these articles on this connector, with the receiver's last answer. */

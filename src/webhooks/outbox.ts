@@ -3,7 +3,6 @@ import type { Trx } from '../db/connect.js';
 import type { Article } from '../articles/types.js';
 import type { Connector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import type { Publication } from '../connectors/publications.js';
 import { AppError } from '../errors.js';
 import type { Workspace } from '../workspaces/types.js';
 import { leaseMs, leaseTime } from './lease.js';
@@ -20,7 +19,7 @@ export interface ArticleEventArgs {
   connector: Connector;
   article: Article;
   /** Null for an unpublish sent to a receiver that shows an article svc has no publication of (forceNotify). */
-  publication: Publication | null;
+  publication: publications.Publication | null;
   /** The body as the publish rendered it (shared with the content snapshot): no attempt renders it again. */
   rendered?: { html: string; words: number };
 }

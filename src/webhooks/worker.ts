@@ -1,7 +1,6 @@
 import PQueue from 'p-queue';
 import type { Ctx } from '../context.js';
-import type { Connector } from '../connectors/store.js';
-import { findConnector } from '../connectors/store.js';
+import { type Connector, findConnector } from '../connectors/store.js';
 import { withTransaction } from '../db/tx.js';
 import { writerOf } from '../db/connect.js';
 import type { Job } from '../jobs/job.js';

@@ -11,8 +11,9 @@ const SERVING_FLOOR_MS = 60_000;
 
 /**
  * The daemons serving this database now, each described for a person. On SQLite the one holding its daemon lock
- * (exact: the lock ends with the process; `svc serve` itself holds it and is not counted); on PostgreSQL every daemon
- * whose heartbeat (daemon_heartbeats, written every few seconds, deleted by a clean stop) is recent.
+ * (exact: the lock ends with the process; `svc serve` itself holds it and is not counted); on PostgreSQL every holder
+ * whose heartbeat (daemon_heartbeats, written every few seconds, deleted by a clean stop) is recent: a daemon, or a
+ * command waiting for its one delivery, which writes as a daemon does.
  */
 export async function servingDaemons(db: Db, config: Pick<Config, 'database' | 'dataDir' | 'stateDirs' | 'webhooks'>): Promise<string[]> {
   const { database } = config;
@@ -24,9 +25,6 @@ export async function servingDaemons(db: Db, config: Pick<Config, 'database' | '
   if (!(await db.schema.hasTable('daemon_heartbeats'))) return [];
   const now = Date.now();
   const since = new Date(now - Math.max(config.webhooks.heartbeatStaleAfter, SERVING_FLOOR_MS)).toISOString();
-  const q = db('daemon_heartbeats').where('seen_at', '>=', since).select('id', 'pid', 'host', 'seen_at');
-  // Heartbeats older than their `kind` column were all daemons'.
-  if (await db.schema.hasColumn('daemon_heartbeats', 'kind')) q.where({ kind: 'daemon' });
-  const rows: Array<Record<string, string>> = await q;
+  const rows: Array<Record<string, string>> = await db('daemon_heartbeats').where('seen_at', '>=', since).select('id', 'pid', 'host', 'seen_at');
   return rows.map((r) => `${r.id} (pid ${r.pid} on ${r.host}, last heartbeat ${Math.max(0, Math.round((now - Date.parse(r.seen_at)) / 1000))} s ago)`);
 }

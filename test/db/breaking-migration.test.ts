@@ -77,9 +77,9 @@ describe(`migrations that daemons of the previous release cannot run beside (${P
       // A beat 30 s old still counts (the daemon may beat on longer settings than this command's 10 s stale-after)...
       await app.db('daemon_heartbeats').insert(heartbeat('daemon_slow', 'daemon', 30));
       await expect(migrateLatest(app.db, { daemons: () => servingOf(app) })).rejects.toMatchObject({ code: 'daemons_running' });
-      // ...one over a minute old is a daemon killed long ago; a command waiting for one delivery is none.
+      // ...one over a minute old is a daemon killed long ago.
       await app.db('daemon_heartbeats').where({ id: 'daemon_slow' }).delete();
-      await app.db('daemon_heartbeats').insert([heartbeat('daemon_killed', 'daemon', 61), heartbeat('request_waiting', 'request', 0)]);
+      await app.db('daemon_heartbeats').insert(heartbeat('daemon_killed', 'daemon', 61));
     }
     const migrated = await runCli(['migrate'], { env, cwd: dir });
     expect(migrated.stderr).toBe('');

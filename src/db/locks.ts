@@ -60,11 +60,17 @@ async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock |
 /** The SQLite daemon locks this process holds (it is `svc serve`). */
 const claimed = new Set<string>();
 
+/** The daemon lock of the SQLite file, or null while another holds it; one it cannot open is named, with `hint`. */
+const daemonLock = (file: string, hint: string) =>
+  sqliteLock(file).catch((err: Error) => {
+    throw new AppError('database_unavailable', 503, `Cannot open ${file}: ${err.message}`, { hint, cause: err });
+  });
+
 /** Whether another process's daemon holds the SQLite file's daemon lock now (exact: the lock ends with its process). */
 export async function sqliteDaemonServing(filename: string): Promise<boolean> {
   const file = `${filename}-daemon.lock`;
   if (claimed.has(file) || !existsSync(file)) return false;
-  const lock = await sqliteLock(file);
+  const lock = await daemonLock(file, 'svc reads and writes the daemon lock beside the database to learn whether a daemon serves it: run this as the user the daemon runs as.');
   await lock?.release();
   return lock === null;
 }
@@ -76,12 +82,10 @@ export async function claimDatabase(config: Pick<Config, 'database' | 'sources' 
   refuseMovedDatabase(config);
   ensurePrivateDir(path.dirname(database.filename));
   const file = `${database.filename}-daemon.lock`;
-  const lock = await sqliteLock(file).catch((err: Error) => {
-    throw new AppError('database_unavailable', 503, `Cannot open ${file}: ${err.message}`, {
-      hint: databaseSettingsHint(config),
-      cause: err,
-    });
-  });
+  // A command asking whether a daemon serves holds the lock for a moment (above): one more try before refusing.
+  let lock = await daemonLock(file, databaseSettingsHint(config));
+  if (!lock) await new Promise((resolve) => setTimeout(resolve, 250));
+  lock ??= await daemonLock(file, databaseSettingsHint(config));
   if (lock) {
     claimed.add(file);
     return {

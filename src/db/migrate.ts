@@ -56,16 +56,14 @@ async function refuseWhileServed(names: string[], daemons: MigrateOptions['daemo
   const breaking = modules.filter((m) => m.breaksRunningDaemons);
   const running = breaking.length > 0 ? await daemons() : [];
   if (running.length === 0) return;
-  const why = breaking.map((m) => `${m.name}: ${m.breaksRunningDaemons}`).join('; ');
-  throw new AppError(
-    'daemons_running',
-    409,
-    `Refusing to ${verb} while svc daemons serve this database: ${verb === 'migrate' ? 'the running (older) daemons cannot serve what this release changes' : 'the running daemons cannot serve what undoing these migrations changes back'} (${why}). Serving now: ${running.join(', ')}. Nothing was changed.`,
-    {
-      hint: `Stop every svc daemon serving this database and wait for its process to exit (this change cannot be made one daemon at a time), then run this again${verb === 'migrate' ? ' or start this version' : ''}. See "Upgrade" in docs/deployment.md.`,
-      details: { migrations: breaking.map((m) => m.name), daemons: running },
-    },
-  );
+  const [what, where] =
+    verb === 'migrate'
+      ? [`every svc command migrates it first, and the running (older) daemons cannot serve what this release changes (${breaking.map((m) => `${m.name}: ${m.breaksRunningDaemons}`).join('; ')})`, '"Upgrade" in docs/deployment.md']
+      : [`the running daemons cannot serve the database once ${breaking.map((m) => m.name).join(', ')} ${breaking.length === 1 ? 'is' : 'are'} undone`, '"Going back a release" in docs/operations.md'];
+  throw new AppError('daemons_running', 409, `Refusing to ${verb} while svc daemons serve this database: ${what}. Serving now: ${running.join(', ')}. Nothing was changed.`, {
+    hint: `Stop every svc daemon serving this database and wait for its process to exit (this cannot be done one daemon at a time), then run this again. On PostgreSQL a daemon that was killed counts until its last heartbeat is a minute old. See ${where}.`,
+    details: { migrations: breaking.map((m) => m.name), daemons: running },
+  });
 }
 
 /** The batch holding it is the install itself. */

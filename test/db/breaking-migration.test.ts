@@ -3,7 +3,11 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import type { Config } from '../../src/config/schema.js';
-import { migrateLatest, migrateStep, migrationStatus } from '../../src/db/migrate.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { databaseIdentity } from '../../src/db/errors.js';
+import { claimDatabase } from '../../src/db/locks.js';
+import { migrateLatest, migrateStep, migrationStatus, rollbackLastBatch } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
 import { startHolder } from '../../src/webhooks/lease.js';
 import { runCli } from '../helpers/cli.js';
@@ -39,13 +43,15 @@ async function olderDaemon(app: App): Promise<{ id: string; stop: () => Promise<
   const script = `import sqlite3 from 'sqlite3'; const db = new sqlite3.Database(${JSON.stringify(file)}); db.exec('BEGIN IMMEDIATE', (e) => { if (e) throw e; console.log('held'); }); process.stdin.resume();`;
   const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
   await once(child.stdout!, 'data');
+  // ...and, as 0.2.0 did, records itself in the data directory.
+  writeFileSync(path.join(app.config.dataDir, `daemon-${child.pid}.json`), JSON.stringify({ pid: child.pid, database: databaseIdentity(app.config.database), since: '2026-11-30T00:00:00.000Z', webhooks: { allowPrivateNetworks: false, allowedHosts: [] } }));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGKILL'); // its lock ends with its process, however it ends
     await once(child, 'exit');
   };
   stops.push(stop);
-  return { id: `pid ${child.pid}`, stop };
+  return { id: `svc serve (pid ${child.pid}`, stop };
 }
 
 const heartbeat = (id: string, kind: string | null, secondsAgo: number) => {
@@ -64,7 +70,7 @@ describe(`migrations that daemons of the previous release cannot run beside (${P
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toContain('Refusing to migrate while svc daemons serve this database');
     expect(cli.stderr).toContain(PACK);
-    expect(cli.stderr).toContain(PG_URL ? daemon.id : '-daemon.lock');
+    expect(cli.stderr).toContain(daemon.id);
     expect(cli.stderr).toContain('Stop every svc daemon serving this database');
     // Starting this version, or any command of it, migrates first: refused the same way.
     await expect(createApp({ config, log })).rejects.toMatchObject({ code: 'daemons_running', status: 409 });
@@ -95,8 +101,16 @@ describe(`migrations that daemons of the previous release cannot run beside (${P
     const refused = await runCli(['migrate', '--rollback', '--yes'], { env, cwd: dir });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('Refusing to roll back while svc daemons serve this database');
+    expect(refused.stderr).toContain(daemon.id);
+    // Before it asks: nobody is asked to confirm what cannot be done.
+    expect((await runCli(['migrate', '--rollback'], { env, cwd: dir })).stderr).toContain('Refusing to roll back');
     expect(await app.db.schema.hasColumn('content_articles', 'article')).toBe(true);
     await daemon.stop();
+    // A daemon that starts while the person confirms is seen too.
+    let late: { stop: () => Promise<void> } | undefined;
+    const confirm = async () => void (late = await olderDaemon(app));
+    await expect(rollbackLastBatch(app.db, { daemons: () => servingOf(app), confirm })).rejects.toMatchObject({ code: 'daemons_running' });
+    await late!.stop();
     const done = await runCli(['migrate', '--rollback', '--yes'], { env, cwd: dir });
     expect(done.stdout).toContain(`rolled back  ${PACK}`);
     expect(await app.db.schema.hasColumn('content_articles', 'article_json')).toBe(true);
@@ -113,6 +127,19 @@ describe(`migrations that daemons of the previous release cannot run beside (${P
     const migrated = await runCli(['migrate'], { env, cwd: dir });
     expect(migrated.stderr).toBe('');
     expect((await migrationStatus(app.db)).pending).toEqual([]);
+  });
+
+  it("svc serve's own hold on the database is not a daemon serving it", async () => {
+    const { config } = await freshConfig();
+    await migratedUpTo(config, PACK);
+    const own = await claimDatabase(config); // what svc serve takes before it migrates
+    try {
+      const app = await createApp({ config, log });
+      stops.push(() => app.close());
+      expect((await migrationStatus(app.db)).pending).toEqual([]);
+    } finally {
+      await own.release();
+    }
   });
 
   it('a pending migration they can run beside is applied while a daemon serves', async () => {

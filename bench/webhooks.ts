@@ -13,7 +13,7 @@ import { createLogger } from '../src/lib/log.js';
 import { findConnector } from '../src/connectors/store.js';
 import { sendAttempt } from '../src/webhooks/attempt.js';
 import { setWebhook } from '../src/webhooks/service.js';
-import { toEvent } from '../src/webhooks/store.js';
+import { eventRows, toEvent } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { createWorkspace } from '../src/workspaces/service.js';
 import type { Workspace } from '../src/workspaces/types.js';
@@ -238,7 +238,7 @@ async function barePosts(receivers: Receivers, bytes: number, n: number, concurr
  */
 async function sendAlone(app: App, ws: Workspace, n: number, c: number) {
   const connector = (await findConnector(app.db, ws.id, 'webhook'))!;
-  const events = (await app.db('webhook_events').where({ connector_id: connector.id }).orderBy('seq', 'desc').limit(n)).map(toEvent);
+  const events = (await eventRows(app.db).where({ connector_id: connector.id }).orderBy('seq', 'desc').limit(n)).map(toEvent);
   const lease = { holderId: 'bench', token: 'bench', until: new Date(Date.now() + 3_600_000).toISOString() };
   return timedLoop(events.length, c, async (i) => {
     const sent = await sendAttempt(app, events[i], connector, lease, null);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
-import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, toEvent } from './store.js';
+import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, eventRows, toEvent } from './store.js';
 
 // A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
 // is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
@@ -54,7 +54,7 @@ const DUE_SQL =
 
 /** The columns of webhook_events a claim returns (what toEvent reads), then the publication's count and URL. */
 const EVENT_COLUMNS = [
-  'seq', 'id', 'workspace_id', 'connector_id', 'article_id', 'event', 'snapshot', 'status', 'attempts', 'next_attempt_at', 'locked_until',
+  'seq', 'id', 'workspace_id', 'connector_id', 'article_id', 'event', 'status', 'attempts', 'next_attempt_at', 'locked_until',
   'locked_by', 'lease_token', 'retry_from', 'last_status', 'last_error', 'created_at', 'updated_at', 'delivered_at',
 ];
 // By article only (the primary key's first column), the receiver's kept by FILTER: given both
@@ -102,8 +102,11 @@ export interface ClaimedEvent extends EventRow {
   currentPublishedUrl: string | null | undefined;
 }
 
-/** Lease these due events in one statement; the rows taken (still pending, due and nobody else's), in seq order. */
-export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime): Promise<ClaimedEvent[]> {
+/**
+ * Lease these due events in one statement; the rows taken (still pending, due and nobody else's), in seq order. Their snapshots
+ * are read after it through `reader`, so the writer (on SQLite the process's one) is not held for their size.
+ */
+export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef, at: LeaseTime, reader: Queryable = db): Promise<ClaimedEvent[]> {
   const pub = (what: string) =>
     db.raw(`(select ${what} from ?? as ?? where ?? = ?? and ?? = ??)`, ['publications', 'pub', 'pub.article_id', 'webhook_events.article_id', 'pub.connector_id', 'webhook_events.connector_id']);
   const rows: Array<Record<string, unknown>> = onPostgresPool(db)
@@ -116,8 +119,10 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
         .where('next_attempt_at', '<=', at.now)
         .where(leaseVoid(at))
         .update(leaseFields(lease), ['*', db.raw('? as ??', [pub('count(*)'), 'pub_count']), db.raw('? as ??', [pub('max(published_url)'), 'pub_url'])] as unknown as string[]);
+  const taken = rows.map((r) => r.id as string);
+  const snapshots = new Map(taken.length === 0 ? [] : (await reader('webhook_event_snapshots').whereIn('event_id', taken).select('event_id', 'snapshot')).map((r) => [r.event_id, r.snapshot]));
   return rows
-    .map((r) => ({ ...toEvent(r), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
+    .map((r) => ({ ...toEvent({ ...r, snapshot: snapshots.get(r.id) }), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
 }
 
@@ -131,7 +136,7 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
 
 /** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's): an empty `others` means all are held. */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
-  const pending = (await db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq')).map(toEvent);
+  const pending = (await eventRows(db).where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq')).map(toEvent);
   // leaseOurs, read in one statement (ISO times of one format compare as strings).
   const ours = (e: EventRow) => e.lockedBy === lease.holderId && e.leaseToken === lease.token && e.lockedUntil !== null && e.lockedUntil >= at.now;
   return { ours: pending.filter(ours), others: pending.filter((e) => !ours(e)) };

@@ -1,4 +1,4 @@
-import type { Queryable, Row } from '../db/connect.js';
+import type { Queryable, Row, Trx } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 import { type Connector, toConnector } from '../connectors/store.js';
 import type { LeaseRef } from './lease-store.js';
@@ -53,8 +53,9 @@ export const toEvent = (r: Row): EventRow => ({
   deliveredAt: r.delivered_at ?? null,
 });
 
+/** In the caller's transaction: the event and its snapshot, in a table of its own (the event row is rewritten by every claim and settle). */
 export async function insertEvent(
-  db: Queryable,
+  db: Trx,
   e: { workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: LeaseRef },
 ): Promise<string> {
   const id = newId('evt');
@@ -64,7 +65,6 @@ export async function insertEvent(
     connector_id: e.connectorId,
     article_id: e.articleId,
     event: e.event,
-    snapshot: JSON.stringify(e.snapshot),
     status: 'pending',
     attempts: 0,
     next_attempt_at: e.now,
@@ -74,11 +74,16 @@ export async function insertEvent(
     created_at: e.now,
     updated_at: e.now,
   });
+  await db('webhook_event_snapshots').insert({ event_id: id, snapshot: JSON.stringify(e.snapshot) });
   return id;
 }
 
+/** webhook_events rows with their snapshot, as toEvent reads them. */
+export const eventRows = (db: Queryable) =>
+  db('webhook_events').select('webhook_events.*', db.raw('(select ?? from ?? as ?? where ?? = ??) as ??', ['s.snapshot', 'webhook_event_snapshots', 's', 's.event_id', 'webhook_events.id', 'snapshot']));
+
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
-  const row = await db('webhook_events').where({ id }).first();
+  const row = await eventRows(db).where({ id }).first();
   return row ? toEvent(row) : undefined;
 }
 
@@ -161,7 +166,7 @@ export type ArticleScope = { connectorId: string; articleId: string };
 
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
 export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
-  const row = await db('webhook_events')
+  const row = await eventRows(db)
     .where({ connector_id: s.connectorId, article_id: s.articleId, status })
     .where('seq', side === 'before' ? '<' : '>', s.seq)
     .orderBy('seq', side === 'before' ? 'desc' : 'asc')
@@ -173,7 +178,7 @@ export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }
 export async function pendingUnpublishes(db: Queryable, articleIds: string[]): Promise<EventRow[]> {
   const out: EventRow[] = [];
   for (let i = 0; i < articleIds.length; i += 500) {
-    const rows = await db('webhook_events').whereIn('article_id', articleIds.slice(i, i + 500)).where({ status: 'pending', event: 'article.unpublished' });
+    const rows = await eventRows(db).whereIn('article_id', articleIds.slice(i, i + 500)).where({ status: 'pending', event: 'article.unpublished' });
     out.push(...rows.map(toEvent));
   }
   return out;
@@ -196,7 +201,7 @@ export async function latestPublishEvents(db: Queryable, connectorId: string, ar
       .whereIn('article_id', articleIds.slice(i, i + 500))
       .whereIn('event', ['article.published', 'article.updated'])
       .groupBy('article_id');
-    for (const row of await db('webhook_events').whereIn('seq', latest)) {
+    for (const row of await eventRows(db).whereIn('seq', latest)) {
       const event = toEvent(row);
       const last = event.attempts > 0 && event.status !== 'delivered'
         ? await db('webhook_deliveries').where({ event_id: event.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('response_excerpt')

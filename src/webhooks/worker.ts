@@ -183,7 +183,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const claimedAt = Date.now(); // a failure from now on makes send() read the webhook again
       // The webhook is read after the claim, so a disable committed before it is seen. Should either fail, the claim
       // may have been made all the same: its leases are given back now, not when they run out.
-      const [taken, connectors] = await claimEvents(writer, ids, lease, at)
+      const [taken, connectors] = await claimEvents(writer, ids, lease, at, ctx.db)
         .then(async (rows) => [rows, rows.length === 0 ? new Map<string, Connector>() : await connectorsByIds(ctx.db, [...taking.keys()])] as const)
         .catch(async (err: unknown) => {
           await releaseLeases(writer, lease.token, { ids }).catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /** Daemons of svc 0.2.0 write and read webhook_events.snapshot, which this moves. */
-export const breaksRunningDaemons = 'daemons of svc 0.2.0 fail to queue and to send webhook events without webhook_events.snapshot';
+export const breaksRunningDaemons = 'daemons of svc 0.2.0 fail every publish, unpublish and delete on a workspace with a webhook (they write its event with webhook_events.snapshot) and cannot send the events queued';
 
 // An event's snapshot (its article, body included: up to a few MB) sat in its webhook_events row,
 // which every claim and every settle rewrites whole on SQLite: a delivery cost the writer time in

@@ -1,7 +1,7 @@
 import { type Db, isPostgres } from '../db/connect.js';
 
 /** The tables that grow with use; the cleanup job (jobs/cleanup.ts) keeps them bounded. */
-export const GROWING_TABLES = ['webhook_events', 'webhook_deliveries', 'oauth_tokens', 'oauth_codes', 'oauth_requests', 'sessions'] as const;
+export const GROWING_TABLES = ['webhook_events', 'webhook_event_snapshots', 'webhook_deliveries', 'oauth_tokens', 'oauth_codes', 'oauth_requests', 'sessions'] as const;
 
 export interface TableSize {
   table: string;

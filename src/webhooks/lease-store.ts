@@ -52,7 +52,7 @@ const DUE_SQL =
   `where e.turn = 1 and e.next_attempt_at <= $1 and ${leaseVoidSql('e', '$1', '$2')} and c.enabled = true and e.id <> all($3::text[])) as d ` +
   'where nth <= $5 order by seq limit $6';
 
-/** The columns of webhook_events a claim returns (what toEvent reads), then the publication's count and URL. */
+/** The columns of webhook_events a claim returns (what toEvent reads but the snapshot, read after it), then the publication's count and URL. */
 const EVENT_COLUMNS = [
   'seq', 'id', 'workspace_id', 'connector_id', 'article_id', 'event', 'status', 'attempts', 'next_attempt_at', 'locked_until',
   'locked_by', 'lease_token', 'retry_from', 'last_status', 'last_error', 'created_at', 'updated_at', 'delivered_at',
@@ -122,6 +122,7 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
   const taken = rows.map((r) => r.id as string);
   const snapshots = new Map(taken.length === 0 ? [] : (await reader('webhook_event_snapshots').whereIn('event_id', taken).select('event_id', 'snapshot')).map((r) => [r.event_id, r.snapshot]));
   return rows
+    .filter((r) => snapshots.has(r.id)) // deleted since the claim (its webhook removed): nothing left to send or release
     .map((r) => ({ ...toEvent({ ...r, snapshot: snapshots.get(r.id) }), currentPublishedUrl: Number(r.pub_count) === 0 ? undefined : ((r.pub_url as string | null) ?? null) }))
     .sort((a, b) => a.seq - b.seq);
 }

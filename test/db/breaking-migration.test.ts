@@ -15,7 +15,7 @@ import { PG_URL, freshConfig } from '../helpers/env.js';
 
 const KIND = '2026-11-23-1000-add-webhook-leases'; // adds daemon_heartbeats.kind
 const PACK = '2026-11-29-1600-pack-content-articles'; // exports breaksRunningDaemons, as do 1401 and 1741
-const LAST = '2026-11-30-1540-drop-content-tags-rank-index'; // does not
+const RANK = '2026-11-30-1540-drop-content-tags-rank-index'; // does not
 const log = createLogger('silent');
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -144,10 +144,10 @@ describe(`migrations that daemons of the previous release cannot run beside (${P
 
   it('a batch without them is rolled back while a daemon serves', async () => {
     const { config } = await freshConfig();
-    const app = await migratedUpTo(config, LAST);
-    await migrateStep(app.db, 'up'); // LAST alone, a batch of its own
+    const app = await migratedUpTo(config, RANK);
+    await migrateStep(app.db, 'up'); // RANK alone, a batch of its own
     await olderDaemon(app);
-    expect(await rollbackLastBatch(app.db, { daemons: () => servingOf(app) })).toEqual([LAST]);
+    expect(await rollbackLastBatch(app.db, { daemons: () => servingOf(app) })).toEqual([RANK]);
   });
 });
 

@@ -17,7 +17,7 @@ import { contentFixture } from '../content-api/fixture.js';
 // update, the audit and its keyword checks, an import of a folder of markdown files and a
 // re-import. Every statement sent is EXPLAINed as sent (helpers/plans.ts).
 
-const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'article_audits', 'webhook_events'];
+const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'article_audits', 'webhook_events', 'webhook_event_snapshots'];
 
 // Statements that read the workspace's articles whole by design: the list's total (a count of
 // every article reads an index entry each, whatever the plan), and the keywords every article

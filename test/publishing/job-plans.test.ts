@@ -10,7 +10,7 @@ import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../hel
 // a cleanup round send, with a few hundred articles and some of them due. Every statement sent
 // is EXPLAINed as sent (helpers/plans.ts). The webhook worker is webhook-plans.test.ts's.
 
-const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events', 'webhook_deliveries', 'oauth_tokens', 'oauth_codes', 'oauth_requests', 'sessions'];
+const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events', 'webhook_event_snapshots', 'webhook_deliveries', 'oauth_tokens', 'oauth_codes', 'oauth_requests', 'sessions'];
 
 // Read in order with a LIMIT by design: the retention sweep's walk from the start of the table
 // (the cursor bounds the next walks), a batch of 500 rows per statement.

@@ -20,7 +20,7 @@ import { type WebhookWorld, webhookWorld } from '../webhooks/setup.js';
 // (the cursor bounds the next walks), a batch of 500 rows per statement.
 const ALLOWED = [/^SCAN webhook_events\n    in: select `seq` from `webhook_events` order by `seq` asc limit \?$/];
 
-const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events', 'webhook_deliveries'];
+const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events', 'webhook_event_snapshots', 'webhook_deliveries'];
 
 describe.skipIf(PG_URL)('the webhook path reads by index on SQLite without statistics', () => {
   let w: WebhookWorld;

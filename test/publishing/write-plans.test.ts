@@ -15,7 +15,7 @@ import { datedDrafts, planWorkspace, statementsOf, wideStatements } from '../hel
 // statistics (query-plans.test.ts covers its reads).
 
 // content_sitemap_blocks is left out: the sitemap reads it whole by design, a row per 256 articles.
-const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events'];
+const BIG = ['articles', 'publications', 'content_index', 'content_articles', 'content_tags', 'content_search', 'content_terms', 'webhook_events', 'webhook_event_snapshots'];
 
 describe.skipIf(PG_URL)('the statements publishing sends read by index on SQLite without statistics', () => {
   const fixture = planWorkspace(async (app, ws) => {

@@ -153,6 +153,8 @@ async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: O
   });
 }
 
+const storable = (text: string) => redactSecrets(text).replaceAll('\0', '\uFFFD');
+
 const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({
   id: outcome.deliveryId,
   eventId: event.id,
@@ -164,9 +166,10 @@ const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): Delive
   ok: outcome.ok,
   statusCode: outcome.status,
   durationMs: outcome.durationMs,
-  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts).
-  error: outcome.error && redactSecrets(outcome.error),
-  responseExcerpt: outcome.response ? redactSecrets(outcome.response) : null,
+  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts), nor a NUL,
+  // which PostgreSQL's text refuses: the attempt could not be recorded, and was sent again at every lease's end.
+  error: outcome.error && storable(outcome.error),
+  responseExcerpt: outcome.response ? storable(outcome.response) : null,
   createdAt: finishedAt.toISOString(),
 });
 
@@ -200,7 +203,8 @@ function publishedUrlFrom(body: string): string | null {
   try {
     const json = JSON.parse(body) as Record<string, unknown>;
     const url = typeof json?.url === 'string' ? json.url : typeof json?.publishedUrl === 'string' ? json.publishedUrl : null;
-    return url && /^https?:\/\//i.test(url) && url.length <= 2000 ? url : null;
+    // No whitespace or control character (PostgreSQL's text refuses a NUL): a URL, or nothing stored.
+    return url && /^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(url) && url.length <= 2000 ? url : null;
   } catch {
     return null;
   }

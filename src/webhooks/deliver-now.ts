@@ -8,7 +8,7 @@ import { ANSWERED_AT_ONCE, type AttemptOutcome, type OnRecorded, recordAttempts,
 import { leaseMs, leaseTime, leaseUntil, maySend, newLease, startHolder } from './lease.js';
 import { type LeaseRef, articleQueue, holdArticle, releaseLeases, stillLeased, supersedeHeld } from './lease-store.js';
 import { abandonRequested } from './outbox.js';
-import { type EventRow, findEvent } from './store.js';
+import { type EventRow, type EventState, findEvent } from './store.js';
 import { logJobFailure } from '../lib/failure-log.js';
 
 export interface DeliverNowSpec {
@@ -100,7 +100,7 @@ async function settled(ctx: Ctx, ids: string[], giveUpAt: number): Promise<void>
 }
 
 /** A redelivery may not jump ahead of an earlier event of its article that is still waiting. */
-export const outOfOrder = (earlier: EventRow) =>
+export const outOfOrder = (earlier: EventState) =>
   new AppError('out_of_order', 409, `An earlier event of this article (${earlier.event} ${earlier.id}) has not been delivered yet; events of an article go out in order`, {
     hint: `Redeliver ${earlier.id} first (svc webhook redeliver ${earlier.id}), or let its retry run (svc webhook show).`,
   });

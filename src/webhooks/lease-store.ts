@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type Db, type Queryable, isPostgres } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
-import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventStatus, deliveryRow, eventRows, toEvent } from './store.js';
+import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventState, type EventStatus, deliveryRow, toEvent, toEventState } from './store.js';
 
 // A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
 // is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
@@ -136,10 +136,10 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
 }
 
 /** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's): an empty `others` means all are held. */
-export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventRow[]; others: EventRow[] }> {
-  const pending = (await eventRows(db).where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq')).map(toEvent);
+export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventState[]; others: EventState[] }> {
+  const pending = (await db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq')).map(toEventState);
   // leaseOurs, read in one statement (ISO times of one format compare as strings).
-  const ours = (e: EventRow) => e.lockedBy === lease.holderId && e.leaseToken === lease.token && e.lockedUntil !== null && e.lockedUntil >= at.now;
+  const ours = (e: EventState) => e.lockedBy === lease.holderId && e.leaseToken === lease.token && e.lockedUntil !== null && e.lockedUntil >= at.now;
   return { ours: pending.filter(ours), others: pending.filter((e) => !ours(e)) };
 }
 

@@ -8,7 +8,7 @@ import type { Workspace } from '../workspaces/types.js';
 import { leaseMs, leaseTime } from './lease.js';
 import { type LeaseRef, endUnheld, settleLeased, stillLeased } from './lease-store.js';
 import { type WebhookEventName, snapshotOf } from './payload.js';
-import { type EventRow, insertEvent, pendingUnpublishes } from './store.js';
+import { type EventState, insertEvent, pendingUnpublishes } from './store.js';
 
 // Every webhook event is a row written in the transaction of the change it reports, sent by a
 // daemon's worker or, when someone waits for the answer, by that process (deliver-now.ts).
@@ -54,7 +54,7 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article
 }
 
 /** Fail an event someone waited for (unpublish, test) whose process is gone: nobody would act on the answer. Under `lease`, else only if its lease is void. */
-export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventRow, lease?: LeaseRef, reason = 'abandoned: the process waiting for the receiver stopped before it answered'): Promise<boolean> {
+export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventState, lease?: LeaseRef, reason = 'abandoned: the process waiting for the receiver stopped before it answered'): Promise<boolean> {
   const at = leaseTime(ctx);
   const failed = lease
     ? await settleLeased(trx, event.id, lease, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })

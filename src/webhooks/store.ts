@@ -31,14 +31,18 @@ export interface EventRow {
   deliveredAt: string | null;
 }
 
-export const toEvent = (r: Row): EventRow => ({
+/** An event without its snapshot: what a listing, an order check or a cancel reads (a snapshot holds the article's body). */
+export type EventState = Omit<EventRow, 'snapshot'>;
+
+export const toEvent = (r: Row): EventRow => ({ ...toEventState(r), snapshot: JSON.parse(r.snapshot) });
+
+export const toEventState = (r: Row): EventState => ({
   seq: Number(r.seq),
   id: r.id,
   workspaceId: r.workspace_id,
   connectorId: r.connector_id,
   articleId: r.article_id,
   event: r.event,
-  snapshot: JSON.parse(r.snapshot),
   status: r.status,
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
@@ -165,21 +169,21 @@ export async function listDeliveries(db: Queryable, workspaceId: string, f: { ar
 export type ArticleScope = { connectorId: string; articleId: string };
 
 /** The article's first event in `status` after (or before) `seq`, in seq order from `seq` outwards. */
-export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventRow | undefined> {
-  const row = await eventRows(db)
+export async function neighbour(db: Queryable, s: ArticleScope & { seq: number }, side: 'before' | 'after', status: EventStatus): Promise<EventState | undefined> {
+  const row = await db('webhook_events')
     .where({ connector_id: s.connectorId, article_id: s.articleId, status })
     .where('seq', side === 'before' ? '<' : '>', s.seq)
     .orderBy('seq', side === 'before' ? 'desc' : 'asc')
     .first();
-  return row ? toEvent(row) : undefined;
+  return row ? toEventState(row) : undefined;
 }
 
 /** The article's `article.unpublished` that is still pending (waiting for its receiver), if any. */
-export async function pendingUnpublishes(db: Queryable, articleIds: string[]): Promise<EventRow[]> {
-  const out: EventRow[] = [];
+export async function pendingUnpublishes(db: Queryable, articleIds: string[]): Promise<EventState[]> {
+  const out: EventState[] = [];
   for (let i = 0; i < articleIds.length; i += 500) {
-    const rows = await eventRows(db).whereIn('article_id', articleIds.slice(i, i + 500)).where({ status: 'pending', event: 'article.unpublished' });
-    out.push(...rows.map(toEvent));
+    const rows = await db('webhook_events').whereIn('article_id', articleIds.slice(i, i + 500)).where({ status: 'pending', event: 'article.unpublished' });
+    out.push(...rows.map(toEventState));
   }
   return out;
 }
@@ -192,8 +196,8 @@ export async function makeQueueDue(db: Queryable, connectorId: string, now: stri
 }
 
 /** The latest publish or update event of each of these articles on this connector, with the receiver's last answer. */
-export async function latestPublishEvents(db: Queryable, connectorId: string, articleIds: string[]): Promise<Map<string, EventRow & { responseExcerpt: string | null }>> {
-  const out = new Map<string, EventRow & { responseExcerpt: string | null }>();
+export async function latestPublishEvents(db: Queryable, connectorId: string, articleIds: string[]): Promise<Map<string, EventState & { responseExcerpt: string | null }>> {
+  const out = new Map<string, EventState & { responseExcerpt: string | null }>();
   for (let i = 0; i < articleIds.length; i += 500) {
     const latest = db('webhook_events')
       .max('seq')
@@ -201,8 +205,8 @@ export async function latestPublishEvents(db: Queryable, connectorId: string, ar
       .whereIn('article_id', articleIds.slice(i, i + 500))
       .whereIn('event', ['article.published', 'article.updated'])
       .groupBy('article_id');
-    for (const row of await eventRows(db).whereIn('seq', latest)) {
-      const event = toEvent(row);
+    for (const row of await db('webhook_events').whereIn('seq', latest)) {
+      const event = toEventState(row);
       const last = event.attempts > 0 && event.status !== 'delivered'
         ? await db('webhook_deliveries').where({ event_id: event.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('response_excerpt')
         : undefined;

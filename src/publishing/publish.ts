@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.js';
 import type { Trx } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
+import { redactSecrets } from '../lib/redact.js';
 import { AppError, badRequest, notFound, toAppError } from '../errors.js';
 import { logJobFailure } from '../lib/failure-log.js';
 import { nowIso } from '../lib/clock.js';
@@ -132,7 +133,8 @@ const notPublished = (article: Article, hasWebhook: boolean) =>
 /** What the receiver answered to a refused unpublish: the error and the start of its body. */
 function refusal(o: AttemptOutcome): string {
   const excerpt = o.response.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return `${o.error}${excerpt && o.status !== null ? `: ${excerpt}` : ''}`;
+  // Stored with the publication and shown: never an issued secret the receiver echoed (lib/redact.ts).
+  return redactSecrets(`${o.error}${excerpt && o.status !== null ? `: ${excerpt}` : ''}`);
 }
 
 /**

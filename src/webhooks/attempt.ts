@@ -153,8 +153,6 @@ async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: O
   });
 }
 
-const storable = (text: string) => redactSecrets(text).replaceAll('\0', '\uFFFD');
-
 const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({
   id: outcome.deliveryId,
   eventId: event.id,
@@ -166,10 +164,9 @@ const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): Delive
   ok: outcome.ok,
   statusCode: outcome.status,
   durationMs: outcome.durationMs,
-  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts), nor a NUL,
-  // which PostgreSQL's text refuses: the attempt could not be recorded, and was sent again at every lease's end.
-  error: outcome.error && storable(outcome.error),
-  responseExcerpt: outcome.response ? storable(outcome.response) : null,
+  // What the receiver answered is quoted, never an issued secret it echoed (lib/redact.ts).
+  error: outcome.error && redactSecrets(outcome.error),
+  responseExcerpt: outcome.response ? redactSecrets(outcome.response) : null,
   createdAt: finishedAt.toISOString(),
 });
 

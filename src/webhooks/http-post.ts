@@ -50,7 +50,9 @@ export async function postOnce(target: string, body: Buffer, headers: Record<str
         clearTimeout(timer);
         forget();
         if (!ended || !req.writableFinished) req.destroy();
-        resolve({ result: { status, headers: resHeaders, body: Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8'), error, durationMs: elapsed() }, staleConnection });
+        // NUL as U+FFFD: the answer is quoted in text columns, and PostgreSQL's text refuses NUL.
+        const body = Buffer.concat(chunks).subarray(0, config.responseExcerptBytes).toString('utf8').replaceAll('\0', '\uFFFD');
+        resolve({ result: { status, headers: resHeaders, body, error, durationMs: elapsed() }, staleConnection });
       };
       const tls = url.protocol === 'https:';
       const kept = connectionsFor(config);

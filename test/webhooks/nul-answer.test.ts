@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publishArticle } from '../../src/publishing/publish.js';
+import { publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { PG_URL } from '../helpers/env.js';
 import { webhookWorld } from './setup.js';
 
@@ -27,5 +27,18 @@ describe(`a receiver whose answer holds a NUL byte (${PG_URL ? 'PostgreSQL' : 'S
     await expect.poll(async () => (await w.d.app.db('webhook_events').first('status')).status, { timeout: 10_000 }).toBe('delivered');
     expect(Number((await w.d.app.db('publications').whereNotNull('published_url').count({ n: '*' }).first())!.n)).toBe(0);
     expect(w.receiver.received).toHaveLength(1);
+  });
+
+  it('refusing an unpublish with a NUL in its answer: the refusal is told and stored, the NUL as U+FFFD', async () => {
+    let status = 200;
+    const w = await webhookWorld({ script: () => ({ status, raw: 'no\u0000pe' }) });
+    const a = await w.article();
+    await publishArticle(w.d.app, w.ws, a.id);
+    await w.receiver.waitFor(1);
+    await expect.poll(async () => (await w.d.app.db('webhook_events').first('status')).status, { timeout: 10_000 }).toBe('delivered');
+    status = 500;
+    await expect(unpublishArticle(w.d.app, w.ws, a.id)).rejects.toMatchObject({ code: 'receiver_refused', message: expect.stringContaining('no\uFFFDpe') });
+    expect((await w.d.app.db('publications').whereNotNull('last_error').first('last_error')).last_error).toContain('HTTP 500: no\uFFFDpe');
+    expect((await w.d.app.db('webhook_deliveries').where({ status_code: 500 }).first('response_excerpt')).response_excerpt).toBe('no\uFFFDpe');
   });
 });

@@ -205,13 +205,14 @@ export async function latestPublishEvents(db: Queryable, connectorId: string, ar
       .whereIn('article_id', articleIds.slice(i, i + 500))
       .whereIn('event', ['article.published', 'article.updated'])
       .groupBy('article_id');
-    for (const row of await db('webhook_events').whereIn('seq', latest)) {
-      const event = toEventState(row);
-      const last = event.attempts > 0 && event.status !== 'delivered'
-        ? await db('webhook_deliveries').where({ event_id: event.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first('response_excerpt')
-        : undefined;
-      out.set(event.articleId, { ...event, responseExcerpt: last?.response_excerpt ?? null });
-    }
+    const events = (await db('webhook_events').whereIn('seq', latest)).map(toEventState);
+    // The last answer of each one not delivered, in one read (with a receiver down, that is every article listed).
+    const failing = events.filter((e) => e.attempts > 0 && e.status !== 'delivered').map((e) => e.id);
+    const ranked = db('webhook_deliveries')
+      .whereIn('event_id', failing)
+      .select('event_id', 'response_excerpt', db.raw('row_number() over (partition by ?? order by ?? desc, ?? desc) as ??', ['event_id', 'created_at', 'id', 'nth']));
+    const last = new Map(failing.length === 0 ? [] : (await db.from(ranked.as('d')).where('nth', 1).select('event_id', 'response_excerpt')).map((r) => [r.event_id, r.response_excerpt]));
+    for (const event of events) out.set(event.articleId, { ...event, responseExcerpt: last.get(event.id) ?? null });
   }
   return out;
 }

@@ -112,6 +112,8 @@ export const configSchema = z
         allowPrivateNetworks: z.boolean().default(false),
         /** Exact host names allowed even when they resolve to private addresses. */
         allowedHosts: z.array(z.string()).default([]),
+        /** Memory for the events a daemon holds claimed, waiting or in flight (their articles, bodies included); one event is taken whatever its size. */
+        claimedBytes: z.coerce.number().int().min(1).default(33_554_432),
         /** Bytes of a receiver's answer kept in the delivery log. */
         responseExcerptBytes: z.coerce.number().int().min(0).default(2048),
         /** Resolving a webhook's host when it is added gives up after this (the host is checked again at each delivery, within timeout). */

@@ -44,13 +44,15 @@ const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.to
 // pending rows, where PostgreSQL without statistics ran the anti-join as a scan of every pending
 // event per pending event (176 ms a call at 1,000 queued).
 const DUE_SQL =
-  'select id, connector_id from (select e.id, e.connector_id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth ' +
+  'select d.id, d.connector_id, octet_length(s.snapshot) from (select id, connector_id, seq from (' +
+  'select e.id, e.connector_id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth ' +
   'from (select w.id, w.connector_id, w.seq, w.next_attempt_at, w.locked_until, w.locked_by, ' +
   'row_number() over (partition by w.connector_id, w.article_id order by w.seq) as turn ' +
   "from webhook_events as w where w.status = 'pending' and w.connector_id <> all($4::text[])) as e " +
   'join connectors as c on c.id = e.connector_id ' +
-  `where e.turn = 1 and e.next_attempt_at <= $1 and ${leaseVoidSql('e', '$1', '$2')} and c.enabled = true and e.id <> all($3::text[])) as d ` +
-  'where nth <= $5 order by seq limit $6';
+  `where e.turn = 1 and e.next_attempt_at <= $1 and ${leaseVoidSql('e', '$1', '$2')} and c.enabled = true and e.id <> all($3::text[])) as n ` +
+  // Sized after the limit, by primary key: octet_length reads the length stored with the value, not the value.
+  'where nth <= $5 order by seq limit $6) as d join webhook_event_snapshots as s on s.event_id = d.id order by d.seq';
 
 /** The columns of webhook_events a claim returns (what toEvent reads but the snapshot, read after it), then the publication's count and URL. */
 const EVENT_COLUMNS = [
@@ -66,14 +68,17 @@ const CLAIM_SQL =
   `where e.id = any($4::text[]) and e.status = 'pending' and e.next_attempt_at <= $5 and ${leaseVoidSql('e', '$5', '$6')} ` +
   `returning ${EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')}, ${publication('count(*)')} as pub_count, ${publication('max(published_url)')} as pub_url`;
 
+/** A due event: its id, its webhook, and the size of its snapshot (what holding it costs in memory). */
+export type DueEvent = Pick<EventRow, 'id' | 'connectorId'> & { bytes: number };
+
 /**
  * Due events nobody validly holds, on enabled connectors not in `skipConnectors` (those at their bound), first in line for
- * their article (decisions.md, Webhook order), oldest first, at most `perConnector` a connector. Ids only: the rows come with claimEvents.
+ * their article (decisions.md, Webhook order), oldest first, at most `perConnector` a connector. No rows: those come with claimEvents.
  */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<Array<Pick<EventRow, 'id' | 'connectorId'>>> {
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<DueEvent[]> {
   if (onPostgresPool(db)) {
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
-    return due.map(([id, connectorId]) => ({ id: id as string, connectorId: connectorId as string }));
+    return due.map(([id, connectorId, bytes]) => ({ id: id as string, connectorId: connectorId as string, bytes: Number(bytes) }));
   }
   const q = db('webhook_events as e')
     .join('connectors as c', 'c.id', 'e.connector_id')
@@ -93,8 +98,13 @@ export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exc
       .where('p.status', 'pending')
       .whereRaw('?? < ??', ['p.seq', 'e.seq']),
   );
-  const rows = await db.from(q.as('d')).select('id', 'connector_id').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
-  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id }));
+  const due = db.from(q.as('d')).select('id', 'connector_id', 'seq').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
+  const rows = await db
+    .from(due.as('d'))
+    .join('webhook_event_snapshots as s', 's.event_id', 'd.id')
+    .select('d.id', 'd.connector_id', db.raw('octet_length(??) as ??', ['s.snapshot', 'bytes']))
+    .orderBy('d.seq');
+  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id, bytes: Number(r.bytes) }));
 }
 
 /** A claimed event, with its publication's publishedUrl now (a receiver's answer to an earlier event may have set it; undefined when the publication is gone). */

@@ -19,6 +19,8 @@ interface Claim {
   /** Read right after the claim; `claimedAt` is taken just before it. */
   connector: Connector;
   claimedAt: number;
+  /** Its snapshot's size, counted against webhooks.claimedBytes until it is sent and recorded, or given back. */
+  bytes: number;
   /** Its attempt holds a slot of all (stop() gives back the claims that do not, those waiting in their receiver queue too). */
   started?: boolean;
   recorded?: () => void; // its attempt failed: called once that attempt is recorded
@@ -38,7 +40,7 @@ const GATHER_MS = 5;
 
 /** The daemon's delivery loop: claims in batches, a queue per receiver feeding one for all (a slow receiver holds only its own slots), group commit. */
 export function startWebhookWorker(ctx: Ctx): Job {
-  const { concurrency, concurrencyPerReceiver } = ctx.config.webhooks;
+  const { concurrency, concurrencyPerReceiver, claimedBytes } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
   const claims = new Map<string, Claim>();
   const all = new PQueue({ concurrency });
@@ -52,6 +54,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const queued = (id: string) => receivers.get(id)?.size ?? 0;
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
+  let held = 0; // bytes of the snapshots of `claims`
   const quick = new Set<string>(); // connectors whose last answer came quickly
   /** The connector's last failed attempt, recorded `at` (a 410 disables it in that commit): claims made before then re-read it once it is. */
   const failures = new Map<string, { at: number; recorded: Promise<void> }>();
@@ -124,6 +127,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const enqueue = (c: Claim, h: LeaseHolder) => {
     const { event } = c;
     claims.set(event.id, c);
+    held += c.bytes;
     c.done = receiverQueue(event.connectorId)
       .add(async () => {
         await failures.get(event.connectorId)?.recorded; // here a wait holds no slot of all (and the gather does not count it)
@@ -144,6 +148,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         c.recorded?.();
         if (!c.started) return;
         claims.delete(event.id);
+        held -= c.bytes;
         const q = receivers.get(event.connectorId);
         if (q && q.size === 0 && q.pending === 0) receivers.delete(event.connectorId);
         // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
@@ -171,12 +176,19 @@ export function startWebhookWorker(ctx: Ctx): Job {
       const full = [...receivers.keys()].filter((id) => !wantsMore(id));
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
       const taking = new Map<string, number>();
+      // Memory: the snapshots held stay within claimedBytes (one event whatever its size when none is held). The first
+      // that does not fit ends the pick, so later ones do not pass it: it is taken once enough is sent.
+      let bytes = held;
+      let memoryFull = false;
       const pick = due.filter((e) => {
         const n = taking.get(e.connectorId) ?? 0;
-        if (n >= room(e.connectorId)) return false;
+        if (memoryFull || n >= room(e.connectorId)) return false;
+        if (bytes > 0 && bytes + e.bytes > claimedBytes) return !(memoryFull = true);
         taking.set(e.connectorId, n + 1);
+        bytes += e.bytes;
         return true;
       });
+      const sizes = new Map(pick.map((e) => [e.id, e.bytes]));
       if (pick.length === 0 || stopped) return claimed;
       const lease = newLease(ctx, h, now);
       const ids = pick.map((e) => e.id);
@@ -191,11 +203,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
         });
       if (taken.length === 0) return claimed;
       claimed += taken.length;
-      for (const event of taken) if (connectors.has(event.connectorId)) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt }, h);
+      for (const event of taken) if (connectors.has(event.connectorId)) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt, bytes: sizes.get(event.id)! }, h);
       const orphans = taken.filter((e) => !connectors.has(e.connectorId)).map((e) => e.id); // after: a failed release holds only these
       if (orphans.length > 0) await releaseLeases(writer, lease.token, { ids: orphans });
-      // Fewer rows than asked for: nothing else was due (what came since wakes the worker again).
-      if (stopped || due.length < capacity) return claimed;
+      // Fewer rows than asked for: nothing else was due (what came since wakes the worker again). Full: recorded attempts wake it.
+      if (stopped || memoryFull || due.length < capacity) return claimed;
     }
   };
 

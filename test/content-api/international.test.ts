@@ -9,6 +9,7 @@ import { publishArticle } from '../../src/publishing/publish.js';
 import { getUsage } from '../../src/workspaces/usage.js';
 import { getWorkspace } from '../../src/workspaces/service.js';
 import { runCli } from '../helpers/cli.js';
+import { TestClock } from '../helpers/clock.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 import { tempDir } from '../helpers/env.js';
 import { contentFixture } from './fixture.js';
@@ -184,7 +185,7 @@ describe('an international corpus (issue 13): Japanese, Korean and French', () =
   });
 
   it('articles with one title created at the same moment all get their own slug (agents over MCP and the service the CLI calls)', async () => {
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     const agent = await connect(d, await key());
     const title = '京都 ガイド';
     const results = await Promise.all([

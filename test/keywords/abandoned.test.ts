@@ -17,7 +17,7 @@ describe('a lookup that outlives its abandonment window', () => {
     const b = await initialised();
     const fake = await startFakeDataForSeo();
     const env = { ...b.env, ...fake.env, SVC_KEYWORDS_DATAFORSEO_TIMEOUT: '60s' };
-    const clock = new TestClock();
+    const clock = TestClock.midMonth();
     const app = await createApp({ config: loadConfig({ env, cwd: b.dir }), clock, log: createLogger('silent') });
     try {
       const ws = await getWorkspace(app, b.workspace.id);

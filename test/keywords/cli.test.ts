@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { expectCleanError, initialised } from '../cli/sandbox.js';
+import { TestClock } from '../helpers/clock.js';
 import { startFakeDataForSeo } from './fake-dataforseo.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -103,7 +104,10 @@ describe('svc keywords lookup, list and remove', () => {
   it('looks keywords up with the same credits and cache as the agent tool', async () => {
     const b = await box();
     const fake = await startFakeDataForSeo();
-    const cli = (args: string[]) => b.cli(args, { env: fake.env });
+    // Real processes whose Date reads mid-month: credits are counted per calendar month, and the
+    // lookups and the show that reads them back must not straddle the real month's end.
+    const clockEnv = TestClock.midMonth().childEnv();
+    const cli = (args: string[]) => b.spawn(args, { env: { ...fake.env, ...clockEnv } });
     await b.json(['workspaces', 'set', '--allowance', 'keywords=3', '--keyword-location', '2826', '--keyword-language', 'en']);
     await b.json(['keywords', 'import', 'keyword-planner.csv']); // stored for 2826 now, but never looked up
     const first = await cli(['keywords', 'lookup', 'cold brew coffee', 'aeropress']);
@@ -116,7 +120,7 @@ describe('svc keywords lookup, list and remove', () => {
     const refused = await cli(['keywords', 'lookup', 'chemex']);
     expectCleanError(refused, 1, 'error: This workspace has used all 3 keyword lookups credits of its monthly allowance');
     expect(fake.volumeKeywords()).toEqual(['cold brew coffee', 'aeropress', 'moka pot']);
-    const show = await b.cli(['workspaces', 'show']);
+    const show = await cli(['workspaces', 'show']);
     expect(show.stdout).toContain('    Keyword lookups: 3/3\n');
     expect(show.stdout).toContain('  Keywords:      location 2826, language en\n');
     await b.json(['workspaces', 'set', '--keyword-location', '']);

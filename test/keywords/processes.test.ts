@@ -15,13 +15,20 @@ import { startFakeDataForSeo } from './fake-dataforseo.js';
 // A lookup reserves its credits before calling the provider. When the process making it is
 // killed meanwhile, the reservation stays pending; the next lookup of the workspace, once no
 // lookup could still be running (2 x keywords.dataforseo.timeout + 1 min), gives it back.
+// Credits are counted per calendar month: the children's Date and the test's clock both read
+// mid-month (TestClock.midMonth), so the month they spend in is the month read back.
 describe('a lookup whose process is killed during the provider call', () => {
   it('keeps its credits reserved while it could be running, and gives them back afterwards', async () => {
     const b = await initialised();
     const fake = await startFakeDataForSeo();
     const env = { ...b.env, ...fake.env, SVC_KEYWORDS_DATAFORSEO_TIMEOUT: '60s' };
+    const clock = TestClock.midMonth();
     fake.hold();
-    const child = spawn(process.execPath, [BIN, 'keywords', 'lookup', 'slow keyword', 'another one'], { cwd: b.dir, env: { PATH: process.env.PATH ?? '', CI: 'true', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'keywords', 'lookup', 'slow keyword', 'another one'], {
+      cwd: b.dir,
+      env: { PATH: process.env.PATH ?? '', CI: 'true', ...env, ...clock.childEnv() },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // volume, difficulty and intent: the reservation is committed before them
@@ -30,7 +37,6 @@ describe('a lookup whose process is killed during the provider call', () => {
     await exitOf(child);
     fake.release();
 
-    const clock = new TestClock();
     const app = await createApp({ config: loadConfig({ env, cwd: b.dir }), clock, log: createLogger('silent') });
     try {
       const ws = await getWorkspace(app, b.workspace.id);
@@ -58,7 +64,7 @@ describe('a lookup whose process is killed during the provider call', () => {
   it('several CLI processes looking up at once spend no more than the allowance', async () => {
     const b = await initialised();
     const fake = await startFakeDataForSeo();
-    const env = { ...b.env, ...fake.env };
+    const env = { ...b.env, ...fake.env, ...TestClock.midMonth().childEnv() };
     await b.json(['workspaces', 'set', '--allowance', 'keywords=4']);
     const runs = await Promise.all([1, 2, 3].map((i) => spawnCli(['keywords', 'lookup', `first ${i}`, `second ${i}`, '--json'], { cwd: b.dir, env })));
     const ok = runs.filter((r) => r.code === 0);
@@ -67,7 +73,9 @@ describe('a lookup whose process is killed during the provider call', () => {
     expect(refused).toHaveLength(1);
     expect(refused[0].json()).toMatchObject({ error: { code: 'credits_exhausted' } });
     expect(fake.volumeKeywords()).toHaveLength(4);
-    const show = await b.json(['workspaces', 'show']);
+    const shown = await spawnCli(['workspaces', 'show', '--json'], { cwd: b.dir, env });
+    expect(shown.code, shown.stderr).toBe(0);
+    const show = shown.json();
     expect(show.usage.find((u: any) => u.kind === 'keywords')).toMatchObject({ used: 4, allowed: 4 });
   });
 });

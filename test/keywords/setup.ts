@@ -14,7 +14,7 @@ import { startFakeDataForSeo } from './fake-dataforseo.js';
  */
 export async function keywordWorkspace(options: { allowance?: number; provider?: 'none'; overrides?: Record<string, unknown> } = {}) {
   const fake = await startFakeDataForSeo();
-  const clock = new TestClock();
+  const clock = TestClock.midMonth();
   const d = await startDaemon({ jobs: false, clock, env: options.provider === 'none' ? {} : fake.env, overrides: options.overrides });
   // Each test has its own daemon: stop it with the test, so the database connections of a whole
   // file (pools of up to 4 on PostgreSQL) are not held until the file ends.

@@ -5,6 +5,7 @@ import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { updateWorkspace } from '../../src/workspaces/service.js';
 import { setWebhook } from '../../src/webhooks/service.js';
 import { afterFile } from '../helpers/cleanup.js';
+import { TestClock } from '../helpers/clock.js';
 import { seedArticle } from '../helpers/seed.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { connect, workspaceWithAdmin } from './helpers.js';
@@ -39,7 +40,7 @@ const goodArticle = {
 
 describe('MCP write tools', () => {
   it('create_article makes a draft, spends one articles credit, and site profile shows it', async () => {
-    const { d, key } = await workspaceWithAdmin();
+    const { d, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     const agent = await connect(d, await key(['read', 'content']));
     const res = await agent.call('create_article', goodArticle);
     expect(res.isError).toBeFalsy();
@@ -67,7 +68,7 @@ describe('MCP write tools', () => {
   });
 
   it('answers a tool error naming the allowance when article credits run out', async () => {
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     await updateWorkspace(d.app, ws.id, { allowanceArticles: 1 });
     const agent = await connect(d, await key(['read', 'content']));
     expect((await agent.call('create_article', { title: 'One', bodyMarkdown: 'x' })).isError).toBeFalsy();
@@ -113,7 +114,7 @@ describe('MCP write tools', () => {
   });
 
   it('audit_article scores the article, stores the score and spends one audit credit', async () => {
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     const agent = await connect(d, await key(['read', 'content']));
     const created = await agent.call('create_article', goodArticle);
     const id = (created.structuredContent as { article: { id: string } }).article.id;
@@ -137,7 +138,7 @@ describe('MCP write tools', () => {
   });
 
   it('refuses an audit when audit credits run out, and a missing article spends nothing', async () => {
-    const { d, ws, key } = await workspaceWithAdmin();
+    const { d, ws, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     await updateWorkspace(d.app, ws.id, { allowanceAudits: 1 });
     const a = await seedArticle(d.app, ws);
     const agent = await connect(d, await key(['read', 'content']));

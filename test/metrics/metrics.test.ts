@@ -30,7 +30,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe('/metrics', () => {
   it('counts requests by route pattern and status, cache hits and misses, 429s, MCP tool calls, and reads the webhook queue and credits from the database', async () => {
-    const clock = new TestClock();
+    const clock = TestClock.midMonth();
     const f = await contentFixture({ jobs: false, clock, overrides: { 'content.rateLimitPerMinute': 4, 'metrics.listen': '127.0.0.1:0' } });
     const metricsAt = (await f.d.http.metricsAddress)!;
     const scrape = async () => {

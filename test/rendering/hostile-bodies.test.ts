@@ -7,6 +7,7 @@ import { generateBlogKey } from '../../src/auth/blog-keys.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { publishMany } from '../../src/publishing/publish-many.js';
 import { seedArticle } from '../helpers/seed.js';
+import { TestClock } from '../helpers/clock.js';
 import { importWorld } from '../imports/world.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 
@@ -20,7 +21,7 @@ const HOSTILE = {
 
 describe('bodies svc cannot render in time are refused by name, before any render', () => {
   it('create_article and update_article refuse each hostile body at once, naming the article and the limit', async () => {
-    const { d, key } = await workspaceWithAdmin();
+    const { d, key } = await workspaceWithAdmin({ clock: TestClock.midMonth() });
     const agent = await connect(d, await key());
     for (const [name, { body, says }] of Object.entries(HOSTILE)) {
       const created = await agent.call('create_article', { title: `Hostile ${name}`, slug: `hostile-${name}`, bodyMarkdown: body });

@@ -9,7 +9,7 @@ import { isNewDatabase, migrateLatest } from './db/migrate.js';
 import { servingDaemons } from './db/serving-daemons.js';
 import { refuseMovedDatabase } from './db/moved.js';
 // `svc migrate` manages migrations through the composition root (adapters do not import db/).
-export { isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
+export { type MigrationStatus, breakingMigrations, isNewDatabase, migrateLatest, migrationStatus, rollbackLastBatch } from './db/migrate.js';
 export { servingDaemons } from './db/serving-daemons.js';
 // `svc serve` claims a SQLite database for one daemon before it binds its port.
 export { type DaemonRecord, daemonsElsewhere, liveDaemons, recordDaemon } from './db/daemon-records.js';

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { type App, type DaemonRecord, cannotReach, createApp, noSvcDatabase, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
+import { type App, type DaemonRecord, cannotReach, createApp, isNewDatabase, noSvcDatabase, daemonsElsewhere, databaseIdentity, liveDaemons } from '../app.js';
 import { databaseSettingsHint, loadConfig, settingSource, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 // The settings report (settings-report.ts) reads the daemon records through the composition root too.
 export { databaseIdentity, liveDaemons } from '../app.js';
+// `svc doctor` opens the database without migrating (act's `migrate: false`) and reports what migrating would do.
+export { type MigrationStatus, breakingMigrations, migrationStatus, servingDaemons } from '../app.js';
 import type { Ctx } from '../context.js';
 import { type Logger, createLogger } from '../lib/log.js';
 import { AppError, usageError } from '../errors.js';
@@ -45,13 +47,22 @@ export function commandLogger(io: Io, config: Config): Logger {
 /** The `-w, --workspace` option every workspace command takes (`workspace()` of the action resolves it). */
 export const WORKSPACE_OPTION = ['-w, --workspace <id|name>', 'workspace (optional when there is only one)'] as const;
 
+export interface ActOptions {
+  /**
+   * false: open the database as it is, migrating nothing, for a command that reports on it (`svc doctor`, which
+   * must work mid-upgrade, when migrating would be refused). Its action reads migrationStatus and must not use what
+   * the schema it finds lacks. Such a command never creates a database.
+   */
+  migrate?: boolean;
+}
+
 /**
- * Wrap a commander action: load config, open the app (migrating to latest), run, always close.
- * A command declared with mayCreateDatabase creates and migrates a database that is not there
- * yet; any other refuses one (no SQLite file, or a PostgreSQL database without svc's tables) and
- * creates nothing. Errors propagate to main.ts, which owns exit codes.
+ * Wrap a commander action: load config, open the app (migrating to latest, unless `options.migrate` is false), run,
+ * always close. A command declared with mayCreateDatabase creates and migrates a database that is not there yet; any
+ * other refuses one (no SQLite file, or a PostgreSQL database without svc's tables) and creates nothing. Errors
+ * propagate to main.ts, which owns exit codes.
  */
-export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O>) => Promise<void>) {
+export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O>) => Promise<void>, options: ActOptions = {}) {
   return async (...params: unknown[]) => {
     const command = params[params.length - 1] as Command;
     const opts = command.optsWithGlobals() as O & GlobalOptions & { workspace?: string };
@@ -72,8 +83,12 @@ export function act<O = Record<string, unknown>>(io: Io, fn: (c: ActionContext<O
           guard?.();
           refuseEmptyDatabase(config);
         };
-    const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase }).catch(namingDatabase(config));
+    const migrate = options.migrate !== false;
+    if (!migrate && creates) throw new Error('a command that migrates nothing creates no database');
+    const app = await createApp({ config, log: commandLogger(io, config), beforeNewDatabase, migrate }).catch(namingDatabase(config));
     try {
+      // Without migrating, createApp never asked whether the database is new: the same refusals, here.
+      if (!migrate && (await isNewDatabase(app.db))) beforeNewDatabase?.();
       await fn({ app, opts, args, out, io, workspace: () => resolveWorkspace(app, opts.workspace) });
     } catch (err) {
       namingDatabase(config)(err);

@@ -52,8 +52,7 @@ export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<
  */
 async function refuseWhileServed(names: string[], daemons: MigrateOptions['daemons'], verb: 'migrate' | 'roll back'): Promise<void> {
   if (!daemons) return;
-  const modules = await Promise.all(names.map(async (name) => ({ name, ...((await source.getMigration(`${name}${EXT}`)) as { breaksRunningDaemons?: string }) })));
-  const breaking = modules.filter((m) => m.breaksRunningDaemons);
+  const breaking = await breakingMigrations(names);
   const running = breaking.length > 0 ? await daemons() : [];
   if (running.length === 0) return;
   const [what, where] =
@@ -64,6 +63,12 @@ async function refuseWhileServed(names: string[], daemons: MigrateOptions['daemo
     hint: `Stop every svc daemon serving this database and wait for its process to exit (this cannot be done one daemon at a time), then run this again. On PostgreSQL a daemon that was killed counts until its last heartbeat is a minute old. See ${where}.`,
     details: { migrations: breaking.map((m) => m.name), daemons: running },
   });
+}
+
+/** Those of `names` (known migrations) that daemons of the previous release cannot run beside, with what they would fail at. */
+export async function breakingMigrations(names: string[]): Promise<Array<{ name: string; breaksRunningDaemons: string }>> {
+  const modules = await Promise.all(names.map(async (name) => ({ name, breaksRunningDaemons: ((await source.getMigration(`${name}${EXT}`)) as { breaksRunningDaemons?: string }).breaksRunningDaemons })));
+  return modules.filter((m): m is { name: string; breaksRunningDaemons: string } => Boolean(m.breaksRunningDaemons));
 }
 
 /** The batch holding it is the install itself. */

@@ -1,17 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
-import type { Config } from '../../src/config/schema.js';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { databaseIdentity } from '../../src/db/errors.js';
 import { claimDatabase } from '../../src/db/locks.js';
 import { migrateLatest, migrateStep, migrationStatus, rollbackLastBatch } from '../../src/db/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
-import { startHolder } from '../../src/webhooks/lease.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
+import { migratedUpTo, olderDaemon } from '../helpers/older-daemon.js';
 
 const KIND = '2026-11-23-1000-add-webhook-leases'; // adds daemon_heartbeats.kind
 const PACK = '2026-11-29-1600-pack-content-articles'; // exports breaksRunningDaemons, as do 1401 and 1741
@@ -21,38 +15,6 @@ const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const stop of stops.splice(0)) await stop();
 });
-
-async function migratedUpTo(config: Config, next: string): Promise<App> {
-  const app = await createApp({ config, migrate: false, log });
-  stops.push(() => app.close());
-  while ((await migrationStatus(app.db)).pending[0] !== next) await migrateStep(app.db, 'up');
-  return app;
-}
-
-/**
- * A daemon of the previous release serving the database, as it shows itself: on SQLite it holds the file's daemon
- * lock (an open BEGIN IMMEDIATE on `<file>-daemon.lock`, in its own process); on PostgreSQL it beats.
- */
-async function olderDaemon(app: App): Promise<{ id: string; stop: () => Promise<void> }> {
-  if (PG_URL) {
-    const holder = await startHolder(app, 'daemon');
-    stops.push(() => holder.stop());
-    return { id: holder.id, stop: () => holder.stop() };
-  }
-  const file = `${(app.config.database as { filename: string }).filename}-daemon.lock`;
-  const script = `import sqlite3 from 'sqlite3'; const db = new sqlite3.Database(${JSON.stringify(file)}); db.exec('BEGIN IMMEDIATE', (e) => { if (e) throw e; console.log('held'); }); process.stdin.resume();`;
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
-  await once(child.stdout!, 'data');
-  // ...and, as 0.2.0 did, records itself in the data directory.
-  writeFileSync(path.join(app.config.dataDir, `daemon-${child.pid}.json`), JSON.stringify({ pid: child.pid, database: databaseIdentity(app.config.database), since: '2026-11-30T00:00:00.000Z', webhooks: { allowPrivateNetworks: false, allowedHosts: [] } }));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGKILL'); // its lock ends with its process, however it ends
-    await once(child, 'exit');
-  };
-  stops.push(stop);
-  return { id: `svc serve (pid ${child.pid}`, stop };
-}
 
 const heartbeat = (id: string, kind: string | null, secondsAgo: number) => {
   const at = new Date(Date.now() - secondsAgo * 1000).toISOString();

@@ -60,7 +60,15 @@ export function registerServe(program: Command, io: Io): void {
 
         // 4. Background jobs, then HTTP: ready (/healthz answers 200). Signals are ours from here,
         //    before anyone is told we listen (a signal's default action would kill us mid-line).
+        //    The daemon's heartbeat row is written before it serves: a daemon that serves is one the upgrade guard
+        //    (svc migrate, db/serving-daemons.ts) sees. A database that cannot take it ends the start.
         const jobs = startJobs(app);
+        await jobs.ready?.catch(async (err): Promise<never> => {
+          await jobs.stop();
+          await app.close();
+          server.close();
+          return namingDatabase(config)(err);
+        });
         const http = createHttpServer(app, server);
         const metricsAt = await http.metricsAddress.catch(async (err) => {
           await http.close();

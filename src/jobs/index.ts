@@ -12,6 +12,7 @@ export function startJobs(app: App): Job {
   jobs.push(startWebhookWorker(app));
   jobs.push(startCleanup(app));
   return {
+    ready: Promise.all(jobs.map((job) => job.ready)).then(() => undefined),
     async stop(deadline) {
       let finished = true;
       for (const job of jobs.reverse()) if (!(await job.stop(deadline))) finished = false;

@@ -59,6 +59,13 @@ export function startWebhookWorker(ctx: Ctx): Job {
   /** The connector's last failed attempt, recorded `at` (a 410 disables it in that commit): claims made before then re-read it once it is. */
   const failures = new Map<string, { at: number; recorded: Promise<void> }>();
   let holder: LeaseHolder | null = null;
+  let starting: Promise<LeaseHolder> | null = null;
+  /** The holder, its row written first; one that failed at the start is tried again at the next claim. */
+  const holderNow = (): LeaseHolder | Promise<LeaseHolder> =>
+    holder ??
+    (starting ??= startHolder(ctx, 'daemon')
+      .then((h) => (holder = h))
+      .finally(() => (starting = null)));
   let stopped = false;
   let ticking: Promise<void> | null = null;
   let again = false;
@@ -160,7 +167,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const claimDue = async (): Promise<number> => {
     let claimed = 0;
     if (stopped) return claimed; // a wake queued before stop(): no heartbeat row may outlive the worker
-    const h = (holder ??= await startHolder(ctx, 'daemon'));
+    const h = await holderNow();
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
@@ -255,11 +262,16 @@ export function startWebhookWorker(ctx: Ctx): Job {
   };
   const wake = () => wakeFor();
   ctx.events.on('webhooks.enqueued', wake);
+  // The heartbeat row is written now, not at the first claim: the daemon serves only once it exists (ready), so the
+  // upgrade guard (db/serving-daemons.ts) never misses a daemon that serves.
+  const ready = Promise.resolve(holderNow()).then(() => undefined);
+  ready.catch(() => undefined); // awaited by whoever needs it; the next claim tries again
   timer = setTimeout(poll, 0);
 
   const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(writer, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
+    ready,
     /** Give back the claims not started, wait for those in flight; when `deadline` aborts first they are given up and the result is false. */
     async stop(deadline?: AbortSignal) {
       stopped = true;
@@ -283,6 +295,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
         }
       }
       await settled;
+      await starting?.catch(() => undefined); // a first beat still being written: its row is removed too
       await holder?.stop();
       return finished;
     },

@@ -3,10 +3,12 @@ import { type App, createApp } from '../../src/app.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/lib/log.js';
 import { DATABASE_CHECKS } from '../../src/cli/doctor.js';
+import { ensureConnector } from '../../src/connectors/store.js';
 import { migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
 import { migratedUpTo, olderDaemon } from '../helpers/older-daemon.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
 
 /** The first migration of this release that daemons of the previous one cannot run beside (breaksRunningDaemons). */
 const FIRST_BREAKING = '2026-11-29-1401-fill-article-publish-state';
@@ -63,14 +65,27 @@ describe(`svc doctor on a database behind this release (${PG_URL ? 'PostgreSQL' 
     expect((await written(app)).migrations).toEqual(before.migrations);
   });
 
-  it('each check that reads the database runs on one migrated exactly as far as it declares', async () => {
+  it('each check that reads the database runs on one migrated exactly as far as it declares, rows to read included', async () => {
     for (const needs of new Set(DATABASE_CHECKS.map((c) => c.needs))) {
       const { dir, env, config } = await freshConfig();
-      await migratedThrough(config, needs);
+      const app = await createApp({ config, log: createLogger('silent') });
+      onTestFinished(() => app.close());
+      // What the checks read, written by this release, then its migrations undone down to `needs`.
+      const ws = await seedWorkspace(app);
+      await ensureConnector(app.db, ws.id, 'webhook', new Date().toISOString(), { url: 'https://hooks.example/svc' });
+      const article = await seedArticle(app, ws);
+      const at = new Date().toISOString();
+      await app.db('articles').where({ id: article.id }).update({ scheduled_at: at, publish_error: 'the receiver said no', publish_error_at: at, publish_failures: 2 });
+      while ((await migrationStatus(app.db)).applied.at(-1) !== needs) await migrateStep(app.db, 'down');
+
       const r = await runCli(['doctor'], { env, cwd: dir });
       const said = `${needs}:\n${r.stdout}${r.stderr}`;
-      expect(r.code, said).toBe(0);
-      for (const c of DATABASE_CHECKS) expect(said.includes(`WARN  ${c.check}: skipped`), `${c.check} at ${needs}:\n${said}`).toBe(c.needs > needs);
+      const runs = (check: string) => DATABASE_CHECKS.find((c) => c.check === check)!.needs <= needs;
+      for (const c of DATABASE_CHECKS) expect(said.includes(`WARN  ${c.check}: skipped`), `${c.check} at ${said}`).toBe(!runs(c.check));
+      expect(said).toContain(`ok    webhook of ${ws.name}: https://hooks.example/svc: 0 pending, 0 failed`);
+      if (runs('scheduled articles')) expect(said).toContain(`FAIL  scheduled article ${article.slug} of ${ws.name}: scheduled publish failed at ${at} (2 times): the receiver said no`);
+      if (runs('table sizes')) expect(said).toContain('ok    table webhook_event_snapshots: 0 rows');
+      expect(r.code, said).toBe(runs('scheduled articles') ? 1 : 0);
     }
   });
 

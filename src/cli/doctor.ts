@@ -61,10 +61,10 @@ function doctorAction(io: Io) {
       const current = status.pending.length === 0 && status.unknown.length === 0;
       const findings: Finding[] = [...settingFindings(settingsReport(app.config)), ...(await dependencyHealth(app, app.limits.storeKind, { migrationsApplied: current }))];
       if (!current) findings.push(await migrationFinding(app, status));
-      // A newer svc may have changed any table: nothing this svc reads can be trusted to mean what it did.
       let listed: Promise<Workspace[]> | undefined;
       const workspaces = () => (listed ??= listWorkspaces(app));
       for (const c of DATABASE_CHECKS) {
+        // A newer svc may have changed any table: nothing this svc reads can be trusted to mean what it did.
         if (status.unknown.length === 0 && status.applied.includes(c.needs)) findings.push(...(await c.run(app, workspaces)));
         else findings.push({ level: 'warn', check: c.check, detail: `skipped: ${status.unknown.length > 0 ? 'this svc cannot read a database a newer svc migrated' : `it reads the tables as ${c.needs} leaves them, not applied yet; run svc doctor again once svc migrate has applied the pending migrations`}` });
       }

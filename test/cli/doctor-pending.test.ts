@@ -3,12 +3,11 @@ import { type App, createApp } from '../../src/app.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/lib/log.js';
 import { DATABASE_CHECKS } from '../../src/cli/doctor.js';
-import { ensureConnector } from '../../src/connectors/store.js';
 import { migrateStep, migrationStatus } from '../../src/db/migrate.js';
 import { runCli } from '../helpers/cli.js';
 import { PG_URL, freshConfig } from '../helpers/env.js';
 import { migratedUpTo, olderDaemon } from '../helpers/older-daemon.js';
-import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+import { seedWebhookArticle } from '../helpers/seed.js';
 
 /** The first migration of this release that daemons of the previous one cannot run beside (breaksRunningDaemons). */
 const FIRST_BREAKING = '2026-11-29-1401-fill-article-publish-state';
@@ -71,9 +70,7 @@ describe(`svc doctor on a database behind this release (${PG_URL ? 'PostgreSQL' 
       const app = await createApp({ config, log: createLogger('silent') });
       onTestFinished(() => app.close());
       // What the checks read, written by this release, then its migrations undone down to `needs`.
-      const ws = await seedWorkspace(app);
-      await ensureConnector(app.db, ws.id, 'webhook', new Date().toISOString(), { url: 'https://hooks.example/svc' });
-      const article = await seedArticle(app, ws);
+      const { ws, article } = await seedWebhookArticle(app);
       const at = new Date().toISOString();
       await app.db('articles').where({ id: article.id }).update({ scheduled_at: at, publish_error: 'the receiver said no', publish_error_at: at, publish_failures: 2 });
       while ((await migrationStatus(app.db)).applied.at(-1) !== needs) await migrateStep(app.db, 'down');

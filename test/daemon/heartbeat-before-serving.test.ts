@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PG_URL, freshEnv } from '../helpers/env.js';
+import { createApp } from '../../src/app.js';
+import { createLogger } from '../../src/lib/log.js';
+import { PG_URL, freshConfig, freshEnv } from '../helpers/env.js';
+import { seedWebhookArticle } from '../helpers/seed.js';
 import { poll } from '../helpers/poll.js';
 import { freePort, spawnServe } from '../helpers/serve.js';
 
@@ -39,5 +42,31 @@ describe.skipIf(!PG_URL)('svc serve on PostgreSQL: the heartbeat row before serv
     await daemon.ready;
     const rows = (await db.query('SELECT kind, pid FROM daemon_heartbeats')).rows;
     expect(rows).toContainEqual({ kind: 'daemon', pid: daemon.child.pid });
+  });
+
+  it('does nothing else of the daemon before that row is written: a start whose first heartbeat fails has published no scheduled article', async () => {
+    const { dir, env, config } = await freshConfig();
+    const app = await createApp({ config, log: createLogger('silent') });
+    onTestFinished(() => app.close());
+    const { article } = await seedWebhookArticle(app);
+    await app.db('articles').where({ id: article.id }).update({ status: 'scheduled', scheduled_at: new Date(Date.now() - 60_000).toISOString() });
+    // The first beat is refused, once the article is published or after a while (3 s, inside database.queryTimeout):
+    // a daemon whose scheduler ran before it publishes the article first.
+    await app.db.raw(`CREATE FUNCTION refuse_beat() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        FOR i IN 1..60 LOOP
+          EXIT WHEN NOT EXISTS (SELECT 1 FROM articles WHERE status = 'scheduled');
+          PERFORM pg_sleep(0.05);
+        END LOOP;
+        RAISE EXCEPTION 'no heartbeat here';
+      END $$`);
+    const events = Number((await app.db('webhook_events').count({ n: '*' }))[0].n);
+    await app.db.raw('CREATE TRIGGER refuse_beat BEFORE INSERT ON daemon_heartbeats FOR EACH ROW EXECUTE FUNCTION refuse_beat()');
+
+    const daemon = spawnServe(env, dir);
+    expect((await daemon.exited).code, daemon.stderr()).toBe(1);
+    expect(daemon.stderr()).toContain('no heartbeat here');
+    expect(await app.db('articles').where({ id: article.id }).first('status')).toEqual({ status: 'scheduled' });
+    expect(Number((await app.db('webhook_events').count({ n: '*' }))[0].n)).toBe(events);
   });
 });

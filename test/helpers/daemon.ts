@@ -37,6 +37,13 @@ export async function startDaemonOn(env: Record<string, string>, dir: string, ov
   const app = await createApp({ config, clock, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
   const http = createHttpServer(app, server);
   const jobs = withJobs ? startJobs(app) : { stop: async () => true };
+  // As svc serve does: the scheduler and the cleanup start once the daemon's heartbeat row is written.
+  await jobs.ready?.catch(async (err) => {
+    await jobs.stop();
+    await app.close();
+    server.close();
+    throw err;
+  });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -1,4 +1,5 @@
 import type { App } from '../../src/app.js';
+import { ensureConnector } from '../../src/connectors/store.js';
 import { createArticle } from '../../src/publishing/create.js';
 import type { ArticleCreateInput } from '../../src/articles/inputs.js';
 import { addMember } from '../../src/accounts/members.js';
@@ -29,4 +30,11 @@ export async function seedArticle(app: App, ws: Workspace, input: Partial<Articl
     ...input,
   });
   return article;
+}
+
+/** A workspace whose articles go out to a webhook (https://hooks.example/svc), and a draft of it. */
+export async function seedWebhookArticle(app: App) {
+  const ws = await seedWorkspace(app);
+  await ensureConnector(app.db, ws.id, 'webhook', new Date().toISOString(), { url: 'https://hooks.example/svc' });
+  return { ws, article: await seedArticle(app, ws) };
 }

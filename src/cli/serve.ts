@@ -67,7 +67,7 @@ export function registerServe(program: Command, io: Io): void {
           await jobs.stop();
           await app.close();
           server.close();
-          return namingDatabase(config)(err);
+          throw firstBeatFailed(err, namingDatabase(config));
         });
         const http = createHttpServer(app, server);
         const metricsAt = await http.metricsAddress.catch(async (err) => {
@@ -178,6 +178,26 @@ function shutdownIncomplete(outcome: Outcome, timeoutMs: number, byRepeatedSigna
   const when = byRepeatedSignal ? 'Stopped by a second signal' : `Stopped at the shutdown deadline (${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000}s` : `${timeoutMs}ms`})`;
   return new AppError('shutdown_incomplete', 503, `${when}: ${what.join('; ')}`, {
     hint: 'Raise server.shutdownTimeout (SVC_SERVER_SHUTDOWN_TIMEOUT) if requests or deliveries need longer; keep it below the service manager\'s stop timeout.',
+  });
+}
+
+/**
+ * Exit 1: the daemon's first heartbeat row could not be written, so it does not serve. Said as that write, since the
+ * database answered the migration check just before: a database failure keeps its class and hint, any other refusal
+ * (a role without INSERT on daemon_heartbeats) is the database's answer, not a bug of svc.
+ */
+function firstBeatFailed(err: unknown, named: (err: unknown) => never): AppError {
+  let e: unknown = err;
+  try {
+    named(err);
+  } catch (thrown) {
+    e = thrown;
+  }
+  const known = e instanceof AppError ? e : undefined;
+  return new AppError(known?.code ?? 'heartbeat_failed', known?.status ?? 500, `Cannot serve: this daemon's heartbeat row (daemon_heartbeats), written before it serves so that svc migrate sees it, could not be written: ${(e as Error)?.message ?? String(e)}`, {
+    hint: known?.hint ?? 'The database refused the write above: svc serve must be able to write its tables.',
+    details: known?.details,
+    cause: err,
   });
 }
 

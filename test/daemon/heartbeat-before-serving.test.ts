@@ -65,7 +65,10 @@ describe.skipIf(!PG_URL)('svc serve on PostgreSQL: the heartbeat row before serv
 
     const daemon = spawnServe(env, dir);
     expect((await daemon.exited).code, daemon.stderr()).toBe(1);
+    // The database's answer, said as the write that failed; not "a bug in svc".
+    expect(daemon.stderr()).toContain("error: Cannot serve: this daemon's heartbeat row (daemon_heartbeats), written before it serves so that svc migrate sees it, could not be written: ");
     expect(daemon.stderr()).toContain('no heartbeat here');
+    expect(daemon.stderr()).not.toContain('a bug in svc');
     expect(await app.db('articles').where({ id: article.id }).first('status')).toEqual({ status: 'scheduled' });
     expect(Number((await app.db('webhook_events').count({ n: '*' }))[0].n)).toBe(events);
   });

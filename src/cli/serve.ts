@@ -62,9 +62,7 @@ export function registerServe(program: Command, io: Io): void {
         //    before anyone is told we listen (a signal's default action would kill us mid-line).
         //    The daemon's heartbeat row is written before it serves: a daemon that serves is one the upgrade guard
         //    (svc migrate, db/serving-daemons.ts) sees. A database that cannot take it ends the start.
-        const jobs = startJobs(app);
-        await jobs.ready?.catch(async (err): Promise<never> => {
-          await jobs.stop();
+        const jobs = await startJobs(app).catch(async (err): Promise<never> => {
           await app.close();
           server.close();
           throw firstBeatFailed(err, namingDatabase(config));

@@ -1,4 +1,5 @@
 import type { App } from '../app.js';
+import { startHolder } from '../webhooks/lease.js';
 import { startWebhookWorker } from '../webhooks/worker.js';
 import type { Job } from './job.js';
 import { startCleanup } from './cleanup.js';
@@ -7,26 +8,17 @@ import { startScheduler } from './scheduler.js';
 export type { Job } from './job.js';
 
 /**
- * Background work of the daemon. Each job is started here so serve.ts reads top to bottom. The webhook worker
- * writes the daemon's heartbeat row first (its ready); the scheduler and the cleanup start only once it is written:
- * nothing of a daemon the upgrade guard does not see yet changes the database, and a start whose first beat fails
- * has published nothing.
+ * Background work of the daemon. Each job is started here so serve.ts reads top to bottom. The daemon's heartbeat row
+ * is written first (rejects when it cannot be): a daemon the upgrade guard (db/serving-daemons.ts) does not see yet
+ * changes nothing, and a start whose first beat fails has run no job.
  */
-export function startJobs(app: App): Job {
-  const worker = startWebhookWorker(app);
-  let scheduler: Job | undefined;
-  let cleanup: Job | undefined;
-  let stopping = false;
+export async function startJobs(app: App): Promise<Job> {
+  const holder = await startHolder(app, 'daemon');
+  const jobs = [startScheduler(app), startWebhookWorker(app, holder), startCleanup(app)];
   return {
-    ready: (worker.ready ?? Promise.resolve()).then(() => {
-      if (stopping) return;
-      scheduler = startScheduler(app);
-      cleanup = startCleanup(app);
-    }),
     async stop(deadline) {
-      stopping = true;
       let finished = true;
-      for (const job of [cleanup, worker, scheduler]) if (job && !(await job.stop(deadline))) finished = false;
+      for (const job of jobs.reverse()) if (!(await job.stop(deadline))) finished = false;
       return finished;
     },
   };

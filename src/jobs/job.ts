@@ -1,7 +1,5 @@
 /** A background job of the daemon, started by jobs/index.ts and stopped by `svc serve`. */
 export interface Job {
-  /** Resolves once the job has done what must precede serving (the webhook worker: its heartbeat row written); rejects when that failed. */
-  ready?: Promise<void>;
   /**
    * Stop taking new work and wait for the work in progress. When `deadline` aborts first, the
    * work still in progress is given up: its leases are released so another daemon, or the next

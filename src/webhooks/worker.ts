@@ -38,8 +38,11 @@ const CLAIM_AHEAD = 16;
 /** How long a recorded answer may wait for the answers of the attempts still in flight, to share their commit. */
 const GATHER_MS = 5;
 
-/** The daemon's delivery loop: claims in batches, a queue per receiver feeding one for all (a slow receiver holds only its own slots), group commit. */
-export function startWebhookWorker(ctx: Ctx): Job {
+/**
+ * The daemon's delivery loop: claims in batches, a queue per receiver feeding one for all (a slow receiver holds only its own slots), group commit.
+ * `given`: the daemon's lease holder, its heartbeat row already written (jobs/index.ts), stopped with the worker; without it, one is made at the first claim.
+ */
+export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
   const { concurrency, concurrencyPerReceiver, claimedBytes } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
   const claims = new Map<string, Claim>();
@@ -58,14 +61,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const quick = new Set<string>(); // connectors whose last answer came quickly
   /** The connector's last failed attempt, recorded `at` (a 410 disables it in that commit): claims made before then re-read it once it is. */
   const failures = new Map<string, { at: number; recorded: Promise<void> }>();
-  let holder: LeaseHolder | null = null;
-  let starting: Promise<LeaseHolder> | null = null;
-  /** The holder, its row written first; one that failed at the start is tried again at the next claim. */
-  const holderNow = (): LeaseHolder | Promise<LeaseHolder> =>
-    holder ??
-    (starting ??= startHolder(ctx, 'daemon')
-      .then((h) => (holder = h))
-      .finally(() => (starting = null)));
+  let holder = given ?? null;
   let stopped = false;
   let ticking: Promise<void> | null = null;
   let again = false;
@@ -167,7 +163,7 @@ export function startWebhookWorker(ctx: Ctx): Job {
   const claimDue = async (): Promise<number> => {
     let claimed = 0;
     if (stopped) return claimed; // a wake queued before stop(): no heartbeat row may outlive the worker
-    const h = await holderNow();
+    const h = (holder ??= await startHolder(ctx, 'daemon'));
     if (Date.now() >= pruneAt) {
       pruneAt = Date.now() + 3_600_000;
       await pruneHeartbeats(writer, new Date(ctx.clock.now().getTime() - HEARTBEAT_KEPT_MS).toISOString());
@@ -262,16 +258,11 @@ export function startWebhookWorker(ctx: Ctx): Job {
   };
   const wake = () => wakeFor();
   ctx.events.on('webhooks.enqueued', wake);
-  // The heartbeat row is written now, not at the first claim: the daemon serves only once it exists (ready), so the
-  // upgrade guard (db/serving-daemons.ts) never misses a daemon that serves.
-  const ready = Promise.resolve(holderNow()).then(() => undefined);
-  ready.catch(() => undefined); // awaited by whoever needs it; the next claim tries again
   timer = setTimeout(poll, 0);
 
   const release = (list: Claim[]) => Promise.all(list.map((c) => releaseLeases(writer, c.lease.token, { ids: [c.event.id] }).catch((err) => logJobFailure(ctx, err, 'could not release a webhook lease', { eventId: c.event.id }))));
 
   return {
-    ready,
     /** Give back the claims not started, wait for those in flight; when `deadline` aborts first they are given up and the result is false. */
     async stop(deadline?: AbortSignal) {
       stopped = true;
@@ -295,7 +286,6 @@ export function startWebhookWorker(ctx: Ctx): Job {
         }
       }
       await settled;
-      await starting?.catch(() => undefined); // a first beat still being written: its row is removed too
       await holder?.stop();
       return finished;
     },

@@ -36,14 +36,14 @@ export async function startDaemonOn(env: Record<string, string>, dir: string, ov
   const config = loadConfig({ env, cwd: dir, overrides: { 'server.host': '127.0.0.1', 'server.port': port, ...overrides } });
   const app = await createApp({ config, clock, log: createLogger(process.env.SVC_TEST_LOG ?? 'silent') });
   const http = createHttpServer(app, server);
-  const jobs = withJobs ? startJobs(app) : { stop: async () => true };
-  // As svc serve does: the scheduler and the cleanup start once the daemon's heartbeat row is written.
-  await jobs.ready?.catch(async (err) => {
-    await jobs.stop();
-    await app.close();
-    server.close();
-    throw err;
-  });
+  // As svc serve does: the jobs start once the daemon's heartbeat row is written.
+  const jobs = withJobs
+    ? await startJobs(app).catch(async (err) => {
+        await http.close();
+        await app.close();
+        throw err;
+      })
+    : { stop: async () => true };
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

@@ -38,7 +38,7 @@ export function startCleanup(app: App): Job {
     runCleanup(app, cursors)
       .then((r) => {
         if (r.oauthClients > 0) app.log.info({ removed: r.oauthClients }, 'removed OAuth clients that never got a grant');
-        if (r.webhooks.events + r.webhooks.deliveries > 0) app.log.info(r.webhooks, 'removed webhook events and delivery log entries past webhooks.retention');
+        if (r.webhooks.events + r.webhooks.deliveries + r.webhooks.snapshots > 0) app.log.info(r.webhooks, 'removed webhook events and delivery log entries past webhooks.retention, and the snapshots of superseded events');
       })
       .catch((err) => logJobFailure(app, err, 'cleanup failed')),
   );

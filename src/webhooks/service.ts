@@ -126,6 +126,8 @@ export async function redeliver(ctx: Ctx, ws: Workspace, ref: string): Promise<A
     async decide(trx, lease) {
       const event = (await findEvent(trx, found.id))!;
       if (event.event !== 'test') await refuseOutOfOrder(trx, event);
+      // Removed once a later event was delivered (retention.ts): that one may be on its way again since, this one cannot be.
+      if (!event.snapshot) throw new AppError('superseded', 409, 'A later event of this article was delivered after this one, so its copy of the article was removed', { hint: 'Publish the article again to send its current state.' });
       if (!(await reopenEvent(trx, event.id, lease, leaseTime(ctx)))) throw new AppError('busy', 409, 'That event is being delivered right now; try again in a moment');
       return { eventId: event.id, connector: c };
     },

@@ -93,8 +93,9 @@ describe('the periodic cleanup keeps the growing tables bounded', () => {
     expect(await deliveries(pending.id)).toBeGreaterThan(0);
 
     // Bounded: one statement per table looking at two rows, oldest first. Of the events, the old
-    // article's (kept: its newest) and a's first; of the log, the old article's line and a's second.
-    expect(await purgeSettledWebhooks(d.app, {}, { size: 2, maxBatches: 1 })).toEqual({ events: 1, deliveries: 2 });
+    // article's (kept: its newest) and a's first; of the log, the old article's line and a's second;
+    // of the snapshots, the old article's (kept) and a's first (a later one of a was delivered).
+    expect(await purgeSettledWebhooks(d.app, {}, { size: 2, maxBatches: 1 })).toEqual({ events: 1, deliveries: 2, snapshots: 1 });
 
     const statements = recordStatements(d.app.db);
     const result = await runCleanup(d.app);
@@ -106,7 +107,7 @@ describe('the periodic cleanup keeps the growing tables bounded', () => {
     expect(await deliveries(oldEvent.id)).toBe(0); // the log of a settled event goes with the retention
     expect(await deliveries(pending.id)).toBeGreaterThan(0); // a pending event's log stays
     expect(await deliveries(a3.id)).toBe(1);
-    expect(await runCleanup(d.app)).toMatchObject({ webhooks: { events: 0, deliveries: 0 } });
+    expect(await runCleanup(d.app)).toMatchObject({ webhooks: { events: 0, deliveries: 0, snapshots: 0 } });
 
     // Every statement of the cleanup reads its table through an index.
     const deletes = statements.sql.filter((s) => /^delete/i.test(s.sql));
@@ -130,6 +131,40 @@ describe('the periodic cleanup keeps the growing tables bounded', () => {
     expect({ code: gone.code, error: gone.json().error.code }).toEqual({ code: 1, error: 'not_found' });
     await d.app.db('webhook_events').where({ id: a3.id }).update({ updated_at: new Date(clock.now().getTime() - 40 * DAY).toISOString() });
     expect((await runCleanup(d.app)).webhooks.events).toBe(0); // a3 is the newest of a: kept however old
+  }, 60_000);
+
+  it("removes at once the snapshot of an event a later delivered one superseded, keeping its row and log; such an event is not sent again", async () => {
+    const d = await startDaemon({ jobs: false, overrides: { ...FAST, 'webhooks.retrySchedule': [3_600_000] } });
+    const created = await seedWorkspace(d.app, { websiteUrl: 'https://example.com' });
+    let status = 200;
+    const receiver = await startReceiver(() => ({ status }));
+    await setWebhook(d.app, created, { url: receiver.url });
+    const ws = await getWorkspace(d.app, created.id);
+    const a = await seedArticle(d.app, ws);
+    const worker = startWebhookWorker(d.app);
+    for (let n = 1; n <= 3; n++) {
+      await publishArticle(d.app, ws, a.id);
+      await until(async () => (await statusOf(d.app.db, a.id)).filter((e) => e.status === 'delivered').length === n, `${n} delivered`);
+    }
+    await worker.stop();
+    const [a1, a2, a3] = await statusOf(d.app.db, a.id);
+    const snapshotsOf = async () => ((await d.app.db('webhook_event_snapshots').orderBy('event_id').pluck('event_id')) as string[]).sort();
+
+    // Well inside webhooks.retention: the rows and their log stay, the copies of the article the first two carried go.
+    expect((await runCleanup(d.app)).webhooks).toEqual({ events: 0, deliveries: 0, snapshots: 2 });
+    expect(await snapshotsOf()).toEqual([a3.id]);
+    expect((await statusOf(d.app.db, a.id)).map((e) => e.id)).toEqual([a1.id, a2.id, a3.id]);
+    expect(Number((await d.app.db('webhook_deliveries').where({ article_id: a.id }).count({ n: '*' }).first())!.n)).toBe(3);
+
+    // The newest is sent again; the receiver refusing it leaves it pending, so no later event of a is delivered now:
+    // the second still cannot be sent (its copy is gone), said as the order's refusal is.
+    const cli = (...args: string[]) => runCli([...args, '-w', ws.name, '--json'], { env: d.env, cwd: d.dir });
+    status = 500;
+    expect((await cli('webhook', 'redeliver', a3.id)).json()).toMatchObject({ error: { code: 'redelivery_failed' } });
+    expect((await statusOf(d.app.db, a.id))[2].status).toBe('pending');
+    const refused = await cli('webhook', 'redeliver', a2.id);
+    expect({ code: refused.code, error: refused.json().error.code }).toEqual({ code: 1, error: 'superseded' });
+    expect(receiver.received).toHaveLength(4);
   }, 60_000);
 
   it('deletes expired access tokens, rotated refresh tokens a day after rotation and used codes, keeping live ones; svc doctor shows the sizes', async () => {

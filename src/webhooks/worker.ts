@@ -45,6 +45,9 @@ const GATHER_MS = 5;
 export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
   const { concurrency, concurrencyPerReceiver, claimedBytes } = ctx.config.webhooks;
   const slotsPerReceiver = Math.min(concurrency, concurrencyPerReceiver);
+  // A receiver's part of claimedBytes is its part of the slots, or what fills its slots if more: one that holds its
+  // answers does not hold all the memory, so the others' events still fit (its own, older, come first in the pick).
+  const receiverBytes = Math.floor((claimedBytes * slotsPerReceiver) / concurrency);
   const claims = new Map<string, Claim>();
   const all = new PQueue({ concurrency });
   const receivers = new Map<string, PQueue>();
@@ -58,6 +61,13 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
   let held = 0; // bytes of the snapshots of `claims`
+  const heldBy = new Map<string, number>(); // the same, by receiver
+  const hold = (id: string, bytes: number) => {
+    held += bytes;
+    const n = (heldBy.get(id) ?? 0) + bytes;
+    if (n === 0) heldBy.delete(id);
+    else heldBy.set(id, n);
+  };
   const quick = new Set<string>(); // connectors whose last answer came quickly
   /** The connector's last failed attempt, recorded `at` (a 410 disables it in that commit): claims made before then re-read it once it is. */
   const failures = new Map<string, { at: number; recorded: Promise<void> }>();
@@ -130,7 +140,7 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
   const enqueue = (c: Claim, h: LeaseHolder) => {
     const { event } = c;
     claims.set(event.id, c);
-    held += c.bytes;
+    hold(event.connectorId, c.bytes);
     c.done = receiverQueue(event.connectorId)
       .add(async () => {
         await failures.get(event.connectorId)?.recorded; // here a wait holds no slot of all (and the gather does not count it)
@@ -151,7 +161,7 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
         c.recorded?.();
         if (!c.started) return;
         claims.delete(event.id);
-        held -= c.bytes;
+        hold(event.connectorId, -c.bytes);
         const q = receivers.get(event.connectorId);
         if (q && q.size === 0 && q.pending === 0) receivers.delete(event.connectorId);
         // Look for more once this receiver's claims run low (recorded: the next event of its article may be due now).
@@ -176,18 +186,27 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
       // While our own heartbeat fails to be written, a claim could not be used: claim nothing.
       if (stopped || capacity <= 0 || !holderAlive(ctx, h, now.getTime())) return claimed;
       const at = leaseTime(ctx, now);
-      const full = [...receivers.keys()].filter((id) => !wantsMore(id));
+      // At their bound, of claims or of memory (no event fits in their part, and their slots are taken).
+      const spent = (id: string) => (heldBy.get(id) ?? 0) >= receiverBytes && queued(id) + holding(id) >= slotsPerReceiver;
+      const full = [...receivers.keys()].filter((id) => !wantsMore(id) || spent(id));
       const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
       const taking = new Map<string, number>();
-      // Memory: the snapshots held stay within claimedBytes (one event whatever its size when none is held). The first
-      // that does not fit ends the pick, so later ones do not pass it: it is taken once enough is sent.
+      // Memory: the snapshots held stay within claimedBytes, a receiver's within receiverBytes unless its slots are not
+      // all taken (one event whatever its size when none is held). The first that does not fit ends the pick (for its
+      // receiver only when its part is what it exceeds), so later ones do not pass it: it is taken once enough is sent.
       let bytes = held;
+      const mine = new Map(heldBy);
       let memoryFull = false;
+      const receiverFull = new Set<string>();
       const pick = due.filter((e) => {
         const n = taking.get(e.connectorId) ?? 0;
-        if (memoryFull || n >= room(e.connectorId)) return false;
+        if (memoryFull || receiverFull.has(e.connectorId) || n >= room(e.connectorId)) return false;
+        const its = mine.get(e.connectorId) ?? 0;
+        const fills = queued(e.connectorId) + holding(e.connectorId) + n < slotsPerReceiver;
+        if (its > 0 && its + e.bytes > receiverBytes && !fills) return !receiverFull.add(e.connectorId);
         if (bytes > 0 && bytes + e.bytes > claimedBytes) return !(memoryFull = true);
         taking.set(e.connectorId, n + 1);
+        mine.set(e.connectorId, its + e.bytes);
         bytes += e.bytes;
         return true;
       });

@@ -1,7 +1,11 @@
 import { once } from 'node:events';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { publishArticle } from '../../src/publishing/publish.js';
+import { setWebhook } from '../../src/webhooks/service.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
+import { getWorkspace } from '../../src/workspaces/service.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+import { startReceiver } from './receiver.js';
 import { webhookWorld } from './setup.js';
 import { drained } from './view.js';
 
@@ -18,7 +22,8 @@ function holdingScript() {
 /** Starts the worker once `n` published articles' events are queued; resolves with the worker's world once it is running. */
 async function queued(claimedBytes: number, n: number) {
   const hold = holdingScript();
-  const w = await webhookWorld({ jobs: false, script: hold.script, overrides: { 'webhooks.claimedBytes': claimedBytes } });
+  // One receiver with all the slots: its part of claimedBytes is all of it.
+  const w = await webhookWorld({ jobs: false, script: hold.script, overrides: { 'webhooks.claimedBytes': claimedBytes, 'webhooks.concurrency': 4 } });
   onTestFinished(() => hold.release());
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -61,5 +66,34 @@ describe('the memory the worker holds for claimed events (webhooks.claimedBytes)
     release();
     await drained(w.d.app);
     expect(w.receiver.received.map((r) => r.body.article.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('a receiver holding its answers holds its part of the memory, as of the slots: the others are still delivered', async () => {
+    const hold = holdingScript();
+    // Two slots of four: half of claimedBytes, one of these snapshots and a half; three fit in all of it.
+    const w = await webhookWorld({
+      jobs: false,
+      script: hold.script,
+      overrides: { 'webhooks.claimedBytes': 150_000, 'webhooks.concurrency': 4, 'webhooks.concurrencyPerReceiver': 2, 'webhooks.timeout': 30_000 },
+    });
+    onTestFinished(() => hold.release());
+    for (let i = 0; i < 4; i++) await publishArticle(w.d.app, w.ws, (await w.article({ bodyMarkdown: BODY })).id);
+    const other = await startReceiver();
+    const ws = await seedWorkspace(w.d.app);
+    await setWebhook(w.d.app, ws, { url: other.url });
+    const fresh = await getWorkspace(w.d.app, ws.id);
+    const later = await seedArticle(w.d.app, fresh, { bodyMarkdown: BODY });
+    await publishArticle(w.d.app, fresh, later.id);
+    const worker = startWebhookWorker(w.d.app);
+    onTestFinished(() => worker.stop().then(() => undefined));
+    // The other receiver's event, queued after the four, is delivered while the first receiver holds its answer.
+    expect((await other.waitFor(1)).map((r) => r.body.article.id)).toEqual([later.id]);
+    // It holds what fills its two slots, no more.
+    await w.receiver.waitFor(2);
+    expect(await once(w.d.app.events, 'webhooks.looked')).toEqual([{ claimed: 0 }]);
+    expect(await leased(w)).toBe(2);
+    hold.release();
+    await drained(w.d.app);
+    expect(w.receiver.received).toHaveLength(4);
   });
 });

@@ -232,6 +232,8 @@ export const configSchema = z
       .object({
         /** The largest image svc stores, in bytes (refused with image_too_large above it); the upload_image tool takes at most 3 MB whatever this says. */
         maxBytes: z.coerce.number().int().min(1).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+        /** The bytes of images one workspace may hold in all; an add past it is refused (image_store_full): agents upload, and nothing removes images but `svc images remove`. */
+        workspaceMaxBytes: z.coerce.number().int().min(1).default(1024 * 1024 * 1024),
         /** Bytes of image bodies /media holds at once, waiting for their clients to read them (never less than maxBytes); past it, 503 busy. */
         maxBytesInFlight: z.coerce.number().int().min(1).default(64 * 1024 * 1024),
         /** A client that takes no bytes of an image for this long is cut off, so a stalled reader cannot hold its share for ever. */

@@ -7,7 +7,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import type { Workspace } from '../workspaces/types.js';
 import { imageErrors } from './errors.js';
 import { type Sniffed, sniffImage } from './sniff.js';
-import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, servedBytes, servedImage } from './store.js';
+import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, servedBytes, servedImage, workspaceImageBytes } from './store.js';
 
 /** A stored image with the URL svc serves it at. */
 export interface StoredImage extends ImageRecord {
@@ -40,6 +40,11 @@ export async function addImage(ctx: Ctx, ws: Workspace, bytes: Buffer, name: str
   const image = checkImage(ctx, bytes, name);
   const record: ImageRecord = { hash: image.hash, contentType: image.contentType, ext: image.ext, size: image.size, width: image.width, height: image.height, createdAt: ctx.clock.now().toISOString() };
   return withTransaction(ctx.db, async (trx) => {
+    const existing = await findImage(trx, ws.id, image.hash);
+    if (existing) return { ...withUrl(ctx, existing), added: false };
+    const held = await workspaceImageBytes(trx, ws.id);
+    const max = ctx.config.images.workspaceMaxBytes;
+    if (held + image.size > max) throw imageErrors.storeFull(name, image.size, held, max);
     const added = await insertImage(trx, ws.id, record, bytes);
     const stored = added ? record : (await findImage(trx, ws.id, image.hash))!;
     return { ...withUrl(ctx, stored), added };

@@ -49,6 +49,12 @@ export async function listImageRows(db: Queryable, workspaceId: string, limit: n
   return { images: rows.map(toRecord), total: Number(n) };
 }
 
+/** The bytes of every image the workspace holds. */
+export async function workspaceImageBytes(db: Queryable, workspaceId: string): Promise<number> {
+  const [{ n }] = await db('images').where({ workspace_id: workspaceId }).sum({ n: 'size' });
+  return Number(n ?? 0);
+}
+
 export async function deleteImage(db: Queryable, workspaceId: string, hash: string): Promise<boolean> {
   return (await db('images').where({ workspace_id: workspaceId, hash }).delete()) > 0;
 }

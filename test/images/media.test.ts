@@ -7,6 +7,7 @@ import { seedArticle } from '../helpers/seed.js';
 import { expectCleanError } from '../cli/sandbox.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 import { GIF_1X1, png } from './png.js';
+import { removeImage } from '../../src/images/service.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -125,5 +126,28 @@ describe('the image store: svc images, /media/<hash>.<ext>', () => {
     expect(await refused({ data: '!'.repeat(4 * 1024 * 1024 + 4) })).toBe('Invalid image upload: data: must be at most 4194304 characters');
     const readOnly = await connect(d, await key(['read']));
     expect((await readOnly.call('upload_image', { data: image.toString('base64') })).isError).toBe(true);
+  });
+});
+
+describe('the image store is bounded per workspace (images.workspaceMaxBytes)', () => {
+  it('upload_image past the workspace total is refused by name and stores nothing; the same bytes again still answer, and removing makes room', async () => {
+    const first = png(4, 4, 1);
+    const second = png(4, 4, 2);
+    const third = png(4, 4, 3);
+    // Room for two of them, not three.
+    const { d, ws, key } = await workspaceWithAdmin({ overrides: { 'images.workspaceMaxBytes': first.length + second.length + third.length - 1 } });
+    const agent = await connect(d, await key(['read', 'content']));
+    for (const image of [first, second]) {
+      const up = await agent.call('upload_image', { data: image.toString('base64') });
+      expect(up.isError, up.text).toBeFalsy();
+    }
+    const refused = await agent.call('upload_image', { data: third.toString('base64'), filename: 'three.png' });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/^The image three\.png \(.*\) does not fit: the workspace's images already take .* of the .* it may hold/);
+    expect((await fetch(`${d.url}/media/${sha(third)}.png`)).status).toBe(404);
+    expect((await agent.call('upload_image', { data: first.toString('base64') })).structuredContent).toMatchObject({ added: false });
+    await removeImage(d.app, ws, sha(first));
+    const after = await agent.call('upload_image', { data: third.toString('base64') });
+    expect(after.isError, after.text).toBeFalsy();
   });
 });

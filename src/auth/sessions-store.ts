@@ -20,3 +20,10 @@ export const deleteExpiredSessions = (db: Db, now: string) => deleteWhere(db, 's
 
 /** Every session of one user (a password change signs them out everywhere). */
 export const deleteUserSessions = (db: Queryable, userId: string): Promise<number> => db('sessions').where({ user_id: userId }).delete();
+
+/** Ends the user's sessions beyond the newest `keep` (by creation, then hash). */
+export const deleteSessionsBeyond = (db: Queryable, userId: string, keep: number): Promise<number> =>
+  db('sessions')
+    .where({ user_id: userId })
+    .whereNotIn('id_hash', db('sessions').where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id_hash', order: 'desc' }]).limit(keep).select('id_hash'))
+    .delete();

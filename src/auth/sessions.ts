@@ -45,6 +45,14 @@ export async function createSession(ctx: Ctx, userId: string): Promise<{ token: 
 }
 
 /**
+ * Browser sessions one user keeps: a sign-in past it ends the oldest. Each sign-in makes one, and
+ * a password that works can sign in as often as scrypt allows (8 a second on a loaded 2-core
+ * machine, 5 million rows over the week a session lasts); each session also carries its
+ * pending consent requests (oauth/authorize.ts), which go with it.
+ */
+export const SESSIONS_PER_USER = 50;
+
+/**
  * The session of a sign-in, replacing the browser's previous one. With the user row locked, the
  * password must still be the one just verified: a password change that committed meanwhile
  * (it ends every session) must not be outlived by a session its old password opened. Null then.
@@ -54,6 +62,8 @@ async function startSession(ctx: Ctx, verified: { user: User; passwordHash: stri
   return withTransaction(ctx.db, async (trx) => {
     if ((await lockPasswordHash(trx, verified.user.id)) !== verified.passwordHash) return null;
     if (previousToken) await store.deleteSessionRow(trx, sha256Hex(previousToken));
+    // Room is made before the insert, so the new session is never the one a tie of times ends.
+    await store.deleteSessionsBeyond(trx, verified.user.id, SESSIONS_PER_USER - 1);
     await store.insertSession(trx, row);
     return { token, session: toSession(row) };
   });

@@ -5,6 +5,7 @@ import { type Scope, SCOPES, isScope } from '../auth/scopes.js';
 import { iso, nowIso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { isId } from '../lib/ids.js';
+import { withTransaction } from '../db/tx.js';
 import { findMembership } from '../workspaces/members.js';
 import { type Client, findClient, markClientGranted, matchRedirectUri } from './clients.js';
 import { isOurResource, issuerOf, resourceOf } from './metadata.js';
@@ -88,17 +89,28 @@ export async function parseAuthorizationRequest(ctx: Ctx, query: Record<string, 
 }
 
 const REQUEST_TTL_MS = 30 * 60_000;
+/**
+ * Pending requests one browser session keeps; a newer one makes the oldest expire at once. Every
+ * GET of the consent page stores one (a `state` of up to ~16 KB in it), so without a bound one
+ * signed-in person, whatever their role, could hold gigabytes for REQUEST_TTL_MS (measured: 223
+ * pages a second, 3.4 MB a second).
+ */
+export const PENDING_PER_SESSION = 20;
 
 /** Keep a validated request server-side while the person decides; the form carries only its id. */
 export async function savePendingRequest(ctx: Ctx, sessionHash: string, req: AuthorizationRequest): Promise<string> {
   const id = `svc_consent_${randomBase62(32)}`; // prefixed like every secret svc issues, so logs redact it by its shape
   const { client, ...params } = req;
-  await store.insertRequest(ctx.db, {
-    id_hash: sha256Hex(id),
-    session_hash: sessionHash,
-    client_id: client.id,
-    params: JSON.stringify(params),
-    expires_at: iso(new Date(ctx.clock.now().getTime() + REQUEST_TTL_MS)),
+  await withTransaction(ctx.db, async (trx) => {
+    // Room is made before the insert, so the new request is never the one a tie of times drops.
+    await store.deleteRequestsBeyond(trx, sessionHash, PENDING_PER_SESSION - 1);
+    await store.insertRequest(trx, {
+      id_hash: sha256Hex(id),
+      session_hash: sessionHash,
+      client_id: client.id,
+      params: JSON.stringify(params),
+      expires_at: iso(new Date(ctx.clock.now().getTime() + REQUEST_TTL_MS)),
+    });
   });
   return id;
 }

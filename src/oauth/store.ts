@@ -68,6 +68,12 @@ export const deleteUngrantedClients = (db: Db, createdBefore: string) =>
 
 // Pending authorization requests (consent screen)
 export const insertRequest = (db: Queryable, row: RequestRow) => db('oauth_requests').insert(row);
+/** Forgets the session's pending requests beyond the newest `keep` (by expiry, then hash). */
+export const deleteRequestsBeyond = (db: Queryable, sessionHash: string, keep: number): Promise<number> =>
+  db('oauth_requests')
+    .where({ session_hash: sessionHash })
+    .whereNotIn('id_hash', db('oauth_requests').where({ session_hash: sessionHash }).orderBy([{ column: 'expires_at', order: 'desc' }, { column: 'id_hash', order: 'desc' }]).limit(keep).select('id_hash'))
+    .delete();
 export const findRequest = (db: Queryable, idHash: string): Promise<RequestRow | undefined> => db('oauth_requests').where({ id_hash: idHash }).first();
 /** Deletes and reports whether this call consumed it (one decision per request). */
 export const consumeRequest = async (db: Queryable, idHash: string): Promise<boolean> => (await db('oauth_requests').where({ id_hash: idHash }).delete()) > 0;

@@ -178,6 +178,8 @@ export const configSchema = z
           .object({
             /** OAuth dynamic client registrations per address per window. */
             perAddress: z.coerce.number().int().min(1).default(20),
+            /** ...and per network (an IPv6 /48; an IPv4 address is its own network) per window. */
+            perNetwork: z.coerce.number().int().min(1).default(100),
             window: duration().default('1h'),
           })
           .strict()

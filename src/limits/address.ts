@@ -6,6 +6,19 @@ import { isIPv6 } from 'node:net';
  * host is usually given: one host rotating through its /64 is one client, not 2^64 of them.
  */
 export function addressKey(address: string): string {
+  return prefixKey(address, 4);
+}
+
+/**
+ * The key of a client's network, for limits whose rows outlive the window (open registration):
+ * an IPv4 address as addressKey keys it, an IPv6 address by its /48, the block a site or a free
+ * tunnel account is given, which holds 65,536 /64s, each a client to addressKey.
+ */
+export function networkKey(address: string): string {
+  return prefixKey(address, 3);
+}
+
+function prefixKey(address: string, groupsKept: number): string {
   const bare = address.split('%')[0]; // a zone index (fe80::1%eth0) names the interface, not the host
   if (!isIPv6(bare)) return address;
   const groups = ipv6Groups(bare);
@@ -13,9 +26,9 @@ export function addressKey(address: string): string {
     return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
   }
   return `${groups
-    .slice(0, 4)
+    .slice(0, groupsKept)
     .map((g) => g.toString(16))
-    .join(':')}::/64`;
+    .join(':')}::/${groupsKept * 16}`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */

@@ -1,7 +1,7 @@
 import type { Ctx } from '../context.js';
 import { AppError } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
-import { addressKey } from './address.js';
+import { addressKey, networkKey } from './address.js';
 import { LeasedLimiter, LimitExceeded } from './leased-limiter.js';
 import { type StoreKind, chooseStoreKind, openLimiterStore } from './limiter-store.js';
 import type { Window, WindowStore } from './window-store.js';
@@ -117,10 +117,16 @@ export function createLimits(ctx: Ctx): Limits {
     },
 
     async registration(address) {
-      const taken = await limit('registration', registration.perAddress, registration.window, true).take(addressKey(address));
-      if (taken.taken) return;
-      const s = retrySeconds(taken.resetAt - now());
-      throw new AppError('rate_limited', 429, `Too many client registrations from this address. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
+      // Per address, then per network: a registered client stays up to oauth.unusedClientExpiry,
+      // so an IPv6 /48 taking turns through its /64s would otherwise store 65,536 times as many.
+      const refused = (taken: Window, from: string) => {
+        const s = retrySeconds(taken.resetAt - now());
+        return new AppError('rate_limited', 429, `Too many client registrations from this ${from}. Retry in ${s} s.`, { details: { retryAfterSeconds: s } });
+      };
+      const byAddress = await limit('registration', registration.perAddress, registration.window, true).take(addressKey(address));
+      if (!byAddress.taken) throw refused(byAddress, 'address');
+      const byNetwork = await limit('registration-network', registration.perNetwork, registration.window, true).take(networkKey(address));
+      if (!byNetwork.taken) throw refused(byNetwork, 'network');
     },
 
     async close() {

@@ -1,5 +1,6 @@
 import type { Ctx } from '../context.js';
 import { hasBidiControls } from '../lib/bidi.js';
+import { withTransaction } from '../db/tx.js';
 import { iso } from '../lib/clock.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
@@ -45,7 +46,8 @@ export async function registerClient(ctx: Ctx, body: unknown): Promise<Registrat
   // The redirect URIs and the name have their own columns: the rest of the metadata is kept
   // beside them without a second copy (with one, 2,000 registrations took 164 MB).
   const { redirect_uris: redirectUris, client_name: name, ...rest } = registered;
-  await store.insertClient(ctx.db, {
+  // Through the transaction (SQLite's writer): written on the pool, it met the writer at SQLite's lock and some answered 503 busy.
+  await withTransaction(ctx.db, (trx) => store.insertClient(trx, {
     id,
     secret_hash: secret ? sha256Hex(secret) : null,
     auth_method: method,
@@ -54,7 +56,7 @@ export async function registerClient(ctx: Ctx, body: unknown): Promise<Registrat
     metadata: JSON.stringify(rest),
     created_at: iso(now),
     first_granted_at: null,
-  });
+  }));
   ctx.log.info({ clientId: id, clientName: name, method }, 'oauth client registered');
   return {
     ...registered,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressKey } from '../../src/limits/address.js';
+import { addressKey, networkKey } from '../../src/limits/address.js';
 import { startDaemon } from '../helpers/daemon.js';
 
 // Issue 22: throttles keyed on the raw address, so one IPv6 host rotating inside its /64 got
@@ -18,6 +18,13 @@ describe('addressKey', () => {
     expect(addressKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
     expect(addressKey('not an address')).toBe('not an address');
   });
+
+  it('networkKey groups IPv6 addresses by /48 and leaves IPv4 as it is', () => {
+    expect(networkKey('2001:db8:1:2::1')).toBe('2001:db8:1::/48');
+    expect(networkKey('2001:db8:1:ffff::1')).toBe('2001:db8:1::/48');
+    expect(networkKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(networkKey('::ffff:192.0.2.1')).toBe('192.0.2.1');
+  });
 });
 
 describe('per-address limits over IPv6', () => {
@@ -34,6 +41,22 @@ describe('per-address limits over IPv6', () => {
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
     expect(await registerFrom('2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe(429);
     expect(await registerFrom('2001:db8:1:3::1')).toBe(201);
+  });
+
+  it('registrations from the /64s of one /48 meet limits.registration.perNetwork together: each /64 alone would let the /48 store 65,536 times perAddress clients', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'server.trustProxy': true, 'limits.registration.perAddress': 2, 'limits.registration.perNetwork': 5 } });
+    const registerFrom = (address: string) =>
+      fetch(`${d.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': address },
+        body: JSON.stringify({ client_name: 'Agent', redirect_uris: ['http://127.0.0.1:9999/cb'], token_endpoint_auth_method: 'none' }),
+      }).then(async (r) => `${r.status}${r.status === 429 ? ` ${((await r.json()) as { error_description: string }).error_description.split('.')[0]}` : ''}`);
+    const statuses = [];
+    for (let i = 1; i <= 7; i++) statuses.push(await registerFrom(`2001:db8:5:${i.toString(16)}::1`));
+    const refused = '429 Too many client registrations from this network';
+    expect(statuses).toEqual(['201', '201', '201', '201', '201', refused, refused]);
+    expect(await registerFrom('2001:db8:6:1::1')).toBe('201');
+    expect(Number((await d.app.db('oauth_clients').count({ n: '*' }).first())!.n)).toBe(6);
   });
 
   it('sign-in guesses from one /64 meet the per-address limit together', async () => {

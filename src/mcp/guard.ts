@@ -3,7 +3,7 @@ import { safeParse } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientRequestSchema, type JSONRPCMessage, type JSONRPCRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toAppError } from '../errors.js';
-import { INVALID_PARAMS, RESOURCE_NOT_FOUND } from './rpc-error.js';
+import { INVALID_PARAMS, REFUSED, RESOURCE_NOT_FOUND } from './rpc-error.js';
 import { checkToolArguments } from './tool-input.js';
 
 /** The SDK's schema of each client request, by method (the spec's types). */
@@ -25,6 +25,7 @@ export function guardRequests(server: McpServer, transport: Transport): void {
   if (!deliver) throw new Error('guardRequests: connect the server to the transport first');
   const registry = sdkRegistry(server);
   const served = servedMethods(registry);
+  const answers = answerBudget(transport);
   transport.onmessage = (message: JSONRPCMessage, extra) => {
     let answer: Answer | undefined;
     try {
@@ -32,8 +33,52 @@ export function guardRequests(server: McpServer, transport: Transport): void {
     } catch {
       answer = undefined; // a check that fails unexpectedly leaves the request to the SDK, as before
     }
-    if (!answer) return deliver(message, extra);
-    void transport.send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, ...answer } as JSONRPCMessage);
+    if (answer) return void transport.send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, ...answer } as JSONRPCMessage);
+    if (!isJSONRPCRequest(message)) return deliver(message, extra);
+    answers.next(message, () => deliver(message, extra));
+  };
+}
+
+/** Bytes of answers one POST may hold: past them, its further requests are refused (a single request is always answered). */
+export const ANSWER_BUDGET_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The requests of one POST go to the SDK one at a time, each once the previous one was answered,
+ * and once the answers sent hold ANSWER_BUDGET_BYTES the rest are refused: the transport keeps
+ * every answer of a batch until the last, then copies them into one body. A batch of 100
+ * get_article calls of a 1.5 MB article, answered at once, was a 154 MB body and took the
+ * daemon from 200 MB to 1.1 GB of RSS, with a read-only key.
+ */
+function answerBudget(transport: Transport): { next(request: JSONRPCRequest, go: () => void): void } {
+  const send = transport.send.bind(transport);
+  let spent = 0;
+  let turn: Promise<void> = Promise.resolve();
+  const waiting = new Map<JSONRPCRequest['id'], () => void>();
+  transport.send = (message, options) => {
+    const id = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+    const answered = id === undefined ? undefined : waiting.get(id);
+    if (answered) {
+      spent += JSON.stringify(message).length;
+      waiting.delete(id!);
+      answered();
+    }
+    return send(message, options);
+  };
+  return {
+    next(request, go) {
+      turn = turn.then(
+        () =>
+          new Promise<void>((resolve) => {
+            if (spent >= ANSWER_BUDGET_BYTES) {
+              const message = `The answers of this request already hold ${Math.round(spent / (1024 * 1024))} MB (at most ${ANSWER_BUDGET_BYTES / (1024 * 1024)} MB a POST): send this call again in another request`;
+              void send({ jsonrpc: '2.0', id: request.id, error: { code: REFUSED, message, data: { code: 'answers_too_large' } } } as JSONRPCMessage);
+              return resolve();
+            }
+            waiting.set(request.id, resolve);
+            go();
+          }),
+      );
+    },
   };
 }
 

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { rpc, startPost, workspaceWithAdmin } from './helpers.js';
+import { seedArticle } from '../helpers/seed.js';
+import { ANSWER_BUDGET_BYTES } from '../../src/mcp/guard.js';
 
 // Issue 22: an anonymous POST of a 5 MB batch was parsed and answered with one JSON-RPC error
 // per element (a 45 MB answer). The headers decide first; a refused batch gets one error.
@@ -43,5 +45,32 @@ describe('/api/mcp refusals cost the daemon nothing of the body', () => {
     const res = await rpc(d, Array.from({ length: 50 }, (_, i) => ping(i)), auth);
     expect(res.status).toBe(429);
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Too many MCP calls: at most \d+ per minute for this key or connection\. Retry in \d+ s\.$/), data: { code: 'rate_limited' } } });
+  });
+});
+
+describe('the answers of one POST are bounded (ANSWER_BUDGET_BYTES)', () => {
+  it('a batch of get_article calls of a long article, from a read-only key: answers up to the budget, the rest refused with answers_too_large; a single call is always answered', async () => {
+    const f = await workspaceWithAdmin();
+    const key = await f.key(['read']);
+    const paragraph = `${'word '.repeat(150)}\n\n`;
+    const article = await seedArticle(f.d.app, f.ws, { title: 'Long one', bodyMarkdown: paragraph.repeat(Math.ceil(1_500_000 / paragraph.length)) });
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_article', arguments: { id: article.id, includeBody: true } } });
+    const res = await rpc(f.d, Array.from({ length: 20 }, (_, i) => call(i)), { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-03-26' });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const answers = JSON.parse(text) as Array<{ id: number; result?: unknown; error?: { data?: { code?: string } } }>;
+    expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const answered = answers.filter((a) => a.result);
+    const refused = answers.filter((a) => a.error);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answered.length + refused.length).toBe(20);
+    for (const r of refused) expect(r.error!.data!.code).toBe('answers_too_large');
+    // The budget plus the one answer that crossed it.
+    expect(text.length).toBeLessThan(ANSWER_BUDGET_BYTES + 2 * JSON.stringify(answered[0]).length);
+    const single = await rpc(f.d, call(1), { Authorization: `Bearer ${key}` });
+    const one = (await single.json()) as { result?: { isError?: boolean; content: unknown[] } };
+    expect(one.result?.content).toHaveLength(1);
+    expect(one.result?.isError).toBeFalsy();
   });
 });

@@ -29,3 +29,11 @@ export async function revokePreviews(db: Queryable, articleId: string, now: stri
 export async function deleteEndedPreviews(db: Queryable, before: string): Promise<number> {
   return db('content_previews').where('expires_at', '<', before).orWhere('revoked_at', '<', before).delete();
 }
+
+/** Forgets the article's previews beyond the newest `keep` (by creation, then id). */
+export async function deletePreviewsBeyond(db: Queryable, articleId: string, keep: number): Promise<number> {
+  return db('content_previews')
+    .where({ article_id: articleId })
+    .whereNotIn('id', db('content_previews').where({ article_id: articleId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(keep).select('id'))
+    .delete();
+}

@@ -6,7 +6,8 @@ import { findConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
 import type { Publication } from '../connectors/publications.js';
 import { articleUrl } from '../content/article-url.js';
-import { deleteEndedPreviews, findPreviewByHash, insertPreview, revokePreviews } from '../content/preview-store.js';
+import { deleteEndedPreviews, deletePreviewsBeyond, findPreviewByHash, insertPreview, revokePreviews } from '../content/preview-store.js';
+import { withTransaction } from '../db/tx.js';
 import { relatedPosts } from '../content/query-store.js';
 import { buildSnapshot } from '../content/snapshot.js';
 import { AppError } from '../errors.js';
@@ -24,6 +25,12 @@ const TOKEN = /^svc_preview_[0-9A-Za-z]{32}$/;
 
 /** Ended previews are forgotten this long after they end (kept a while so a late visitor gets the same 404). */
 const KEEP_ENDED_MS = 7 * 86_400_000;
+
+/**
+ * Preview links one article keeps: a newer one ends the oldest beyond it. An editor's key makes
+ * one per call (120 a minute, each up to 30 days), and nothing else bounded them.
+ */
+export const PREVIEWS_PER_ARTICLE = 20;
 
 export interface PreviewGrant {
   id: string;
@@ -47,9 +54,13 @@ export async function createPreview(ctx: Ctx, ws: Workspace, ref: string, opts: 
   const now = ctx.clock.now();
   const token = `${TOKEN_PREFIX}${randomBase62(32)}`;
   const expiresAt = iso(new Date(now.getTime() + ttl));
-  await deleteEndedPreviews(ctx.db, iso(new Date(now.getTime() - KEEP_ENDED_MS)));
   const id = newId('prv');
-  await insertPreview(ctx.db, { id, tokenHash: sha256Hex(token), workspaceId: ws.id, articleId: article.id, createdAt: iso(now), expiresAt, revokedAt: null });
+  await withTransaction(ctx.db, async (trx) => {
+    await deleteEndedPreviews(trx, iso(new Date(now.getTime() - KEEP_ENDED_MS)));
+    // Room is made before the insert, so the new link is never the one a tie of times ends.
+    await deletePreviewsBeyond(trx, article.id, PREVIEWS_PER_ARTICLE - 1);
+    await insertPreview(trx, { id, tokenHash: sha256Hex(token), workspaceId: ws.id, articleId: article.id, createdAt: iso(now), expiresAt, revokedAt: null });
+  });
   const page = articleUrl(ws, article.slug);
   return { id, token, articleId: article.id, slug: article.slug, expiresAt, url: page ? `${page}?preview=${token}` : null };
 }

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/lib/log.js';
 import { afterFile } from '../helpers/cleanup.js';
 import { freshConfig } from '../helpers/env.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
+import { LOGGED_URL_MAX } from '../../src/http/middleware/request-log.js';
 
 /** The real daemon in-process, its log captured as the JSON lines it writes. */
 async function loggedDaemon() {
@@ -92,5 +93,21 @@ describe('request log', () => {
         '/api/v1/content/articles/[redacted]',
       ]),
     );
+  });
+
+  it(`holds at most ${LOGGED_URL_MAX} characters of a URL, on the content API's direct path and through Koa, with a key in it still redacted`, async () => {
+    const { config, requestLines } = await loggedDaemon();
+    const pad = 'x'.repeat(15_000);
+    const key = 'svc_blog_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    for (const path of [`/api/v1/content/articles?key=${key}&z=${pad}`, `/oauth/authorize?client_id=${pad}&key=${key}`]) {
+      await (await fetch(`${config.server.baseUrl}${path}`)).arrayBuffer();
+    }
+    const lines = requestLines().filter((l) => String(l.url).includes('xxxx'));
+    expect(lines.map((l) => String(l.url).split('?')[0])).toEqual(['/api/v1/content/articles', '/oauth/authorize']);
+    for (const l of lines) {
+      expect(String(l.url).length).toBeLessThan(LOGGED_URL_MAX + 40);
+      expect(String(l.url)).toMatch(/\.\.\.\(\d+ more characters\)$/);
+      expect(String(l.url)).not.toContain(key);
+    }
   });
 });

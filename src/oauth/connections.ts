@@ -85,8 +85,16 @@ export async function revokeConnectionAs(ctx: Ctx, id: string, by: { userId?: st
 /** A used code or rotated refresh token is kept this long, so a replay still finds (and revokes) what it issued. */
 const REPLAY_WINDOW_MS = 86_400_000;
 
-/** Housekeeping for the cleanup job: expired requests, codes and access tokens, rotated refresh tokens. */
-export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes: number; accessTokens: number; refreshTokens: number }> {
+/**
+ * How long a revoked connection is kept (found by its id meanwhile, e.g. a repeated revoke). Every
+ * approval of a client already connected revokes the connection it replaces, and nothing else
+ * removed them: one signed-in user made 37 a second.
+ */
+export const REVOKED_CONNECTION_KEPT_MS = 30 * 86_400_000;
+
+/** Housekeeping for the cleanup job: expired requests, codes and access tokens, rotated refresh tokens, connections revoked long ago. */
+
+export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes: number; accessTokens: number; refreshTokens: number; connections: number }> {
   const now = ctx.clock.now();
   const replayed = iso(new Date(now.getTime() - Math.max(REPLAY_WINDOW_MS, ctx.config.oauth.refreshTokenGrace)));
   return {
@@ -94,5 +102,6 @@ export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes:
     accessTokens: await store.deleteExpiredAccessTokens(ctx.db, iso(now)),
     codes: await store.deleteOldCodes(ctx.db, iso(new Date(now.getTime() - REPLAY_WINDOW_MS))),
     refreshTokens: await store.deleteRotatedRefreshTokens(ctx.db, replayed),
+    connections: await store.deleteRevokedConnections(ctx.db, iso(new Date(now.getTime() - REVOKED_CONNECTION_KEPT_MS))),
   };
 }

@@ -3,7 +3,9 @@ import { TestClock } from '../helpers/clock.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
 import { findClient, purgeUnusedClients } from '../../src/oauth/clients.js';
-import { approve, getAuthorize, registerClient, sessionFor } from './flow.js';
+import { approve, exchange, getAuthorize, registerClient, sessionFor } from './flow.js';
+import { REVOKED_CONNECTION_KEPT_MS } from '../../src/oauth/connections.js';
+import { runCleanup } from '../../src/jobs/cleanup.js';
 import { pkce } from './helpers.js';
 
 describe('unused client expiry', () => {
@@ -34,5 +36,28 @@ describe('unused client expiry', () => {
     });
     expect(res.status).toBe(400);
     expect(html).toContain('not registered here');
+  });
+});
+
+describe('revoked connections', () => {
+  it('are removed by the cleanup round REVOKED_CONNECTION_KEPT_MS after their revocation; the live one stays', async () => {
+    const clock = new TestClock();
+    const d = await startDaemon({ jobs: false, clock });
+    const ws = await seedWorkspace(d.app);
+    const user = await seedUser(d.app, ws, 'viewer');
+    const client = await registerClient(d);
+    const session = await sessionFor(d, user.id);
+    // Each approval of the same client replaces (revokes) the connection before it.
+    for (let i = 0; i < 3; i++) await exchange(d, client.client_id, await approve(d, session, client, { workspaceId: ws.id, scopes: ['read'] }));
+    const rows = () => d.app.db('oauth_connections').where({ user_id: user.id }).orderBy('created_at').select('id', 'revoked_at');
+    const before = await rows();
+    expect(before.map((r) => r.revoked_at !== null)).toEqual([true, true, false]);
+
+    clock.advance(REVOKED_CONNECTION_KEPT_MS - 60_000);
+    expect((await runCleanup(d.app)).oauth.connections).toBe(0);
+    clock.advance(120_000);
+    expect((await runCleanup(d.app)).oauth.connections).toBe(2);
+    expect((await rows()).map((r) => r.id)).toEqual([before[2].id]);
+    expect(await d.app.db('oauth_tokens').where({ connection_id: before[2].id, kind: 'refresh' }).first()).toBeDefined();
   });
 });

@@ -170,6 +170,8 @@ export const configSchema = z
             perAccountAddress: z.coerce.number().int().min(1).default(5),
             /** Failed sign-in attempts per address across all accounts per window. */
             perAddress: z.coerce.number().int().min(1).default(30),
+            /** ...and per network (an IPv6 /48; an IPv4 address is its own network) per window. */
+            perNetwork: z.coerce.number().int().min(1).default(150),
             window: duration().default('15m'),
           })
           .strict()

@@ -59,6 +59,21 @@ describe('per-address limits over IPv6', () => {
     expect(Number((await d.app.db('oauth_clients').count({ n: '*' }).first())!.n)).toBe(6);
   });
 
+  it('sign-in guesses from the /64s of one /48 meet limits.signIn.perNetwork together', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'limits.signIn.perAddress': 2, 'limits.signIn.perNetwork': 5 } });
+    const outcomes = [];
+    for (let i = 1; i <= 7; i++) {
+      outcomes.push(
+        await d.app.limits.signInAttempt('someone@example.com', `2001:db8:8:${i.toString(16)}::1`).then(
+          () => 'counted',
+          (e: { code: string }) => e.code,
+        ),
+      );
+    }
+    expect(outcomes).toEqual(['counted', 'counted', 'counted', 'counted', 'counted', 'too_many_attempts', 'too_many_attempts']);
+    expect(await d.app.limits.signInAttempt('someone@example.com', '2001:db8:9:1::1').then(() => 'counted')).toBe('counted');
+  });
+
   it('sign-in guesses from one /64 meet the per-address limit together', async () => {
     const d = await startDaemon({ jobs: false, overrides: { 'limits.signIn.perAddress': 4 } });
     const outcomes = [];

@@ -170,7 +170,7 @@ export const configSchema = z
             perAccountAddress: z.coerce.number().int().min(1).default(5),
             /** Failed sign-in attempts per address across all accounts per window. */
             perAddress: z.coerce.number().int().min(1).default(30),
-            /** ...and per network (an IPv6 /48; an IPv4 address is its own network) per window. */
+            /** ...and per network (an IPv6 /48) per window; an IPv4 address has perAddress alone. */
             perNetwork: z.coerce.number().int().min(1).default(150),
             window: duration().default('15m'),
           })
@@ -180,7 +180,7 @@ export const configSchema = z
           .object({
             /** OAuth dynamic client registrations per address per window. */
             perAddress: z.coerce.number().int().min(1).default(20),
-            /** ...and per network (an IPv6 /48; an IPv4 address is its own network) per window. */
+            /** ...and per network (an IPv6 /48) per window; an IPv4 address has perAddress alone. */
             perNetwork: z.coerce.number().int().min(1).default(100),
             window: duration().default('1h'),
           })

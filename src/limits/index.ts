@@ -94,10 +94,12 @@ export function createLimits(ctx: Ctx): Limits {
       if (!addressTaken.taken) throw tooManyAttempts(addressTaken.resetAt - now());
       // Then per network: the 65,536 /64s of one /48, each an address above, made an unlimited
       // stream of guesses (each a 32 MB scrypt; measured 16 a second, 1.1 cores, all answered 401).
+      // An IPv4 address is its own network: counted again it would cap at perNetwork an address
+      // an operator allowed more (perAddress raised for clients behind one NAT).
       const byNetwork = limit('sign-in-network', signIn.perNetwork, signIn.window, true);
       const network = networkKey(clientAddress);
-      const networkTaken = await byNetwork.take(network);
-      if (!networkTaken.taken) throw tooManyAttempts(networkTaken.resetAt - now());
+      const networkTaken = network === address ? undefined : await byNetwork.take(network);
+      if (networkTaken && !networkTaken.taken) throw tooManyAttempts(networkTaken.resetAt - now());
       const pairKey = sha256Hex(`${email}\n${address}`);
       const pairTaken = await pair.take(pairKey);
       if (!pairTaken.taken) throw tooManyAttempts(pairTaken.resetAt - now());
@@ -105,7 +107,7 @@ export function createLimits(ctx: Ctx): Limits {
         // A good password: the pair starts over, and the address counts failures only (the
         // point goes back to the window it was taken from, if that window still runs).
         succeeded: async () => {
-          await Promise.all([pair.delete(pairKey), byAddress.giveBack(address, 1, addressTaken.resetAt), byNetwork.giveBack(network, 1, networkTaken.resetAt)]).catch(() => undefined);
+          await Promise.all([pair.delete(pairKey), byAddress.giveBack(address, 1, addressTaken.resetAt), networkTaken && byNetwork.giveBack(network, 1, networkTaken.resetAt)]).catch(() => undefined);
         },
       };
     },
@@ -131,7 +133,10 @@ export function createLimits(ctx: Ctx): Limits {
       };
       const byAddress = await limit('registration', registration.perAddress, registration.window, true).take(addressKey(address));
       if (!byAddress.taken) throw refused(byAddress, 'address');
-      const byNetwork = await limit('registration-network', registration.perNetwork, registration.window, true).take(networkKey(address));
+      // An IPv4 address is its own network, limited by perAddress alone (as for sign-ins).
+      const network = networkKey(address);
+      if (network === addressKey(address)) return;
+      const byNetwork = await limit('registration-network', registration.perNetwork, registration.window, true).take(network);
       if (!byNetwork.taken) throw refused(byNetwork, 'network');
     },
 

@@ -74,6 +74,17 @@ describe('per-address limits over IPv6', () => {
     expect(await d.app.limits.signInAttempt('someone@example.com', '2001:db8:9:1::1').then(() => 'counted')).toBe('counted');
   });
 
+  it('an IPv4 address is its own network: an operator who raised perAddress above perNetwork (clients behind one NAT) gets perAddress', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'limits.signIn.perAddress': 6, 'limits.signIn.perNetwork': 3, 'limits.registration.perAddress': 6, 'limits.registration.perNetwork': 3 } });
+    const outcomes: string[] = [];
+    for (let i = 1; i <= 7; i++) {
+      const signIn = await d.app.limits.signInAttempt(`user${i}@example.com`, '203.0.113.9').then(() => 'counted', (e: { code: string }) => e.code);
+      const registration = await d.app.limits.registration('203.0.113.9').then(() => 'counted', (e: { code: string }) => e.code);
+      outcomes.push(`${signIn}/${registration}`);
+    }
+    expect(outcomes).toEqual([...Array(6).fill('counted/counted'), 'too_many_attempts/rate_limited']);
+  });
+
   it('sign-in guesses from one /64 meet the per-address limit together', async () => {
     const d = await startDaemon({ jobs: false, overrides: { 'limits.signIn.perAddress': 4 } });
     const outcomes = [];

@@ -7,7 +7,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import type { Workspace } from '../workspaces/types.js';
 import { imageErrors } from './errors.js';
 import { type Sniffed, sniffImage } from './sniff.js';
-import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, servedBytes, servedImage, workspaceImageBytes } from './store.js';
+import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, lockWorkspaceImages, servedBytes, servedImage, workspaceImageBytes } from './store.js';
 
 /** A stored image with the URL svc serves it at. */
 export interface StoredImage extends ImageRecord {
@@ -42,6 +42,7 @@ export async function addImage(ctx: Ctx, ws: Workspace, bytes: Buffer, name: str
   return withTransaction(ctx.db, async (trx) => {
     const existing = await findImage(trx, ws.id, image.hash);
     if (existing) return { ...withUrl(ctx, existing), added: false };
+    await lockWorkspaceImages(trx, ws.id);
     const held = await workspaceImageBytes(trx, ws.id);
     const max = ctx.config.images.workspaceMaxBytes;
     if (held + image.size > max) throw imageErrors.storeFull(name, image.size, held, max);

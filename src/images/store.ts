@@ -49,6 +49,15 @@ export async function listImageRows(db: Queryable, workspaceId: string, limit: n
   return { images: rows.map(toRecord), total: Number(n) };
 }
 
+/**
+ * Holds the workspace's row until the transaction ends (a no-op write, so it works on SQLite and
+ * PostgreSQL): adds that read the workspace's total and then insert take turns, else on
+ * PostgreSQL concurrent adds each saw room for themselves and together passed the bound.
+ */
+export async function lockWorkspaceImages(db: Queryable, workspaceId: string): Promise<void> {
+  await db('workspaces').where({ id: workspaceId }).update({ plan: db.raw('??', ['plan']) });
+}
+
 /** The bytes of every image the workspace holds. */
 export async function workspaceImageBytes(db: Queryable, workspaceId: string): Promise<number> {
   const [{ n }] = await db('images').where({ workspace_id: workspaceId }).sum({ n: 'size' });

@@ -7,6 +7,7 @@ import { seedArticle } from '../helpers/seed.js';
 import { expectCleanError } from '../cli/sandbox.js';
 import { connect, workspaceWithAdmin } from '../mcp/helpers.js';
 import { GIF_1X1, png } from './png.js';
+import { PG_URL } from '../helpers/env.js';
 import { removeImage } from '../../src/images/service.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -149,5 +150,17 @@ describe('the image store is bounded per workspace (images.workspaceMaxBytes)', 
     await removeImage(d.app, ws, sha(first));
     const after = await agent.call('upload_image', { data: third.toString('base64') });
     expect(after.isError, after.text).toBeFalsy();
+  });
+});
+
+describe(`the workspace bound holds under concurrent uploads (${PG_URL ? 'PostgreSQL' : 'SQLite'})`, () => {
+  it('uploads at once, with room for one: one is stored, the others refused as image_store_full, none fails otherwise', async () => {
+    const images = Array.from({ length: 8 }, (_, i) => png(4, 4, 10 + i));
+    const { d, ws, key } = await workspaceWithAdmin({ overrides: { 'images.workspaceMaxBytes': Math.max(...images.map((b) => b.length)) } });
+    const agents = await Promise.all(images.map(async () => connect(d, await key(['read', 'content']))));
+    const results = await Promise.all(images.map((image, i) => agents[i].call('upload_image', { data: image.toString('base64') })));
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    for (const r of results.filter((r) => r.isError)) expect(r.text).toMatch(/does not fit: the workspace's images already take/);
+    expect(Number((await d.app.db('images').where({ workspace_id: ws.id }).count({ n: '*' }).first())!.n)).toBe(1);
   });
 });

@@ -15,8 +15,8 @@ export const imageErrors = {
     }),
   truncated: (name: string, type: string, what: string) =>
     new AppError('image_truncated', 400, `${name} is ${/^(AVIF|SVG)$/.test(type) ? 'an' : 'a'} ${type} cut short (${what}): it would not show whole`, { hint: 'Copy or upload the whole file again.' }),
-  storeFull: (name: string, size: number, held: number, max: number) =>
-    new AppError('image_store_full', 413, `${name} (${mb(size)}) does not fit: the workspace's images already take ${mb(held)} of the ${mb(max)} it may hold`, {
+  storeFull: (name: string, size: number, held: number, max: number, plural = false) =>
+    new AppError('image_store_full', 413, `${name} (${mb(size)}) ${plural ? 'do' : 'does'} not fit: the workspace's images already take ${mb(held)} of the ${mb(max)} it may hold`, {
       hint: 'Remove images no article uses (svc images list, svc images remove), or raise images.workspaceMaxBytes.',
       details: { size, held, max },
     }),

@@ -7,7 +7,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import type { Workspace } from '../workspaces/types.js';
 import { imageErrors } from './errors.js';
 import { type Sniffed, sniffImage } from './sniff.js';
-import { type ImageRecord, deleteImage, findImage, insertImage, listImageRows, lockWorkspaceImages, servedBytes, servedImage, workspaceImageBytes } from './store.js';
+import { type ImageRecord, deleteImage, findImage, insertImage, heldHashes, listImageRows, lockWorkspaceImages, servedBytes, servedImage, workspaceImageBytes } from './store.js';
 
 /** A stored image with the URL svc serves it at. */
 export interface StoredImage extends ImageRecord {
@@ -33,6 +33,22 @@ export function checkImage(ctx: Pick<Ctx, 'config'>, bytes: Buffer, name: string
   const sniffed = sniffImage(bytes, name);
   const hash = sha256Hex(bytes);
   return { ...sniffed, hash, size: bytes.length, url: mediaUrl(ctx, hash, sniffed.ext) };
+}
+
+/**
+ * Refuses (image_store_full) images that together would pass images.workspaceMaxBytes, counting
+ * only those the workspace does not hold, before any is stored; `named(count)` says what they
+ * are. Each add is still checked (another may store meanwhile).
+ */
+export async function checkRoomFor(ctx: Ctx, ws: Workspace, images: Array<{ hash: string; size: number }>, named: (count: number) => string): Promise<void> {
+  const sizes = new Map(images.map((f) => [f.hash, f.size]));
+  if (sizes.size === 0) return;
+  const held = await heldHashes(ctx.db, ws.id, [...sizes.keys()]);
+  const fresh = [...sizes].filter(([hash]) => !held.has(hash));
+  const need = fresh.reduce((n, [, size]) => n + size, 0);
+  const total = need === 0 ? 0 : await workspaceImageBytes(ctx.db, ws.id);
+  const max = ctx.config.images.workspaceMaxBytes;
+  if (need > 0 && total + need > max) throw imageErrors.storeFull(named(fresh.length), need, total, max, fresh.length !== 1);
 }
 
 /** Check and store an image in the workspace: stored once however often it is added (`added` false then). */

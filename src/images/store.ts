@@ -58,6 +58,15 @@ export async function lockWorkspaceImages(db: Queryable, workspaceId: string): P
   await db('workspaces').where({ id: workspaceId }).update({ plan: db.raw('??', ['plan']) });
 }
 
+/** Which of these hashes the workspace holds. */
+export async function heldHashes(db: Queryable, workspaceId: string, hashes: string[]): Promise<Set<string>> {
+  const held = new Set<string>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    for (const r of await db('images').where({ workspace_id: workspaceId }).whereIn('hash', hashes.slice(i, i + 500)).select('hash')) held.add(r.hash as string);
+  }
+  return held;
+}
+
 /** The bytes of every image the workspace holds. */
 export async function workspaceImageBytes(db: Queryable, workspaceId: string): Promise<number> {
   const [{ n }] = await db('images').where({ workspace_id: workspaceId }).sum({ n: 'size' });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
-import { type CheckedImage, addImage, checkImage, readImageFile } from '../images/service.js';
+import { type CheckedImage, addImage, checkImage, checkRoomFor, readImageFile } from '../images/service.js';
 import { linksAndImages } from '../lib/markdown.js';
 import type { Workspace } from '../workspaces/types.js';
 import { outsideCode } from './body-syntax.js';
@@ -161,6 +161,9 @@ export async function findPostImages(ctx: Ctx, items: ImportItem[], notes: Impor
  */
 export async function storePostImages(ctx: Ctx, ws: Workspace, images: PostImages, items: ImportItem[]): Promise<{ used: number; added: number }> {
   const files = [...new Set(items.flatMap((i) => [...(images.used.get(i) ?? [])]))];
+  // Before any is stored: checked one add at a time, an import past the bound stored its batches
+  // up to it and stopped, its posts not imported, naming one file where all need room.
+  await checkRoomFor(ctx, ws, files.map((f) => images.found.get(f)!), (n) => `The ${n} new image${n === 1 ? '' : 's'} of these posts`);
   let added = 0;
   // One transaction per batch of up to STORE_BATCH_BYTES (a commit per image would cost a sync each).
   let batch: Array<{ file: string; bytes: Buffer }> = [];
@@ -187,3 +190,4 @@ export async function storePostImages(ctx: Ctx, ws: Workspace, images: PostImage
 }
 
 const STORE_BATCH_BYTES = 32 * 1024 * 1024;
+

@@ -200,3 +200,23 @@ describe('JSX style attributes in a Docusaurus .md post', () => {
     expect(r.json().notes).toContain('JSX style attributes (style={{...}}) were left out: svc renders no styles: 2018-11-07-styled.md');
   });
 });
+
+describe('an import whose images pass images.workspaceMaxBytes', () => {
+  it('is refused before anything is stored, saying how much its new images need in all (not one file at a time); images the workspace holds count once', async () => {
+    const w = await importWorld();
+    const site = path.join(w.d.dir, 'site');
+    mkdirSync(path.join(site, '_posts'), { recursive: true });
+    const [held, one, two] = [png(4, 4, 1), png(5, 5, 2), png(6, 6, 3)];
+    for (const [name, bytes] of [['held.png', held], ['one.png', one], ['two.png', two]] as const) writeFileSync(path.join(site, '_posts', name), bytes);
+    writeFileSync(path.join(site, '_posts', '2024-01-02-a.md'), '---\ntitle: A\n---\n![held](held.png) ![one](one.png)\n');
+    writeFileSync(path.join(site, '_posts', '2024-01-03-b.md'), '---\ntitle: B\n---\n![two](two.png)\n');
+    const cap = { ...w.d.env, SVC_IMAGES_WORKSPACE_MAX_BYTES: String(held.length + one.length + two.length - 1) };
+    const first = await runCli(['images', 'add', path.join('site', '_posts', 'held.png'), '--workspace', w.ws.name], { env: cap, cwd: w.d.dir });
+    expect(first.code, first.stderr).toBe(0);
+    const r = await runCli(['articles', 'import', 'site', '--workspace', w.ws.name], { env: cap, cwd: w.d.dir });
+    expect(r.code, r.stdout).not.toBe(0);
+    expect(r.stderr).toContain(`The 2 new images of these posts (${((one.length + two.length) / 1024).toFixed(1)} KB) do not fit: the workspace's images already take ${(held.length / 1024).toFixed(1)} KB`);
+    expect(Number((await w.d.app.db('images').where({ workspace_id: w.ws.id }).count({ n: '*' }).first())!.n)).toBe(1);
+    expect(Number((await w.d.app.db('articles').where({ workspace_id: w.ws.id }).count({ n: '*' }).first())!.n)).toBe(0);
+  });
+});

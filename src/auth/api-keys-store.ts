@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import type { Scope } from './scopes.js';
 
 type Row = Record<string, any>;
@@ -26,7 +26,7 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 });
 
 export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { keyHash: string }): Promise<void> {
-  await db('api_keys').insert({
+  await writeOn(db)('api_keys').insert({
     id: row.id,
     workspace_id: row.workspaceId,
     user_id: row.userId,
@@ -53,7 +53,7 @@ export async function listActive(db: Queryable, workspaceId: string): Promise<Ap
 }
 
 export async function markRevoked(db: Queryable, id: string, at: string): Promise<number> {
-  return db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
+  return writeOn(db)('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
 }
 
 /** Set last_used_at unless another call already did since `staleBefore` (lib/last-used.ts). */

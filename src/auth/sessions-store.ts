@@ -1,5 +1,5 @@
 import { deleteWhere } from '../db/batched-delete.js';
-import type { Db, Queryable } from '../db/connect.js';
+import { type Db, type Queryable, writeOn } from '../db/connect.js';
 
 export interface SessionRow {
   id_hash: string;
@@ -14,7 +14,7 @@ export const insertSession = (db: Queryable, row: SessionRow) => db('sessions').
 export const findSessionRow = (db: Queryable, idHash: string): Promise<SessionRow | undefined> =>
   db('sessions').where({ id_hash: idHash }).first();
 
-export const deleteSessionRow = (db: Queryable, idHash: string) => db('sessions').where({ id_hash: idHash }).delete();
+export const deleteSessionRow = (db: Queryable, idHash: string) => writeOn(db)('sessions').where({ id_hash: idHash }).delete();
 
 export const deleteExpiredSessions = (db: Db, now: string) => deleteWhere(db, 'sessions', 'id_hash', (q) => q.where('expires_at', '<=', now));
 

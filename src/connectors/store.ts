@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 
 export type ConnectorKind = 'headless' | 'webhook';
@@ -54,7 +54,7 @@ export async function ensureConnector(db: Queryable, workspaceId: string, kind: 
 }
 
 export async function updateConnector(db: Queryable, id: string, patch: Row): Promise<void> {
-  await db('connectors').where({ id }).update(patch);
+  await writeOn(db)('connectors').where({ id }).update(patch);
 }
 
 export async function deleteConnector(db: Queryable, id: string): Promise<void> {

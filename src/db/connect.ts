@@ -96,6 +96,12 @@ const writers = new WeakMap<Db, Db>();
 export const writerOf = (db: Db): Db => writers.get(db) ?? db;
 
 /**
+ * Where a write outside a transaction goes: the caller's transaction, else SQLite's writer. On the read pool it
+ * would meet the writer at SQLite's lock and nap there while the writer's turns go first, until busy_timeout.
+ */
+export const writeOn = (db: Queryable): Queryable => (db.isTransaction ? db : writerOf(db as Db));
+
+/**
  * pg keeps a connection whose query outlived query_timeout, the query pending, so every later one
  * would time out too; a read-only session (a standby after a failover) stays so. Both are dropped.
  */

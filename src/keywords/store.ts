@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 import type { KeywordMetrics, StoredKeyword } from './types.js';
 
@@ -137,6 +137,6 @@ export async function ideaRowsOf(db: Queryable, seedIds: string[]): Promise<Stor
 
 export async function deleteKeywordRows(db: Queryable, ids: string[]): Promise<number> {
   let n = 0;
-  for (let i = 0; i < ids.length; i += CHUNK) n += await db('keywords').whereIn('id', ids.slice(i, i + CHUNK)).delete();
+  for (let i = 0; i < ids.length; i += CHUNK) n += await writeOn(db)('keywords').whereIn('id', ids.slice(i, i + CHUNK)).delete();
   return n;
 }

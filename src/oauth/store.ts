@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { deleteWhere } from '../db/batched-delete.js';
-import type { Db, Queryable } from '../db/connect.js';
+import { type Db, type Queryable, writeOn } from '../db/connect.js';
 
 export interface ClientRow {
   id: string;
@@ -62,7 +62,7 @@ export interface TokenRow {
 export const insertClient = (db: Queryable, row: ClientRow) => db('oauth_clients').insert(row);
 export const findClient = (db: Queryable, id: string): Promise<ClientRow | undefined> => db('oauth_clients').where({ id }).first();
 export const markClientGranted = (db: Queryable, id: string, now: string) =>
-  db('oauth_clients').where({ id }).whereNull('first_granted_at').update({ first_granted_at: now });
+  writeOn(db)('oauth_clients').where({ id }).whereNull('first_granted_at').update({ first_granted_at: now });
 export const deleteUngrantedClients = (db: Db, createdBefore: string) =>
   deleteWhere(db, 'oauth_clients', 'id', (q) => q.whereNull('first_granted_at').andWhere('created_at', '<', createdBefore));
 
@@ -76,11 +76,11 @@ export const deleteRequestsBeyond = (db: Queryable, sessionHash: string, keep: n
     .delete();
 export const findRequest = (db: Queryable, idHash: string): Promise<RequestRow | undefined> => db('oauth_requests').where({ id_hash: idHash }).first();
 /** Deletes and reports whether this call consumed it (one decision per request). */
-export const consumeRequest = async (db: Queryable, idHash: string): Promise<boolean> => (await db('oauth_requests').where({ id_hash: idHash }).delete()) > 0;
+export const consumeRequest = async (db: Queryable, idHash: string): Promise<boolean> => (await writeOn(db)('oauth_requests').where({ id_hash: idHash }).delete()) > 0;
 export const deleteExpiredRequests = (db: Db, now: string) => deleteWhere(db, 'oauth_requests', 'id_hash', (q) => q.where('expires_at', '<=', now));
 
 // Codes
-export const insertCode = (db: Queryable, row: CodeRow) => db('oauth_codes').insert(row);
+export const insertCode = (db: Queryable, row: CodeRow) => writeOn(db)('oauth_codes').insert(row);
 export const findCode = (db: Queryable, hash: string): Promise<CodeRow | undefined> => db('oauth_codes').where({ code_hash: hash }).first();
 /** Marks the code used; false when another exchange already did (single use, race-safe). */
 export const claimCode = async (db: Queryable, hash: string, now: string): Promise<boolean> =>

@@ -63,7 +63,9 @@ async function startSession(ctx: Ctx, verified: { user: User; passwordHash: stri
     if ((await lockPasswordHash(trx, verified.user.id)) !== verified.passwordHash) return null;
     if (previousToken) await store.deleteSessionRow(trx, sha256Hex(previousToken));
     // Room is made before the insert, so the new session is never the one a tie of times ends.
-    await store.deleteSessionsBeyond(trx, verified.user.id, SESSIONS_PER_USER - 1);
+    const ended = await store.deleteSessionsBeyond(trx, verified.user.id, SESSIONS_PER_USER - 1);
+    // Told, so a device signed out by a 51st sign-in is not a mystery to the operator.
+    if (ended > 0) ctx.log.info({ userId: verified.user.id, ended }, `sign-in ended the user's oldest browser session (at most ${SESSIONS_PER_USER} a user)`);
     await store.insertSession(trx, row);
     return { token, session: toSession(row) };
   });

@@ -92,9 +92,14 @@ const REPLAY_WINDOW_MS = 86_400_000;
  */
 export const REVOKED_CONNECTION_KEPT_MS = 30 * 86_400_000;
 
-/** Housekeeping for the cleanup job: expired requests, codes and access tokens, rotated refresh tokens, connections revoked long ago. */
+/**
+ * How long a connection expired from disuse (isIdle) is kept after it expired: as long as a revoked
+ * one, so meanwhile it is still listed, and its refresh token refused, as expired.
+ */
+export const EXPIRED_CONNECTION_KEPT_MS = REVOKED_CONNECTION_KEPT_MS;
 
-export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes: number; accessTokens: number; refreshTokens: number; connections: number }> {
+/** Housekeeping for the cleanup job: expired requests, codes and access tokens, rotated refresh tokens, connections revoked or expired long ago. */
+export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes: number; accessTokens: number; refreshTokens: number; connections: number; expiredConnections: number }> {
   const now = ctx.clock.now();
   const replayed = iso(new Date(now.getTime() - Math.max(REPLAY_WINDOW_MS, ctx.config.oauth.refreshTokenGrace)));
   return {
@@ -103,5 +108,6 @@ export async function purgeExpired(ctx: Ctx): Promise<{ requests: number; codes:
     codes: await store.deleteOldCodes(ctx.db, iso(new Date(now.getTime() - REPLAY_WINDOW_MS))),
     refreshTokens: await store.deleteRotatedRefreshTokens(ctx.db, replayed),
     connections: await store.deleteRevokedConnections(ctx.db, iso(new Date(now.getTime() - REVOKED_CONNECTION_KEPT_MS))),
+    expiredConnections: await store.deleteUnusedConnections(ctx.db, iso(new Date(now.getTime() - ctx.config.oauth.connectionIdleExpiry - EXPIRED_CONNECTION_KEPT_MS))),
   };
 }

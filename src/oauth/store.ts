@@ -156,6 +156,9 @@ export const claimRefresh = async (db: Queryable, hash: string, now: string, suc
   (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now, successor })) > 0;
 /** Connections revoked before `before` (their tokens went with the revocation). */
 export const deleteRevokedConnections = (db: Db, before: string) => deleteWhere(db, 'oauth_connections', 'id', (q) => q.where('revoked_at', '<', before));
+/** Connections never revoked and last used before `before` (their tokens go by the foreign key's cascade). */
+export const deleteUnusedConnections = (db: Db, before: string) =>
+  deleteWhere(db, 'oauth_connections', 'id', (q) => q.whereNull('revoked_at').andWhere('last_used_at', '<', before));
 export const deleteExpiredAccessTokens = (db: Db, now: string) => deleteWhere(db, 'oauth_tokens', 'token_hash', (q) => q.where('expires_at', '<=', now).andWhere({ kind: 'access' }));
 /** Refresh tokens rotated before `before`: past their grace, and past the time a replay of one still revokes its connection. */
 export const deleteRotatedRefreshTokens = (db: Db, before: string) => deleteWhere(db, 'oauth_tokens', 'token_hash', (q) => q.where('rotated_at', '<', before).andWhere({ kind: 'refresh' }));

@@ -121,6 +121,9 @@ describe('the periodic cleanup keeps the growing tables bounded', () => {
     // The settled events past the retention are found by their own index, not by walking every settled event.
     const walk = statements.sql.find((s) => /^select .*from .webhook_deliveries. where .created_at. < /i.test(s.sql))!;
     expect(await plan(d.app.db, walk)).toContain('webhook_deliveries_created_at_id');
+    // Connections expired from disuse are found by their own index, not by reading every live connection.
+    const idle = statements.sql.find((s) => /^delete from .oauth_connections. .*last_used_at/i.test(s.sql))!;
+    expect(await plan(d.app.db, idle)).toContain('oauth_connections_idle');
 
     // The old article's event was kept (its newest): it can still be sent again; a deleted one is gone by name.
     const cli = (...args: string[]) => runCli([...args, '-w', ws.name, '--json'], { env: d.env, cwd: d.dir });

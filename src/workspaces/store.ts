@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import type { Role } from './roles.js';
 import type { BillingStatus } from './inputs.js';
 import type { Membership, User, Workspace } from './types.js';
@@ -35,11 +35,11 @@ const toMembership = (r: Row): Membership => ({
 });
 
 export async function insertWorkspace(db: Queryable, row: Row): Promise<void> {
-  await db('workspaces').insert(row);
+  await writeOn(db)('workspaces').insert(row);
 }
 
 export async function updateWorkspaceRow(db: Queryable, id: string, patch: Row): Promise<void> {
-  await db('workspaces').where({ id }).update(patch);
+  await writeOn(db)('workspaces').where({ id }).update(patch);
 }
 
 export async function findWorkspace(db: Queryable, idOrName: string): Promise<Workspace | undefined> {
@@ -58,11 +58,11 @@ export async function countWorkspaces(db: Queryable): Promise<number> {
 
 /** Bump the per-workspace content version inside the transaction that changed served content. */
 export async function bumpContentVersion(db: Queryable, workspaceId: string): Promise<void> {
-  await db('workspaces').where({ id: workspaceId }).increment('content_version', 1);
+  await writeOn(db)('workspaces').where({ id: workspaceId }).increment('content_version', 1);
 }
 
 export async function insertUser(db: Queryable, row: Row): Promise<void> {
-  await db('users').insert(row);
+  await writeOn(db)('users').insert(row);
 }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<(User & { passwordHash: string }) | undefined> {
@@ -81,15 +81,15 @@ export async function listUserRows(db: Queryable): Promise<User[]> {
 
 /** Update a user's row; false when there is none (any more). */
 export async function updateUserRow(db: Queryable, id: string, patch: Row): Promise<boolean> {
-  return (await db('users').where({ id }).update(patch)) > 0;
+  return (await writeOn(db)('users').where({ id }).update(patch)) > 0;
 }
 
 export async function deleteUserRow(db: Queryable, id: string): Promise<void> {
-  await db('users').where({ id }).delete();
+  await writeOn(db)('users').where({ id }).delete();
 }
 
 export async function upsertMembership(db: Queryable, row: { workspace_id: string; user_id: string; role: Role; created_at: string }): Promise<void> {
-  await db('memberships').insert(row).onConflict(['workspace_id', 'user_id']).merge(['role']);
+  await writeOn(db)('memberships').insert(row).onConflict(['workspace_id', 'user_id']).merge(['role']);
 }
 
 export async function findMembership(db: Queryable, workspaceId: string, userId: string): Promise<Membership | undefined> {
@@ -116,11 +116,11 @@ export async function listUserWorkspaceRows(db: Queryable, userId: string): Prom
 }
 
 export async function updateMembershipRole(db: Queryable, workspaceId: string, userId: string, role: Role): Promise<number> {
-  return db('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+  return writeOn(db)('memberships').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
 }
 
 export async function deleteMembership(db: Queryable, workspaceId: string, userId: string): Promise<number> {
-  return db('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
+  return writeOn(db)('memberships').where({ workspace_id: workspaceId, user_id: userId }).delete();
 }
 
 export async function countAdmins(db: Queryable, workspaceId: string): Promise<number> {
@@ -134,7 +134,7 @@ export async function countAdmins(db: Queryable, workspaceId: string): Promise<n
  * one committed. Ids are locked in one order, so two callers cannot deadlock.
  */
 export async function lockWorkspaces(db: Queryable, ids: string[]): Promise<void> {
-  for (const id of [...new Set(ids)].sort()) await db('workspaces').where({ id }).increment('content_version', 0);
+  for (const id of [...new Set(ids)].sort()) await writeOn(db)('workspaces').where({ id }).increment('content_version', 0);
 }
 
 export async function listAdminWorkspaceIds(db: Queryable, userId: string): Promise<string[]> {
@@ -146,6 +146,6 @@ export async function listAdminWorkspaceIds(db: Queryable, userId: string): Prom
  * a password change serialise on it (a no-op write, so it works on SQLite and PostgreSQL).
  */
 export async function lockPasswordHash(db: Queryable, userId: string): Promise<string | undefined> {
-  await db('users').where({ id: userId }).update({ password_hash: db.raw('??', ['password_hash']) });
+  await writeOn(db)('users').where({ id: userId }).update({ password_hash: db.raw('??', ['password_hash']) });
   return (await db('users').where({ id: userId }).first('password_hash'))?.password_hash;
 }

@@ -3,6 +3,8 @@ import { createApiKey, revokeApiKey } from '../../src/auth/api-keys.js';
 import { writerOf } from '../../src/db/connect.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { disableWebhook, setWebhook } from '../../src/webhooks/service.js';
+import { createWorkspace } from '../../src/workspaces/service.js';
+import { createUser } from '../../src/workspaces/users.js';
 import { PG_URL } from '../helpers/env.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { seedUser, seedWorkspace } from '../helpers/seed.js';
@@ -36,5 +38,12 @@ describe.skipIf(PG_URL)("writes outside a transaction go to SQLite's writer", ()
     expect((await whileWriterHeld(d.app, () => revokeApiKey(d.app, ws.id, key.id))).id).toBe(key.id);
     expect((await d.app.db('api_keys').where({ id: key.id }).first()).revoked_at).toEqual(expect.any(String));
     expect((await whileWriterHeld(d.app, () => disableWebhook(d.app, ws))).enabled).toBe(false);
+  });
+
+  it('creating a workspace and a user waits for the writer held past busy_timeout, and succeeds', async () => {
+    const d = await startDaemon({ jobs: false, overrides: { 'database.busyTimeout': 100 } });
+
+    expect((await whileWriterHeld(d.app, () => createWorkspace(d.app, { name: 'held.example', websiteUrl: 'https://example.com' }))).name).toBe('held.example');
+    expect((await whileWriterHeld(d.app, () => createUser(d.app, { email: 'held@example.com', password: 'correct horse battery' }))).email).toBe('held@example.com');
   });
 });

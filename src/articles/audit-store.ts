@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import type { AuditResult } from './audit.js';
 
 export interface StoredAudit extends AuditResult {
@@ -8,12 +8,12 @@ export interface StoredAudit extends AuditResult {
 
 /** Keep the latest audit of the article and its score on the article itself, with the revision it judged. */
 export async function saveAudit(db: Queryable, workspaceId: string, articleId: string, result: AuditResult, at: string, revision: number): Promise<void> {
-  await db('article_audits')
+  await writeOn(db)('article_audits')
     .insert({ article_id: articleId, workspace_id: workspaceId, score: result.score, result: JSON.stringify(result), audited_at: at })
     .onConflict('article_id')
     .merge(['score', 'result', 'audited_at']);
   // The revision judged: any edit after it makes the score stale (the article results say so).
-  await db('articles').where({ id: articleId }).update({ seo_score: result.score, audited_revision: revision });
+  await writeOn(db)('articles').where({ id: articleId }).update({ seo_score: result.score, audited_revision: revision });
 }
 
 export async function findAudit(db: Queryable, articleId: string): Promise<StoredAudit | undefined> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { insertRows } from '../db/insert-rows.js';
 import { slugForms } from '../lib/slug.js';
 import { type KeywordRival, keywordFamily } from './keyword-family.js';
@@ -80,7 +80,7 @@ export function toRow(a: Partial<Article>): Row {
 }
 
 export async function insertArticle(db: Queryable, article: Article): Promise<void> {
-  await db('articles').insert(toRow(article));
+  await writeOn(db)('articles').insert(toRow(article));
 }
 
 /** Many new articles in a few multi-row statements. */
@@ -90,7 +90,7 @@ export async function insertArticles(db: Queryable, list: Article[]): Promise<vo
 
 /** An edit: the fields in `patch`, and a new revision (the live copy now differs from it). */
 export async function updateArticleRow(db: Queryable, id: string, patch: Partial<Article>): Promise<void> {
-  await db('articles').where({ id }).update(toRow(patch)).increment('revision', 1);
+  await writeOn(db)('articles').where({ id }).update(toRow(patch)).increment('revision', 1);
 }
 
 /**
@@ -103,7 +103,7 @@ export async function lockArticle(trx: Queryable, id: string): Promise<boolean> 
 }
 
 export async function deleteArticleRow(db: Queryable, id: string): Promise<void> {
-  await db('articles').where({ id }).delete();
+  await writeOn(db)('articles').where({ id }).delete();
 }
 
 /** By id, or by slug in any normalisation and case (slugForms: also finds slugs stored in NFD). */
@@ -206,7 +206,7 @@ const NO_PUBLISH_ERROR = { publish_error: null, publish_error_at: null, publish_
 export async function claimForPublish(db: Queryable, ids: string[], onlyIf: ArticleStatus | undefined, nowIsoValue: string): Promise<Article[]> {
   const claimed: Article[] = [];
   for (let i = 0; i < ids.length; i += 500) {
-    const batch = db('articles').whereIn('id', ids.slice(i, i + 500));
+    const batch = writeOn(db)('articles').whereIn('id', ids.slice(i, i + 500));
     if (onlyIf === 'scheduled') isDue(batch, nowIsoValue);
     else if (onlyIf) batch.andWhere({ status: onlyIf });
     const rows = await batch.update(
@@ -239,24 +239,24 @@ export async function findArticlesByIds(db: Queryable, ids: string[]): Promise<A
 export async function scheduleRows(db: Queryable, items: Array<{ id: string; at: string }>, nowIsoValue: string): Promise<void> {
   const status = db.raw("case when status = 'published' then 'published' else 'scheduled' end");
   for (const { id, at } of items) {
-    await db('articles').where({ id }).update({ status, scheduled_at: at, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+    await writeOn(db)('articles').where({ id }).update({ status, scheduled_at: at, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
   }
 }
 
 /** Cancel the article's scheduled publish: a waiting draft is a draft again, a live article stays published. */
 export async function unscheduleRow(db: Queryable, id: string, nowIsoValue: string): Promise<void> {
   const status = db.raw("case when status = 'published' then 'published' else 'draft' end");
-  await db('articles').where({ id }).update({ status, scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+  await writeOn(db)('articles').where({ id }).update({ status, scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
 }
 
 /** The article is no longer live (unpublish): a draft, with no publish scheduled. */
 export async function markTakenDown(db: Queryable, id: string, nowIsoValue: string): Promise<void> {
-  await db('articles').where({ id }).update({ status: 'draft', scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
+  await writeOn(db)('articles').where({ id }).update({ status: 'draft', scheduled_at: null, updated_at: nowIsoValue, ...NO_PUBLISH_ERROR });
 }
 
 /** Record a failed scheduled publish on the article (still scheduled, retried at `retryAt`). */
 export async function recordPublishFailure(db: Queryable, id: string, failure: Omit<PublishError, 'failures'>): Promise<void> {
-  await db('articles')
+  await writeOn(db)('articles')
     .where({ id })
     .whereNotNull('scheduled_at')
     .update({ publish_error: failure.message.slice(0, 2000), publish_error_at: failure.at, publish_retry_at: failure.retryAt })

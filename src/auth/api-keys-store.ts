@@ -58,7 +58,7 @@ export async function markRevoked(db: Queryable, id: string, at: string): Promis
 
 /** Set last_used_at unless another call already did since `staleBefore` (lib/last-used.ts). */
 export async function touchLastUsed(db: Queryable, id: string, at: string, staleBefore: string): Promise<void> {
-  await db('api_keys')
+  await writeOn(db)('api_keys')
     .where({ id })
     .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', staleBefore))
     .update({ last_used_at: at });

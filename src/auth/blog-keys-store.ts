@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 
 export interface BlogKeyRecord {
   workspaceId: string;
@@ -24,12 +24,12 @@ export async function findByHash(db: Queryable, keyHash: string): Promise<BlogKe
 
 /** One key per workspace: insert, or replace the previous one (regenerate). */
 export async function upsertKey(db: Queryable, rec: BlogKeyRecord): Promise<void> {
-  await db('blog_keys')
+  await writeOn(db)('blog_keys')
     .insert({ workspace_id: rec.workspaceId, connector_id: rec.connectorId, key_hash: rec.keyHash, key_hint: rec.keyHint, created_at: rec.createdAt })
     .onConflict('workspace_id')
     .merge(['connector_id', 'key_hash', 'key_hint', 'created_at']);
 }
 
 export async function deleteKey(db: Queryable, workspaceId: string): Promise<number> {
-  return db('blog_keys').where({ workspace_id: workspaceId }).delete();
+  return writeOn(db)('blog_keys').where({ workspace_id: workspaceId }).delete();
 }

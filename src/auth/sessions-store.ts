@@ -9,7 +9,7 @@ export interface SessionRow {
   expires_at: string;
 }
 
-export const insertSession = (db: Queryable, row: SessionRow) => db('sessions').insert(row);
+export const insertSession = (db: Queryable, row: SessionRow) => writeOn(db)('sessions').insert(row);
 
 export const findSessionRow = (db: Queryable, idHash: string): Promise<SessionRow | undefined> =>
   db('sessions').where({ id_hash: idHash }).first();
@@ -19,11 +19,11 @@ export const deleteSessionRow = (db: Queryable, idHash: string) => writeOn(db)('
 export const deleteExpiredSessions = (db: Db, now: string) => deleteWhere(db, 'sessions', 'id_hash', (q) => q.where('expires_at', '<=', now));
 
 /** Every session of one user (a password change signs them out everywhere). */
-export const deleteUserSessions = (db: Queryable, userId: string): Promise<number> => db('sessions').where({ user_id: userId }).delete();
+export const deleteUserSessions = (db: Queryable, userId: string): Promise<number> => writeOn(db)('sessions').where({ user_id: userId }).delete();
 
 /** Ends the user's sessions beyond the newest `keep` (by creation, then hash). */
 export const deleteSessionsBeyond = (db: Queryable, userId: string, keep: number): Promise<number> =>
-  db('sessions')
+  writeOn(db)('sessions')
     .where({ user_id: userId })
     .whereNotIn('id_hash', db('sessions').where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id_hash', order: 'desc' }]).limit(keep).select('id_hash'))
     .delete();

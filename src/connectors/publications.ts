@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Article } from '../articles/types.js';
@@ -39,15 +39,15 @@ export async function listForArticle(db: Queryable, articleId: string): Promise<
 }
 
 export async function setPublishedUrl(db: Queryable, articleId: string, connectorId: string, url: string): Promise<void> {
-  await db('publications').where({ article_id: articleId, connector_id: connectorId }).update({ published_url: url });
+  await writeOn(db)('publications').where({ article_id: articleId, connector_id: connectorId }).update({ published_url: url });
 }
 
 export async function recordError(db: Queryable, articleId: string, connectorId: string, error: string, at: string): Promise<void> {
-  await db('publications').where({ article_id: articleId, connector_id: connectorId }).update({ last_error: error.slice(0, 2000), last_error_at: at });
+  await writeOn(db)('publications').where({ article_id: articleId, connector_id: connectorId }).update({ last_error: error.slice(0, 2000), last_error_at: at });
 }
 
 export async function removeAllForArticle(db: Queryable, articleId: string): Promise<void> {
-  await db('publications').where({ article_id: articleId }).delete();
+  await writeOn(db)('publications').where({ article_id: articleId }).delete();
 }
 
 /**
@@ -74,7 +74,7 @@ export async function saveMany(db: Queryable, firsts: Publication[], republished
   for (const r of republished) byConnector.set(r.connectorId, [...(byConnector.get(r.connectorId) ?? []), r.articleId]);
   for (const [connectorId, ids] of byConnector) {
     for (let i = 0; i < ids.length; i += 500) {
-      await db('publications').where({ connector_id: connectorId }).whereIn('article_id', ids.slice(i, i + 500)).update({ updated_at: now, last_error: null, last_error_at: null });
+      await writeOn(db)('publications').where({ connector_id: connectorId }).whereIn('article_id', ids.slice(i, i + 500)).update({ updated_at: now, last_error: null, last_error_at: null });
     }
   }
 }

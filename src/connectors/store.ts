@@ -46,7 +46,7 @@ export async function findConnector(db: Queryable, workspaceId: string, kind: Co
 
 /** The workspace's connector of this kind, created (enabled) when missing: one per kind. */
 export async function ensureConnector(db: Queryable, workspaceId: string, kind: ConnectorKind, now: string, fields: Row = {}): Promise<Connector> {
-  await db('connectors')
+  await writeOn(db)('connectors')
     .insert({ id: newId('con'), workspace_id: workspaceId, kind, enabled: true, created_at: now, updated_at: now, ...fields })
     .onConflict(['workspace_id', 'kind'])
     .ignore();
@@ -58,5 +58,5 @@ export async function updateConnector(db: Queryable, id: string, patch: Row): Pr
 }
 
 export async function deleteConnector(db: Queryable, id: string): Promise<void> {
-  await db('connectors').where({ id }).delete();
+  await writeOn(db)('connectors').where({ id }).delete();
 }

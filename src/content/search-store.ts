@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres, type Queryable, type Row } from '../db/connect.js';
+import { isPostgres, type Queryable, type Row, writeOn } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { type SearchQuery, searchDocument } from './search-terms.js';
 import { type StoredArticle, articleJson } from './snapshot.js';
@@ -36,24 +36,24 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[], fres
     if (!fresh) {
       const ids = chunk.map((e) => e.articleId);
       const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
-      if (old.length) await db('content_search_fts').whereIn('rowid', old).delete();
-      await db('content_search').whereIn('article_id', ids).delete();
+      if (old.length) await writeOn(db)('content_search_fts').whereIn('rowid', old).delete();
+      await writeOn(db)('content_search').whereIn('article_id', ids).delete();
     }
-    const rows: Row[] = await db('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
+    const rows: Row[] = await writeOn(db)('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
-    await db('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, ...byArticle.get(r.article_id)! })));
+    await writeOn(db)('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, ...byArticle.get(r.article_id)! })));
   }
 }
 
 export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
-  if (!isPostgres(db)) await db('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
-  await db('content_search').where({ article_id: articleId }).delete();
+  if (!isPostgres(db)) await writeOn(db)('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
+  await writeOn(db)('content_search').where({ article_id: articleId }).delete();
 }
 
 /** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored then. */
 export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): SearchEntry['article'] & Pick<StoredArticle, 'html'> => JSON.parse(articleJson(r.index_json, r.article))): Promise<number> {
-  if (!isPostgres(db)) await db('content_search_fts').delete();
-  await db('content_search').delete();
+  if (!isPostgres(db)) await writeOn(db)('content_search_fts').delete();
+  await writeOn(db)('content_search').delete();
   let done = 0;
   let after = '';
   for (;;) {

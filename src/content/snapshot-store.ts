@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../context.js';
-import type { Queryable, Row, Trx } from '../db/connect.js';
+import { type Queryable, type Row, type Trx, writeOn } from '../db/connect.js';
 import { rowsByKeys } from '../db/by-keys.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { Article } from '../articles/types.js';
@@ -176,7 +176,7 @@ const indexRow = (workspaceId: string, snap: PackedSnapshot): Row => ({
 
 /** On PostgreSQL the upsert also serialises writers of one workspace. */
 export async function touchState(db: Queryable, workspaceId: string, at: string): Promise<void> {
-  await db('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
+  await writeOn(db)('content_state').insert({ workspace_id: workspaceId, changed_at: at }).onConflict('workspace_id').merge(['changed_at']);
 }
 
 export async function servedSlugs(db: Queryable, articleIds: string[]): Promise<Map<string, string>> {
@@ -195,7 +195,7 @@ export const catGroup = (workspaceId: string, category: string): RankGroup => ({
 export const tagGroup = (workspaceId: string, tag: string): RankGroup => ({ table: 'content_tags', where: { workspace_id: workspaceId, tag }, column: 'rank' });
 
 async function closeSlot(db: Queryable, g: RankGroup, rank: number): Promise<void> {
-  await db(g.table).where(g.where).andWhere(g.column, '>', rank).decrement(g.column, 1);
+  await writeOn(db)(g.table).where(g.where).andWhere(g.column, '>', rank).decrement(g.column, 1);
 }
 
 /** The top rank + 1: an index seek, not a COUNT. */
@@ -236,12 +236,12 @@ async function splitIfOversized(db: Queryable, workspaceId: string, block: numbe
   const size = await blockSize(db, workspaceId, block);
   if (size <= 2 * BLOCK_SIZE) return;
   const ws = { workspace_id: workspaceId };
-  await db('content_index').where(ws).andWhere('sitemap_block', '>', block).increment('sitemap_block', 1);
+  await writeOn(db)('content_index').where(ws).andWhere('sitemap_block', '>', block).increment('sitemap_block', 1);
   // Parked at negative numbers first: PostgreSQL checks the (workspace_id, block) key row by row.
-  await db('content_sitemap_blocks').where(ws).andWhere('block', '>', block).update({ block: db.raw('-1 - ??', ['block']) });
-  await db('content_sitemap_blocks').where(ws).andWhere('block', '<', 0).update({ block: db.raw('0 - ??', ['block']) });
+  await writeOn(db)('content_sitemap_blocks').where(ws).andWhere('block', '>', block).update({ block: db.raw('-1 - ??', ['block']) });
+  await writeOn(db)('content_sitemap_blocks').where(ws).andWhere('block', '<', 0).update({ block: db.raw('0 - ??', ['block']) });
   const middle = await db('content_index').where({ ...ws, sitemap_block: block }).orderBy('ws_rank').offset(Math.floor(size / 2)).first('ws_rank');
-  await db('content_index').where({ ...ws, sitemap_block: block }).andWhere('ws_rank', '>=', Number(middle.ws_rank)).update({ sitemap_block: block + 1 });
+  await writeOn(db)('content_index').where({ ...ws, sitemap_block: block }).andWhere('ws_rank', '>=', Number(middle.ws_rank)).update({ sitemap_block: block + 1 });
   const renumbered = [...touched].map((b) => (b > block ? b + 1 : b));
   touched.clear();
   for (const b of [...renumbered, block, block + 1]) touched.add(b);
@@ -258,8 +258,8 @@ async function rebuildBlock(db: Queryable, workspaceId: string, block: number): 
   const rows: Array<{ sitemap_json: string; ws_rank: number | string }> = await db('content_index').where({ workspace_id: workspaceId, sitemap_block: block }).select('sitemap_json', 'ws_rank');
   const key = { workspace_id: workspaceId, block };
   const entries = rows.sort((a, b) => Number(b.ws_rank) - Number(a.ws_rank)).map((r) => r.sitemap_json).join(',');
-  if (rows.length === 0) await db('content_sitemap_blocks').where(key).delete();
-  else await db('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
+  if (rows.length === 0) await writeOn(db)('content_sitemap_blocks').where(key).delete();
+  else await writeOn(db)('content_sitemap_blocks').insert({ ...key, entries }).onConflict(['workspace_id', 'block']).merge(['entries']);
 }
 
 export async function sitemapEntries(db: Queryable, workspaceId: string): Promise<string[]> {
@@ -300,17 +300,17 @@ async function refreshTerms(db: Queryable, workspaceId: string, changes: TermCha
     const key = { workspace_id: workspaceId, kind: term.kind, slug: term.slug };
     if (count === 0) gone.push(term);
     else if (term.title !== undefined) upserts.push({ ...key, title: term.title, count, lastmod: term.lastmod });
-    else await db('content_terms').where(key).update({ count, lastmod: db.raw('case when lastmod > ? then lastmod else ? end', [term.lastmod, term.lastmod]) });
+    else await writeOn(db)('content_terms').where(key).update({ count, lastmod: db.raw('case when lastmod > ? then lastmod else ? end', [term.lastmod, term.lastmod]) });
   }
   const later = db.raw('case when ?? > ?? then ?? else ?? end', ['content_terms.lastmod', 'excluded.lastmod', 'content_terms.lastmod', 'excluded.lastmod']);
   for (let i = 0; i < upserts.length; i += 100) {
-    await db('content_terms')
+    await writeOn(db)('content_terms')
       .insert(upserts.slice(i, i + 100))
       .onConflict(['workspace_id', 'kind', 'slug'])
       .merge({ title: db.raw('??', ['excluded.title']), count: db.raw('??', ['excluded.count']), lastmod: later });
   }
   for (const kind of ['category', 'tag'] as const) {
     const slugs = gone.filter((t) => t.kind === kind).map((t) => t.slug);
-    for (let i = 0; i < slugs.length; i += 500) await db('content_terms').where({ workspace_id: workspaceId, kind }).whereIn('slug', slugs.slice(i, i + 500)).delete();
+    for (let i = 0; i < slugs.length; i += 500) await writeOn(db)('content_terms').where({ workspace_id: workspaceId, kind }).whereIn('slug', slugs.slice(i, i + 500)).delete();
   }
 }

@@ -1,4 +1,4 @@
-import { type Queryable, isPostgres } from './connect.js';
+import { type Queryable, isPostgres, writeOn } from './connect.js';
 
 /** Bound parameters per statement: SQLite allows 32,766, PostgreSQL 65,535. */
 const MAX_PARAMETERS = 30_000;
@@ -20,6 +20,6 @@ export async function insertRows(db: Queryable, table: string, rows: Array<Recor
     }
     const tuple = `(${columns.map(() => '?').join(', ')})`;
     const values = chunk.flatMap((r) => columns.map((c) => r[c] ?? null));
-    await db.raw(`insert into ?? (${columns.map(() => '??').join(', ')}) values ${chunk.map(() => tuple).join(', ')}`, [table, ...columns, ...values] as never);
+    await writeOn(db).raw(`insert into ?? (${columns.map(() => '??').join(', ')}) values ${chunk.map(() => tuple).join(', ')}`, [table, ...columns, ...values] as never);
   }
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import type { ImageExt } from './sniff.js';
 import { extOfType } from './sniff.js';
 
@@ -29,7 +29,7 @@ const toRecord = (r: Row): ImageRecord => ({
 
 /** Store an image unless the workspace has it already (same hash: same bytes); true when it was new. */
 export async function insertImage(db: Queryable, workspaceId: string, image: ImageRecord, bytes: Buffer): Promise<boolean> {
-  const inserted = await db('images')
+  const inserted = await writeOn(db)('images')
     .insert({ workspace_id: workspaceId, hash: image.hash, content_type: image.contentType, size: image.size, width: image.width, height: image.height, bytes, created_at: image.createdAt })
     .onConflict(['workspace_id', 'hash'])
     .ignore()
@@ -55,7 +55,7 @@ export async function listImageRows(db: Queryable, workspaceId: string, limit: n
  * PostgreSQL concurrent adds each saw room for themselves and together passed the bound.
  */
 export async function lockWorkspaceImages(db: Queryable, workspaceId: string): Promise<void> {
-  await db('workspaces').where({ id: workspaceId }).update({ plan: db.raw('??', ['plan']) });
+  await writeOn(db)('workspaces').where({ id: workspaceId }).update({ plan: db.raw('??', ['plan']) });
 }
 
 /** Which of these hashes the workspace holds. */
@@ -74,7 +74,7 @@ export async function workspaceImageBytes(db: Queryable, workspaceId: string): P
 }
 
 export async function deleteImage(db: Queryable, workspaceId: string, hash: string): Promise<boolean> {
-  return (await db('images').where({ workspace_id: workspaceId, hash }).delete()) > 0;
+  return (await writeOn(db)('images').where({ workspace_id: workspaceId, hash }).delete()) > 0;
 }
 
 /** What the public URL serves: the same bytes whichever workspace holds them (the hash names the bytes). */

@@ -108,7 +108,7 @@ export async function upsertKeywordRows(
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK).map((r) => ({ id: newId('kw'), ...r }));
-    await db('keywords').insert(chunk).onConflict(KEY).merge(merge);
+    await writeOn(db)('keywords').insert(chunk).onConflict(KEY).merge(merge);
   }
   if (!options.ids) return ids;
   const { workspace_id: workspaceId, location, language } = rows[0];
@@ -117,12 +117,12 @@ export async function upsertKeywordRows(
 }
 
 export async function markIdeasFetched(db: Queryable, seedIds: string[], at: string): Promise<void> {
-  for (let i = 0; i < seedIds.length; i += CHUNK) await db('keywords').whereIn('id', seedIds.slice(i, i + CHUNK)).update({ ideas_fetched_at: at });
+  for (let i = 0; i < seedIds.length; i += CHUNK) await writeOn(db)('keywords').whereIn('id', seedIds.slice(i, i + CHUNK)).update({ ideas_fetched_at: at });
 }
 
 export async function linkIdeas(db: Queryable, seedIds: string[], ideaIds: string[]): Promise<void> {
   const links = seedIds.flatMap((seed_id) => ideaIds.filter((id) => id !== seed_id).map((idea_id) => ({ seed_id, idea_id })));
-  for (let i = 0; i < links.length; i += CHUNK) await db('keyword_idea_links').insert(links.slice(i, i + CHUNK)).onConflict(['seed_id', 'idea_id']).ignore();
+  for (let i = 0; i < links.length; i += CHUNK) await writeOn(db)('keyword_idea_links').insert(links.slice(i, i + CHUNK)).onConflict(['seed_id', 'idea_id']).ignore();
 }
 
 /** Stored ideas of these seeds, each once. */

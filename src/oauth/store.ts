@@ -59,7 +59,7 @@ export interface TokenRow {
 }
 
 // Clients
-export const insertClient = (db: Queryable, row: ClientRow) => db('oauth_clients').insert(row);
+export const insertClient = (db: Queryable, row: ClientRow) => writeOn(db)('oauth_clients').insert(row);
 export const findClient = (db: Queryable, id: string): Promise<ClientRow | undefined> => db('oauth_clients').where({ id }).first();
 export const markClientGranted = (db: Queryable, id: string, now: string) =>
   writeOn(db)('oauth_clients').where({ id }).whereNull('first_granted_at').update({ first_granted_at: now });
@@ -67,10 +67,10 @@ export const deleteUngrantedClients = (db: Db, createdBefore: string) =>
   deleteWhere(db, 'oauth_clients', 'id', (q) => q.whereNull('first_granted_at').andWhere('created_at', '<', createdBefore));
 
 // Pending authorization requests (consent screen)
-export const insertRequest = (db: Queryable, row: RequestRow) => db('oauth_requests').insert(row);
+export const insertRequest = (db: Queryable, row: RequestRow) => writeOn(db)('oauth_requests').insert(row);
 /** Forgets the session's pending requests beyond the newest `keep` (by expiry, then hash). */
 export const deleteRequestsBeyond = (db: Queryable, sessionHash: string, keep: number): Promise<number> =>
-  db('oauth_requests')
+  writeOn(db)('oauth_requests')
     .where({ session_hash: sessionHash })
     .whereNotIn('id_hash', db('oauth_requests').where({ session_hash: sessionHash }).orderBy([{ column: 'expires_at', order: 'desc' }, { column: 'id_hash', order: 'desc' }]).limit(keep).select('id_hash'))
     .delete();
@@ -84,25 +84,25 @@ export const insertCode = (db: Queryable, row: CodeRow) => writeOn(db)('oauth_co
 export const findCode = (db: Queryable, hash: string): Promise<CodeRow | undefined> => db('oauth_codes').where({ code_hash: hash }).first();
 /** Marks the code used; false when another exchange already did (single use, race-safe). */
 export const claimCode = async (db: Queryable, hash: string, now: string): Promise<boolean> =>
-  (await db('oauth_codes').where({ code_hash: hash }).whereNull('used_at').update({ used_at: now })) > 0;
+  (await writeOn(db)('oauth_codes').where({ code_hash: hash }).whereNull('used_at').update({ used_at: now })) > 0;
 export const setCodeConnection = (db: Queryable, hash: string, connectionId: string) =>
-  db('oauth_codes').where({ code_hash: hash }).update({ connection_id: connectionId });
+  writeOn(db)('oauth_codes').where({ code_hash: hash }).update({ connection_id: connectionId });
 export const deleteOldCodes = (db: Db, expiredBefore: string) => deleteWhere(db, 'oauth_codes', 'code_hash', (q) => q.where('expires_at', '<', expiredBefore));
 
 // Connections
-export const insertConnection = (db: Queryable, row: ConnectionRow) => db('oauth_connections').insert(row);
+export const insertConnection = (db: Queryable, row: ConnectionRow) => writeOn(db)('oauth_connections').insert(row);
 export const findConnection = (db: Queryable, id: string): Promise<ConnectionRow | undefined> => db('oauth_connections').where({ id }).first();
 /** With `staleBefore`, only when no other call recorded a use since then (lib/last-used.ts). */
 export const touchConnection = (db: Queryable, id: string, now: string, staleBefore?: string) =>
-  db('oauth_connections')
+  writeOn(db)('oauth_connections')
     .where({ id })
     .modify((q) => {
       if (staleBefore) q.where('last_used_at', '<=', staleBefore);
     })
     .update({ last_used_at: now });
 export const revokeConnectionRow = async (db: Queryable, id: string, now: string, reason: string): Promise<boolean> => {
-  const n = await db('oauth_connections').where({ id }).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
-  await db('oauth_tokens').where({ connection_id: id }).delete();
+  const n = await writeOn(db)('oauth_connections').where({ id }).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+  await writeOn(db)('oauth_tokens').where({ connection_id: id }).delete();
   return n > 0;
 };
 /**
@@ -114,12 +114,12 @@ export const revokeConnectionRow = async (db: Queryable, id: string, now: string
  */
 export async function revokeUserGrants(db: Queryable, filter: { userId: string; workspaceId?: string }, now: string, reason: string, opts: { keepAccessTokens?: boolean } = {}): Promise<number> {
   const scope = (q: Knex.QueryBuilder) => (filter.workspaceId ? q.where({ user_id: filter.userId, workspace_id: filter.workspaceId }) : q.where({ user_id: filter.userId }));
-  await scope(db('oauth_codes')).whereNull('used_at').delete();
+  await scope(writeOn(db)('oauth_codes')).whereNull('used_at').delete();
   const ids = (await scope(db('oauth_connections')).whereNull('revoked_at').select('id')).map((r: { id: string }) => r.id);
   if (ids.length === 0) return 0;
   const tokens = db('oauth_tokens').whereIn('connection_id', ids);
   await (opts.keepAccessTokens ? tokens.whereNot({ kind: 'access' }) : tokens).delete();
-  return db('oauth_connections').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
+  return writeOn(db)('oauth_connections').whereIn('id', ids).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason });
 }
 
 /** Live connections of one user for one client in one workspace (replaced by a new approval). */
@@ -149,11 +149,11 @@ export function listConnectionRows(db: Queryable, filter: { id?: string; userId?
 }
 
 // Tokens
-export const insertToken = (db: Queryable, row: TokenRow) => db('oauth_tokens').insert(row);
+export const insertToken = (db: Queryable, row: TokenRow) => writeOn(db)('oauth_tokens').insert(row);
 export const findToken = (db: Queryable, hash: string): Promise<TokenRow | undefined> => db('oauth_tokens').where({ token_hash: hash }).first();
 /** Marks a refresh token rotated, keeping its sealed successor; false when a parallel refresh already did. */
 export const claimRefresh = async (db: Queryable, hash: string, now: string, successor: string): Promise<boolean> =>
-  (await db('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now, successor })) > 0;
+  (await writeOn(db)('oauth_tokens').where({ token_hash: hash, kind: 'refresh' }).whereNull('rotated_at').update({ rotated_at: now, successor })) > 0;
 /** Connections revoked before `before` (their tokens went with the revocation). */
 export const deleteRevokedConnections = (db: Db, before: string) => deleteWhere(db, 'oauth_connections', 'id', (q) => q.where('revoked_at', '<', before));
 /** Connections never revoked and last used before `before` (their tokens go by the foreign key's cascade). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Db, type Queryable, isPostgres } from '../db/connect.js';
+import { type Db, type Queryable, isPostgres, writeOn } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
 import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventState, type EventStatus, deliveryRow, toEvent, toEventState } from './store.js';
 
@@ -123,7 +123,7 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
     ? (await preparedRows(db as Db, 'svc_webhooks_claim', CLAIM_SQL, [lease.holderId, lease.token, lease.until, ids, at.now, at.freshSince])).map((r) =>
         Object.fromEntries([...EVENT_COLUMNS, 'pub_count', 'pub_url'].map((c, i) => [c, r[i]])),
       )
-    : await db('webhook_events')
+    : await writeOn(db)('webhook_events')
         .whereIn('id', ids)
         .where('status', 'pending')
         .where('next_attempt_at', '<=', at.now)
@@ -139,7 +139,7 @@ export async function claimEvents(db: Queryable, ids: string[], lease: LeaseRef,
 
 /** Lease the article's pending events nobody else validly holds (renewing ours), so no worker sends one meanwhile; row locks order this against a claim. */
 export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<void> {
-  await db('webhook_events')
+  await writeOn(db)('webhook_events')
     .where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' })
     .where((q) => q.where(leaseVoid(at)).orWhere('lease_token', lease.token))
     .update(leaseFields(lease));
@@ -161,7 +161,7 @@ export async function stillLeased(db: Queryable, ids: string[], at: LeaseTime): 
 
 /** Redelivery: make the event pending again, due now, with a fresh retry budget, leased to `lease`; false when someone validly holds it. */
 export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime): Promise<boolean> {
-  const n = await db('webhook_events')
+  const n = await writeOn(db)('webhook_events')
     .where({ id })
     .where(leaseVoid(at))
     .update({ status: 'pending', next_attempt_at: at.now, retry_from: db.ref('attempts'), updated_at: at.now, ...leaseFields(lease) });
@@ -172,7 +172,7 @@ export type Settlement = Pick<EventRow, 'status' | 'attempts' | 'lastStatus' | '
 
 /** Record what became of a leased event and end the lease, only while it is still ours (else another holder may have it); false when not. */
 export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
-  const n = await db('webhook_events')
+  const n = await writeOn(db)('webhook_events')
     .where({ id })
     .where(leaseOurs(lease, at))
     .update({
@@ -190,7 +190,7 @@ export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, a
 
 /** settleLeased for a batch of successes, each with its own token, all held by `holderId`, in one statement; the ids settled. */
 export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
-  const rows: Array<{ id: string }> = await db('webhook_events')
+  const rows: Array<{ id: string }> = await writeOn(db)('webhook_events')
     // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
     .whereIn('id', held.map((e) => e.id))
     .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
@@ -229,7 +229,7 @@ export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; to
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */
 export async function releaseLeases(db: Queryable, token: string, where: { ids: string[] } | ArticleScope): Promise<number> {
-  const q = db('webhook_events').where('lease_token', token);
+  const q = writeOn(db)('webhook_events').where('lease_token', token);
   if ('ids' in where) q.whereIn('id', where.ids);
   else q.where({ connector_id: where.connectorId, article_id: where.articleId });
   return Number(await q.update(LEASE_CLEARED));
@@ -241,11 +241,11 @@ const endEvents = async (q: Where, status: EventStatus, reason: string, now: str
 
 /** The events `token` holds of this article that come before `seq` are superseded (cancelled) with `reason`. */
 export async function supersedeHeld(db: Queryable, s: ArticleScope & { seq: number }, token: string, reason: string, now: string): Promise<number> {
-  const held = db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token }).where('seq', '<', s.seq);
+  const held = writeOn(db)('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending', lease_token: token }).where('seq', '<', s.seq);
   return endEvents(held, 'cancelled', reason, now);
 }
 
 /** End as `status` the pending events matching `where` that nobody validly holds (those in flight stay); how many. */
 export async function endUnheld(db: Queryable, where: Record<string, string>, status: EventStatus, reason: string, at: LeaseTime): Promise<number> {
-  return endEvents(db('webhook_events').where({ ...where, status: 'pending' }).where(leaseVoid(at)), status, reason, at.now);
+  return endEvents(writeOn(db)('webhook_events').where({ ...where, status: 'pending' }).where(leaseVoid(at)), status, reason, at.now);
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Ctx } from '../context.js';
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { withTransaction } from '../db/tx.js';
 import { randomBase62 } from '../lib/crypto.js';
 import type { LeaseRef, LeaseTime } from './lease-store.js';
@@ -20,7 +20,7 @@ export interface LeaseHolder {
 export const HEARTBEAT_KEPT_MS = 24 * 3_600_000;
 
 /** Forget holders not seen since `before` (every lease they held has long run out). */
-export const pruneHeartbeats = async (db: Queryable, before: string) => Number(await db('daemon_heartbeats').where('seen_at', '<', before).delete());
+export const pruneHeartbeats = async (db: Queryable, before: string) => Number(await writeOn(db)('daemon_heartbeats').where('seen_at', '<', before).delete());
 
 /** Write the first heartbeat (rejects when it cannot), then keep beating until stop(). */
 export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHolder> {
@@ -52,7 +52,7 @@ export async function startHolder(ctx: Ctx, kind: HolderKind): Promise<LeaseHold
     async stop() {
       clearInterval(timer);
       await beating;
-      await ctx.db('daemon_heartbeats').where({ id }).delete().catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
+      await writeOn(ctx.db)('daemon_heartbeats').where({ id }).delete().catch((err) => ctx.log.warn({ err, holder: id }, 'could not remove the heartbeat row'));
     },
   };
 }

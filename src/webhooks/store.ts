@@ -1,4 +1,4 @@
-import type { Queryable, Row, Trx } from '../db/connect.js';
+import { type Queryable, type Row, type Trx, writeOn } from '../db/connect.js';
 import { newId } from '../lib/ids.js';
 import { type Connector, toConnector } from '../connectors/store.js';
 import type { LeaseRef } from './lease-store.js';
@@ -63,7 +63,7 @@ export async function insertEvent(
   e: { workspaceId: string; connectorId: string; articleId: string; event: WebhookEventName; snapshot: EventSnapshot; now: string; lease?: LeaseRef },
 ): Promise<string> {
   const id = newId('evt');
-  await db('webhook_events').insert({
+  await writeOn(db)('webhook_events').insert({
     id,
     workspace_id: e.workspaceId,
     connector_id: e.connectorId,
@@ -78,7 +78,7 @@ export async function insertEvent(
     created_at: e.now,
     updated_at: e.now,
   });
-  await db('webhook_event_snapshots').insert({ event_id: id, snapshot: JSON.stringify(e.snapshot) });
+  await writeOn(db)('webhook_event_snapshots').insert({ event_id: id, snapshot: JSON.stringify(e.snapshot) });
   return id;
 }
 
@@ -190,7 +190,7 @@ export async function pendingUnpublishes(db: Queryable, articleIds: string[]): P
 
 /** `svc webhook enable`: every queued event of the connector is due now, with a fresh retry budget. */
 export async function makeQueueDue(db: Queryable, connectorId: string, now: string): Promise<void> {
-  await db('webhook_events')
+  await writeOn(db)('webhook_events')
     .where({ connector_id: connectorId, status: 'pending' })
     .update({ next_attempt_at: now, retry_from: db.ref('attempts'), updated_at: now });
 }

@@ -1,5 +1,5 @@
 import type { Ctx } from '../context.js';
-import type { Queryable } from '../db/connect.js';
+import { type Queryable, writeOn } from '../db/connect.js';
 import { AppError } from '../errors.js';
 import type { Workspace } from './types.js';
 
@@ -51,8 +51,8 @@ export async function spendCredits(db: Queryable, ws: Workspace, kind: CreditKin
   const month = monthOf(now);
   const allowed = ws.allowances[kind];
   const where = { workspace_id: ws.id, month, kind };
-  await db('usage_counters').insert({ ...where, used: 0 }).onConflict(['workspace_id', 'month', 'kind']).ignore();
-  const changed = await db('usage_counters').where(where).andWhere('used', '<=', allowed - n).increment('used', n);
+  await writeOn(db)('usage_counters').insert({ ...where, used: 0 }).onConflict(['workspace_id', 'month', 'kind']).ignore();
+  const changed = await writeOn(db)('usage_counters').where(where).andWhere('used', '<=', allowed - n).increment('used', n);
   if (Number(changed) > 0) return month;
   const row = await db('usage_counters').where(where).first('used');
   const used = Number(row?.used ?? 0);
@@ -71,5 +71,5 @@ export async function spendCredits(db: Queryable, ws: Workspace, kind: CreditKin
 
 /** Give back credits spent earlier in `month` (an operation that reserved them failed). */
 export async function refundCredits(db: Queryable, workspaceId: string, kind: CreditKind, n: number, month: string): Promise<void> {
-  await db('usage_counters').where({ workspace_id: workspaceId, month, kind }).andWhere('used', '>=', n).decrement('used', n);
+  await writeOn(db)('usage_counters').where({ workspace_id: workspaceId, month, kind }).andWhere('used', '>=', n).decrement('used', n);
 }

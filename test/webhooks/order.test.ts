@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
+import { closeDb, openDb, writerOf } from '../../src/db/connect.js';
 import { AppError } from '../../src/errors.js';
 import { deleteArticle, publishArticle, unpublishArticle } from '../../src/publishing/publish.js';
 import { leaseTime, newLease, startHolder } from '../../src/webhooks/lease.js';
@@ -90,8 +91,10 @@ describe('webhook order per article, unpublish included', () => {
     expect(await claimEvents(w.d.app.db, [publish.id], claim, leaseTime(w.d.app))).toHaveLength(1);
     // Right after that hold, the claim ends without a delivery (given back, as a claim that waited too long
     // for a slot is; an attempt that failed leaves the event the same: pending, nobody's).
-    const ended = afterStatement(w.d.app.db, holdsTheQueue, () => releaseLeases(w.d.app.db, claim.token, { ids: [publish.id] }));
-    await unpublishArticle(w.d.app, w.ws, a.id);
+    // The hold is a write, made on SQLite's writer (busy while it runs): the claim ends through a connection of its own.
+    const other = openDb(w.d.app.config.database);
+    const ended = afterStatement(writerOf(w.d.app.db), holdsTheQueue, () => releaseLeases(other, claim.token, { ids: [publish.id] }));
+    await unpublishArticle(w.d.app, w.ws, a.id).finally(() => closeDb(other));
     expect(ended.fired()).toBe(true);
     await worker.stop();
 

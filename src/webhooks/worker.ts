@@ -60,10 +60,8 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
   const queued = (id: string) => receivers.get(id)?.size ?? 0;
   const holding = (id: string) => receivers.get(id)?.pending ?? 0;
   let recording = 0; // attempts answered, waiting for their group commit
-  let held = 0; // bytes of the snapshots of `claims`
-  const heldBy = new Map<string, number>(); // the same, by receiver
+  const heldBy = new Map<string, number>(); // bytes of the snapshots of `claims`, by receiver
   const hold = (id: string, bytes: number) => {
-    held += bytes;
     const n = (heldBy.get(id) ?? 0) + bytes;
     if (n === 0) heldBy.delete(id);
     else heldBy.set(id, n);
@@ -194,7 +192,7 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
       // Memory: the snapshots held stay within claimedBytes, a receiver's within receiverBytes unless its slots are not
       // all taken (one event whatever its size when none is held). The first that does not fit ends the pick (for its
       // receiver only when its part is what it exceeds), so later ones do not pass it: it is taken once enough is sent.
-      let bytes = held;
+      let bytes = [...heldBy.values()].reduce((sum, n) => sum + n, 0);
       const mine = new Map(heldBy);
       let memoryFull = false;
       const receiverFull = new Set<string>();

@@ -4,7 +4,7 @@ import { settingToChange, sqliteChosenBy } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openDb } from '../db/connect.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../db/files.js';
-import { vacuumInto } from '../db/sqlite-file.js';
+import { vacuumInto } from './sqlite-file.js';
 import { backupErrors } from './errors.js';
 import { dirOf, isSqliteFileOf, makePrivate, sideName, syncDir } from './files.js';
 import { checkSvcSqliteFile } from './inspect.js';

@@ -2,7 +2,7 @@ import type { Db } from '../db/connect.js';
 import { openDb } from '../db/connect.js';
 import { ensurePrivateFile } from '../db/files.js';
 import { migrateLatest, type MigrationStatus } from '../db/migrate.js';
-import { tablesInDependencyOrder } from '../db/table-copy.js';
+import { tablesInDependencyOrder } from './table-copy.js';
 import type { Logger } from '../lib/log.js';
 import { backupErrors } from './errors.js';
 import { removeSqliteFiles } from './files.js';

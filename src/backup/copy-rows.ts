@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../db/connect.js';
-import { copyTable, countRows } from '../db/table-copy.js';
+import { copyTable, countRows } from './table-copy.js';
 import { rebuildSearchIndex } from '../content/search-store.js';
 import { AppError } from '../errors.js';
 import { backupErrors } from './errors.js';

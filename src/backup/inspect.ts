@@ -1,4 +1,4 @@
-import { checkSqliteFile, fileKind } from '../db/sqlite-file.js';
+import { checkSqliteFile, fileKind } from './sqlite-file.js';
 import { backupErrors } from './errors.js';
 
 /** The tables every svc database has had since its first migration. */

@@ -1,5 +1,5 @@
 import { type Db, openDb } from '../db/connect.js';
-import { countRows, tablesInDependencyOrder } from '../db/table-copy.js';
+import { countRows, tablesInDependencyOrder } from './table-copy.js';
 import { tablesIn } from './copy-rows.js';
 
 /** An article whose published state a restore changes. */

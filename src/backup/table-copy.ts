@@ -1,4 +1,4 @@
-import { type Db, type Queryable, type Trx, isPostgres } from './connect.js';
+import { type Db, type Queryable, type Trx, isPostgres } from '../db/connect.js';
 
 /** knex's bookkeeping: the target gets its own by migrating, never a copy. */
 const KNEX_TABLES = new Set(['knex_migrations', 'knex_migrations_lock']);

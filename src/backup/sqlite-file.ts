@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
-import type { Db } from './connect.js';
+import type { Db } from '../db/connect.js';
 
 /** Judged by the first bytes (an empty file is neither). */
 export function fileKind(file: string): 'sqlite' | 'pg_dump' | 'other' {

@@ -2,14 +2,13 @@ import type pg from 'pg';
 import type { Db } from './connect.js';
 
 /**
- * For hot paths where knex's building and a parse and plan cost more than the read. `name` null:
- * planned for the values each time (a generic plan made while a table was small would outlive its growth).
- * On a pooled connection, so the pool's deadlines and drop-on-timeout hold.
+ * For hot paths where knex's building and a parse and plan cost more than the read: a named statement, parsed
+ * and planned once per connection. On a pooled connection, so the pool's deadlines and drop-on-timeout hold.
  */
-export async function preparedRows(db: Db, name: string | null, text: string, values: unknown[]): Promise<unknown[][]> {
+export async function preparedRows(db: Db, name: string, text: string, values: unknown[]): Promise<unknown[][]> {
   const conn = (await db.client.acquireConnection()) as pg.Client;
   try {
-    const res = await conn.query<unknown[]>({ ...(name === null ? {} : { name }), text, values, rowMode: 'array' });
+    const res = await conn.query<unknown[]>({ name, text, values, rowMode: 'array' });
     return res.rows;
   } finally {
     await db.client.releaseConnection(conn);

@@ -1,14 +1,13 @@
 import type { Ctx } from '../context.js';
 import { type Connector, findConnector, updateConnector } from '../connectors/store.js';
 import * as publications from '../connectors/publications.js';
-import { type Queryable, type Trx, isPostgres } from '../db/connect.js';
+import type { Queryable, Trx } from '../db/connect.js';
 import { insertRows } from '../db/insert-rows.js';
 import { withTransaction } from '../db/tx.js';
 import { AppError } from '../errors.js';
 import { newId } from '../lib/ids.js';
 import { postOnce } from './http-post.js';
-import { leaseTime } from './lease.js';
-import { type LeaseRef, type Settlement, settleDelivered, settleDeliveredLogged, settleLeased } from './lease-store.js';
+import { type LeaseRef, type Settlement, settle } from './lease-store.js';
 import { buildPayload } from './payload.js';
 import { activeSecrets } from './secrets.js';
 import { signatureHeader } from './sign.js';
@@ -92,18 +91,23 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
   return { event, connector, lease, outcome, next, url, finishedAt };
 }
 
-/** Record attempts (one, or the worker's batch): those whose lease is still ours settle and are logged in one transaction; the others record nothing. */
+/** Record attempts (one, or the worker's batch) in one transaction: those whose lease is still theirs settle and are logged; the others record nothing. */
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
-  const [first] = list;
-  const successesOnly =
-    !onRecorded && isPostgres(ctx.db) && list.every((s) => s.next.status === 'delivered' && !s.url && s.lease.holderId === first.lease.holderId && s.outcome.status === first.outcome.status);
   try {
-    if (successesOnly) {
-      const last = new Date(Math.max(...list.map((s) => s.finishedAt.getTime())));
-      const held = list.map((s) => ({ id: s.event.id, token: s.lease.token }));
-      const settled = new Set(await settleDeliveredLogged(ctx.db, held, first.lease.holderId, leaseTime(ctx, last), first.outcome.status!, list.map(logLine)));
-      for (const s of list) s.outcome.recorded = settled.has(s.event.id);
-    } else await recordInTransaction(ctx, list, onRecorded);
+    await withTransaction(ctx.db, async (trx) => {
+      // Each is judged at the moment its answer came: the token decides.
+      const rows = list.map((s) => ({ ...s.next, id: s.event.id, lease: s.lease, at: s.finishedAt.toISOString(), lastStatus: s.outcome.status, lastError: s.outcome.error }));
+      const recorded = new Set(await settle(trx, rows));
+      const done = list.filter((s) => recorded.has(s.event.id));
+      await insertRows(trx, 'webhook_deliveries', done.map(logLine).map(deliveryRow));
+      for (const s of done) {
+        if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
+        // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.
+        if (!s.outcome.ok) await updateHealth(ctx, trx, s.connector, { ok: false, status: s.outcome.status, event: s.event.event, at: s.finishedAt });
+        s.outcome.recorded = true;
+        await onRecorded?.(trx, s.outcome);
+      }
+    });
   } catch (err) {
     for (const s of list) s.outcome.recorded = false;
     throw err;
@@ -113,44 +117,13 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
     if (!outcome.recorded) {
       ctx.log.warn({ eventId: event.id, deliveryId, event: event.event }, 'webhook attempt outlived its lease: nothing recorded (another holder has the event)');
     } else {
-      // A failure's health was updated in the settle's transaction (recordInTransaction).
+      // A failure's health was updated in the settle's transaction.
       if (ok) await updateHealth(ctx, ctx.db, connector, { ok, status, event: event.event, at: finishedAt });
       else ctx.log.warn({ eventId: event.id, deliveryId, event: event.event, status, error, nextAttemptAt: outcome.nextAttemptAt }, 'webhook delivery failed');
     }
     ctx.metrics.webhookDeliveries.inc({ outcome: !outcome.recorded ? 'lease_lost' : outcome.eventStatus === 'pending' ? 'retry' : outcome.eventStatus });
     ctx.events.emit('webhooks.attempted', { eventId: event.id, deliveryId, recorded: outcome.recorded });
   }
-}
-
-async function recordInTransaction(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
-  await withTransaction(ctx.db, async (trx) => {
-    // Each is judged at the moment its answer came: the token decides.
-    const recorded = new Set<string>();
-    const delivered = new Map<string, SentAttempt[]>();
-    for (const s of list) {
-      if (s.next.status === 'delivered') {
-        const key = `${s.lease.holderId} ${s.outcome.status}`;
-        delivered.set(key, [...(delivered.get(key) ?? []), s]);
-      } else if (await settleLeased(trx, s.event.id, s.lease, leaseTime(ctx, s.finishedAt), { ...s.next, lastStatus: s.outcome.status, lastError: s.outcome.error })) {
-        recorded.add(s.event.id);
-      }
-    }
-    for (const group of delivered.values()) {
-      const { lease, outcome } = group[0];
-      const last = new Date(Math.max(...group.map((s) => s.finishedAt.getTime())));
-      const held = group.map((s) => ({ id: s.event.id, token: s.lease.token }));
-      for (const id of await settleDelivered(trx, held, lease.holderId, leaseTime(ctx, last), outcome.status!)) recorded.add(id);
-    }
-    const done = list.filter((s) => recorded.has(s.event.id));
-    await insertRows(trx, 'webhook_deliveries', done.map(logLine).map(deliveryRow));
-    for (const s of done) {
-      if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
-      // In the settle's transaction: a 410 disables the webhook before anyone may claim the retry.
-      if (!s.outcome.ok) await updateHealth(ctx, trx, s.connector, { ok: false, status: s.outcome.status, event: s.event.event, at: s.finishedAt });
-      s.outcome.recorded = true;
-      await onRecorded?.(trx, s.outcome);
-    }
-  });
 }
 
 const logLine = ({ event, connector, outcome, finishedAt }: SentAttempt): DeliveryRow => ({

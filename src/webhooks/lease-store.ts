@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { type Db, type Queryable, isPostgres, writeOn } from '../db/connect.js';
 import { preparedRows } from '../db/prepared.js';
-import { type ArticleScope, DELIVERY_COLUMNS, DELIVERY_COLUMN_NAMES, type DeliveryRow, type EventRow, type EventState, type EventStatus, deliveryRow, toEvent, toEventState } from './store.js';
+import { type ArticleScope, type EventRow, type EventState, type EventStatus, toEvent, toEventState } from './store.js';
 
 // A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
-// is void (leaseVoid); its holder settles only while it is still ours (leaseOurs), so of a late holder and
+// is void (leaseVoid); its holder settles only while it is still ours (settle), so of a late holder and
 // a new one only the first conditional update wins. A holder without a heartbeat row keeps it until locked_until.
-// leaseOurs does not check the holder's own heartbeat: one that merely lags (a busy pool) settles when nobody took over.
+// settle does not check the holder's own heartbeat: one that merely lags (a busy pool) settles when nobody took over.
 
 /** The moment a lease is judged at: now, and the oldest heartbeat that still counts as alive. */
 export interface LeaseTime {
@@ -26,10 +26,6 @@ type Where = Knex.QueryBuilder;
 const leaseVoidSql = (t: string, now: string, freshSince: string) =>
   `(${t}.locked_until is null or ${t}.locked_until < ${now} or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ${freshSince}))`;
 const leaseVoid = (at: LeaseTime, table = 'webhook_events') => (q: Where) => q.whereRaw(leaseVoidSql(table, '?', '?'), [at.now, at.freshSince]);
-
-/** The row is leased by this holder under this token, and the lease has not run out. */
-const leaseOurs = (lease: Pick<LeaseRef, 'holderId' | 'token'>, at: LeaseTime) => (q: Where) =>
-  q.where({ locked_by: lease.holderId, lease_token: lease.token }).where('locked_until', '>=', at.now);
 
 /** PostgreSQL outside a transaction: the worker's hot statements run prepared (below) on a pooled connection. */
 const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
@@ -148,7 +144,7 @@ export async function holdArticle(db: Queryable, s: ArticleScope, lease: LeaseRe
 /** The article's pending events that `lease` holds, and the others (in flight elsewhere, or nobody's): an empty `others` means all are held. */
 export async function articleQueue(db: Queryable, s: ArticleScope, lease: LeaseRef, at: LeaseTime): Promise<{ ours: EventState[]; others: EventState[] }> {
   const pending = (await db('webhook_events').where({ connector_id: s.connectorId, article_id: s.articleId, status: 'pending' }).orderBy('seq')).map(toEventState);
-  // leaseOurs, read in one statement (ISO times of one format compare as strings).
+  // settle's condition, read in one statement (ISO times of one format compare as strings).
   const ours = (e: EventState) => e.lockedBy === lease.holderId && e.leaseToken === lease.token && e.lockedUntil !== null && e.lockedUntil >= at.now;
   return { ours: pending.filter(ours), others: pending.filter((e) => !ours(e)) };
 }
@@ -170,61 +166,34 @@ export async function reopenEvent(db: Queryable, id: string, lease: LeaseRef, at
 
 export type Settlement = Pick<EventRow, 'status' | 'attempts' | 'lastStatus' | 'lastError'> & { nextAttemptAt?: string };
 
-/** Record what became of a leased event and end the lease, only while it is still ours (else another holder may have it); false when not. */
-export async function settleLeased(db: Queryable, id: string, lease: LeaseRef, at: LeaseTime, s: Settlement): Promise<boolean> {
-  const n = await writeOn(db)('webhook_events')
-    .where({ id })
-    .where(leaseOurs(lease, at))
-    .update({
-      status: s.status,
-      attempts: s.attempts,
-      ...(s.nextAttemptAt ? { next_attempt_at: s.nextAttemptAt } : {}),
-      last_status: s.lastStatus,
-      last_error: s.lastError,
-      updated_at: at.now,
-      ...(s.status === 'delivered' ? { delivered_at: at.now } : {}),
-      ...LEASE_CLEARED,
-    });
-  return Number(n) === 1;
-}
+/** What became of one leased event, judged `at` (its answer's time): settled only while `lease` is still its lease then. */
+export type Settle = Settlement & { id: string; lease: Pick<LeaseRef, 'holderId' | 'token'>; at: string };
 
-/** settleLeased for a batch of successes, each with its own token, all held by `holderId`, in one statement; the ids settled. */
-export async function settleDelivered(db: Queryable, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number): Promise<string[]> {
-  const rows: Array<{ id: string }> = await writeOn(db)('webhook_events')
-    // The plain id list lets SQLite find the rows by the id index: the (id, token) pairs alone made it scan the table.
-    .whereIn('id', held.map((e) => e.id))
-    .whereIn(['id', 'lease_token'], held.map((e) => [e.id, e.token]))
-    .where({ locked_by: holderId })
-    .where('locked_until', '>=', at.now)
-    .update(
-      { status: 'delivered', attempts: db.raw('?? + 1', ['attempts']), last_status: lastStatus, last_error: null, updated_at: at.now, delivered_at: at.now, ...LEASE_CLEARED },
-      ['id'],
+/** Rows per statement: 9 parameters each, within SQLite's 32,766. */
+const SETTLE_CHUNK = 1_000;
+const SETTLE_ROW = '(?, ?, ?, ?, ?, cast(? as integer), ?, cast(? as integer), ?)';
+
+/**
+ * Record what became of leased events and end their leases, each only while its lease is still the caller's (else another holder
+ * may have it), in one statement for the batch; the ids settled. Both engines run UPDATE ... FROM a VALUES list.
+ */
+export async function settle(db: Queryable, list: Settle[]): Promise<string[]> {
+  const settled: string[] = [];
+  for (let i = 0; i < list.length; i += SETTLE_CHUNK) {
+    const chunk = list.slice(i, i + SETTLE_CHUNK);
+    const values = chunk.flatMap((s) => [s.id, s.lease.holderId, s.lease.token, s.at, s.status, s.attempts, s.nextAttemptAt ?? null, s.lastStatus, s.lastError]);
+    const result = await writeOn(db).raw(
+      `with v (event_id, holder, token, at, status, attempts, next_at, last_status, last_error) as (values ${chunk.map(() => SETTLE_ROW).join(', ')}) ` +
+        'update webhook_events as e set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_at, e.next_attempt_at), ' +
+        'last_status = v.last_status, last_error = v.last_error, updated_at = v.at, ' +
+        "delivered_at = case when v.status = 'delivered' then v.at else e.delivered_at end, locked_by = null, locked_until = null, lease_token = null " +
+        'from v where e.id = v.event_id and e.locked_by = v.holder and e.lease_token = v.token and e.locked_until >= v.at returning id',
+      values as never,
     );
-  return rows.map((r) => r.id);
-}
-
-const LOG_NAMES = DELIVERY_COLUMN_NAMES.join(', ');
-// One text whatever the batch's size. Unnamed, so planned on every run: a named one kept the generic plan of
-// a new database's first settles, a scan of the table on every settle after (350-3,000 rows a settle in the bench).
-const SETTLE_LOGGED_SQL =
-  'with settled as (update webhook_events as e set status = $1, attempts = e.attempts + 1, last_status = $2, last_error = null, ' +
-  'updated_at = $3, delivered_at = $3, locked_by = null, locked_until = null, lease_token = null ' +
-  'from unnest($4::text[], $5::text[]) as h (id, token) ' +
-  'where e.id = h.id and e.lease_token = h.token and e.locked_by = $6 and e.locked_until >= $7 returning e.id) ' +
-  `insert into webhook_deliveries (${LOG_NAMES}) select ${DELIVERY_COLUMN_NAMES.map((c) => `v.${c}`).join(', ')} ` +
-  `from unnest(${DELIVERY_COLUMN_NAMES.map((c, i) => `$${i + 8}::${DELIVERY_COLUMNS[c][1]}[]`).join(', ')}) as v (${LOG_NAMES}) ` +
-  'join settled on settled.id = v.event_id returning event_id';
-
-/** PostgreSQL only: settleDelivered and the log lines (`lines`: one per event of `held`) of the events it settled, in one atomic statement (one round trip, not four). */
-export async function settleDeliveredLogged(db: Db, held: Array<{ id: string; token: string }>, holderId: string, at: LeaseTime, lastStatus: number, lines: DeliveryRow[]): Promise<string[]> {
-  const rows = lines.map(deliveryRow);
-  const values = [
-    'delivered', lastStatus, at.now,
-    held.map((e) => e.id), held.map((e) => e.token),
-    holderId, at.now,
-    ...DELIVERY_COLUMN_NAMES.map((c) => rows.map((r) => r[c])),
-  ];
-  return (await preparedRows(db, null, SETTLE_LOGGED_SQL, values)).map(([id]) => id as string);
+    const rows: Array<{ id: string }> = Array.isArray(result) ? result : result.rows;
+    settled.push(...rows.map((r) => r.id));
+  }
+  return settled;
 }
 
 /** Give leases back untouched: the events are claimable again at once. `ids` narrows it to some events. */

@@ -6,7 +6,7 @@ import * as publications from '../connectors/publications.js';
 import { AppError } from '../errors.js';
 import type { Workspace } from '../workspaces/types.js';
 import { leaseMs, leaseTime } from './lease.js';
-import { type LeaseRef, endUnheld, settleLeased, stillLeased } from './lease-store.js';
+import { type LeaseRef, endUnheld, settle, stillLeased } from './lease-store.js';
 import { type WebhookEventName, snapshotOf } from './payload.js';
 import { type EventState, insertEvent, pendingUnpublishes } from './store.js';
 
@@ -57,7 +57,7 @@ export async function refuseWhileUnpublishing(trx: Trx, ctx: Ctx, about: Article
 export async function abandonRequested(trx: Trx, ctx: Ctx, event: EventState, lease?: LeaseRef, reason = 'abandoned: the process waiting for the receiver stopped before it answered'): Promise<boolean> {
   const at = leaseTime(ctx);
   const failed = lease
-    ? await settleLeased(trx, event.id, lease, at, { status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason })
+    ? (await settle(trx, [{ id: event.id, lease, at: at.now, status: 'failed', attempts: event.attempts, lastStatus: event.lastStatus, lastError: reason }])).length === 1
     : (await endUnheld(trx, { id: event.id }, 'failed', reason, at)) === 1;
   if (!failed) return false;
   if (event.event === 'article.unpublished') await publications.recordError(trx, event.articleId, event.connectorId, `The unpublish was ${reason}; the article stays published. Run the unpublish again.`, at.now);

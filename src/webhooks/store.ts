@@ -121,32 +121,32 @@ export interface DeliveryRow {
   createdAt: string;
 }
 
-/** webhook_deliveries' columns: the DeliveryRow field each holds and its PostgreSQL type (for settleDeliveredLogged's arrays). */
-export const DELIVERY_COLUMNS = {
-  id: ['id', 'text'],
-  event_id: ['eventId', 'text'],
-  workspace_id: ['workspaceId', 'text'],
-  article_id: ['articleId', 'text'],
-  event: ['event', 'text'],
-  attempt: ['attempt', 'integer'],
-  url: ['url', 'text'],
-  ok: ['ok', 'boolean'],
-  status_code: ['statusCode', 'integer'],
-  duration_ms: ['durationMs', 'integer'],
-  error: ['error', 'text'],
-  response_excerpt: ['responseExcerpt', 'text'],
-  created_at: ['createdAt', 'text'],
-} as const satisfies Record<string, readonly [keyof DeliveryRow, 'text' | 'integer' | 'boolean']>;
+/** webhook_deliveries' columns, each with the DeliveryRow field it holds. */
+const DELIVERY_COLUMNS = {
+  id: 'id',
+  event_id: 'eventId',
+  workspace_id: 'workspaceId',
+  article_id: 'articleId',
+  event: 'event',
+  attempt: 'attempt',
+  url: 'url',
+  ok: 'ok',
+  status_code: 'statusCode',
+  duration_ms: 'durationMs',
+  error: 'error',
+  response_excerpt: 'responseExcerpt',
+  created_at: 'createdAt',
+} as const satisfies Record<string, keyof DeliveryRow>;
 
-export type DeliveryColumn = keyof typeof DELIVERY_COLUMNS;
-export const DELIVERY_COLUMN_NAMES = Object.keys(DELIVERY_COLUMNS) as DeliveryColumn[];
+type DeliveryColumn = keyof typeof DELIVERY_COLUMNS;
+const DELIVERY_COLUMN_NAMES = Object.keys(DELIVERY_COLUMNS) as DeliveryColumn[];
 
 export const deliveryRow = (d: DeliveryRow): Record<DeliveryColumn, unknown> =>
-  Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [c, d[DELIVERY_COLUMNS[c][0]]])) as Record<DeliveryColumn, unknown>;
+  Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [c, d[DELIVERY_COLUMNS[c]]])) as Record<DeliveryColumn, unknown>;
 
 /** A webhook_deliveries row as a DeliveryRow (SQLite's 0/1 as a boolean). */
 const toDelivery = (r: Row): DeliveryRow => {
-  const d = Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [DELIVERY_COLUMNS[c][0], r[c] ?? null])) as unknown as DeliveryRow;
+  const d = Object.fromEntries(DELIVERY_COLUMN_NAMES.map((c) => [DELIVERY_COLUMNS[c], r[c] ?? null])) as unknown as DeliveryRow;
   return { ...d, ok: Boolean(r.ok) };
 };
 

@@ -7,7 +7,7 @@ import { AppError } from '../errors.js';
  */
 export class SearchSlots {
   private running = 0;
-  private readonly byKey = new Map<string, { running: number; waiting: number }>();
+  private readonly runningByKey = new Map<string, number>();
   private readonly queue: Array<{ key: string; start: () => void }> = [];
 
   constructor(
@@ -17,29 +17,21 @@ export class SearchSlots {
   ) {}
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const k = this.key(key);
-    if (k.waiting === 0 && this.fits(k)) {
-      this.running++;
-      k.running++;
-    } else {
-      if (k.waiting >= this.perKey * 4) throw this.refusal();
-      k.waiting++;
+    const waiting = this.queue.filter((w) => w.key === key).length;
+    if (waiting === 0 && this.fits(key)) this.take(key);
+    else {
+      if (waiting >= this.perKey * 4) throw this.refusal();
       // The slot is taken when release() starts the waiter, so no newcomer can take it meanwhile.
       await new Promise<void>((resolve, reject) => {
         const entry = {
           key,
           start: () => {
             clearTimeout(timer);
-            k.waiting--;
-            this.running++;
-            k.running++;
             resolve();
           },
         };
         const timer = setTimeout(() => {
           this.queue.splice(this.queue.indexOf(entry), 1);
-          k.waiting--;
-          this.forget(key, k);
           reject(this.refusal());
         }, this.waitMs);
         this.queue.push(entry);
@@ -53,27 +45,25 @@ export class SearchSlots {
   }
 
   private release(key: string): void {
-    const k = this.key(key);
     this.running--;
-    k.running--;
+    const left = this.runningByKey.get(key)! - 1;
+    if (left === 0) this.runningByKey.delete(key);
+    else this.runningByKey.set(key, left);
     // The first waiter whose key has room (another key's search may go before a key at its limit).
-    const next = this.queue.findIndex((w) => this.fits(this.key(w.key)));
-    if (next !== -1) this.queue.splice(next, 1)[0].start();
-    else this.forget(key, k);
+    const next = this.queue.findIndex((w) => this.fits(w.key));
+    if (next === -1) return;
+    const [waiter] = this.queue.splice(next, 1);
+    this.take(waiter.key);
+    waiter.start();
   }
 
-  private fits(k: { running: number }): boolean {
-    return this.running < this.total && k.running < this.perKey;
+  private fits(key: string): boolean {
+    return this.running < this.total && (this.runningByKey.get(key) ?? 0) < this.perKey;
   }
 
-  private key(key: string): { running: number; waiting: number } {
-    let k = this.byKey.get(key);
-    if (!k) this.byKey.set(key, (k = { running: 0, waiting: 0 }));
-    return k;
-  }
-
-  private forget(key: string, k: { running: number; waiting: number }): void {
-    if (k.running === 0 && k.waiting === 0) this.byKey.delete(key);
+  private take(key: string): void {
+    this.running++;
+    this.runningByKey.set(key, (this.runningByKey.get(key) ?? 0) + 1);
   }
 
   private refusal(): AppError {

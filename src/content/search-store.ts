@@ -33,21 +33,16 @@ export async function indexForSearch(db: Queryable, entries: SearchEntry[], fres
         .merge(['workspace_id', 'document']);
       continue;
     }
-    if (!fresh) {
-      const ids = chunk.map((e) => e.articleId);
-      const old: number[] = await db('content_search').whereIn('article_id', ids).pluck('id');
-      if (old.length) await writeOn(db)('content_search_fts').whereIn('rowid', old).delete();
-      await writeOn(db)('content_search').whereIn('article_id', ids).delete();
-    }
+    if (!fresh) await removeFromSearch(db, chunk.map((e) => e.articleId));
     const rows: Row[] = await writeOn(db)('content_search').insert(docs.map((d) => ({ article_id: d.articleId, workspace_id: d.workspaceId }))).returning(['id', 'article_id']);
     const byArticle = new Map(docs.map((d) => [d.articleId, d.doc]));
     await writeOn(db)('content_search_fts').insert(rows.map((r) => ({ rowid: r.id, ...byArticle.get(r.article_id)! })));
   }
 }
 
-export async function removeFromSearch(db: Queryable, articleId: string): Promise<void> {
-  if (!isPostgres(db)) await writeOn(db)('content_search_fts').where('rowid', db('content_search').where({ article_id: articleId }).select('id')).delete();
-  await writeOn(db)('content_search').where({ article_id: articleId }).delete();
+export async function removeFromSearch(db: Queryable, articleIds: string[]): Promise<void> {
+  if (!isPostgres(db)) await writeOn(db)('content_search_fts').whereIn('rowid', db('content_search').whereIn('article_id', articleIds).select('id')).delete();
+  await writeOn(db)('content_search').whereIn('article_id', articleIds).delete();
 }
 
 /** Index every stored snapshot again from scratch (migrations, `svc db copy`); a migration passes how its snapshots were stored then. */
@@ -64,14 +59,11 @@ export async function rebuildSearchIndex(db: Queryable, articleOf = (r: Row): Se
       .limit(500)
       .select('ca.*', 'ci.workspace_id', 'ci.index_json');
     if (rows.length === 0) return done;
-    await indexForSearch(
-      db,
-      rows.map((r) => {
-        const article = articleOf(r);
-        return { articleId: r.article_id, workspaceId: r.workspace_id, article, textTerms: htmlSearchTerms(article.html) };
-      }),
-      true,
-    );
+    const entries = rows.map((r) => {
+      const article = articleOf(r);
+      return { articleId: r.article_id, workspaceId: r.workspace_id, article, textTerms: htmlSearchTerms(article.html) };
+    });
+    await indexForSearch(db, entries, true);
     done += rows.length;
     after = rows[rows.length - 1].article_id;
   }

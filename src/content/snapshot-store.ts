@@ -82,7 +82,7 @@ async function dropRows(trx: Trx, old: Row): Promise<void> {
     await closeSlot(trx, tagGroup(workspaceId, tag), Number(row.rank));
   }
   await trx('content_articles').where({ article_id: articleId }).delete();
-  await removeFromSearch(trx, articleId);
+  await removeFromSearch(trx, [articleId]);
   await rebuildBlock(trx, workspaceId, Number(old.sitemap_block));
 }
 

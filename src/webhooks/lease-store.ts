@@ -36,19 +36,20 @@ const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.to
 // The worker's find-due and claim on PostgreSQL, as dueEvents' and claimEvents' knex: prepared, planned once
 // per connection (find-due: 1.6 ms of planning for 0.2 ms of execution), arrays not a parameter per id.
 
-// Only an article's first pending event for its receiver is due: a window, one pass over the
-// pending rows, where PostgreSQL without statistics ran the anti-join as a scan of every pending
-// event per pending event (176 ms a call at 1,000 queued).
+// The first `limit` due events in next_attempt_at order, found through the (status, next_attempt_at) index and
+// checked one by one (enabled webhook, nobody's lease, first in line for its article by the (connector_id,
+// article_id, status) index), so a claim reads about as many rows as it may take, not every pending event;
+// then at most `perConnector` of them a connector (a window over those few), oldest first.
 const DUE_SQL =
-  'select d.id, d.connector_id, octet_length(s.snapshot) from (select id, connector_id, seq from (' +
-  'select e.id, e.connector_id, e.seq, row_number() over (partition by e.connector_id order by e.seq) as nth ' +
-  'from (select w.id, w.connector_id, w.seq, w.next_attempt_at, w.locked_until, w.locked_by, ' +
-  'row_number() over (partition by w.connector_id, w.article_id order by w.seq) as turn ' +
-  "from webhook_events as w where w.status = 'pending' and w.connector_id <> all($4::text[])) as e " +
-  'join connectors as c on c.id = e.connector_id ' +
-  `where e.turn = 1 and e.next_attempt_at <= $1 and ${leaseVoidSql('e', '$1', '$2')} and c.enabled = true and e.id <> all($3::text[])) as n ` +
-  // Sized after the limit, by primary key: octet_length reads the length stored with the value, not the value.
-  'where nth <= $5 order by seq limit $6) as d join webhook_event_snapshots as s on s.event_id = d.id order by d.seq';
+  'select d.id, d.connector_id, octet_length(s.snapshot) from (select id, connector_id, seq, ' +
+  'row_number() over (partition by connector_id order by seq) as nth from (' +
+  "select e.id, e.connector_id, e.seq from webhook_events as e where e.status = 'pending' and e.next_attempt_at <= $1 " +
+  `and ${leaseVoidSql('e', '$1', '$2')} and e.id <> all($3::text[]) and e.connector_id <> all($4::text[]) ` +
+  'and e.connector_id in (select c.id from connectors as c where c.enabled = true) ' +
+  "and e.seq = (select min(p.seq) from webhook_events as p where p.connector_id = e.connector_id and p.article_id = e.article_id and p.status = 'pending') " +
+  'order by e.next_attempt_at limit $6) as k) as d ' +
+  // Sized by primary key: octet_length reads the length stored with the value, not the value.
+  'join webhook_event_snapshots as s on s.event_id = d.id where d.nth <= $5 order by d.seq';
 
 /** The columns of webhook_events a claim returns (what toEvent reads but the snapshot, read after it), then the publication's count and URL. */
 const EVENT_COLUMNS = [
@@ -76,29 +77,24 @@ export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exc
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
     return due.map(([id, connectorId, bytes]) => ({ id: id as string, connectorId: connectorId as string, bytes: Number(bytes) }));
   }
+  const first = db('webhook_events as p').min('p.seq').whereRaw('?? = ??', ['p.connector_id', 'e.connector_id']).whereRaw('?? = ??', ['p.article_id', 'e.article_id']).where('p.status', 'pending');
   const q = db('webhook_events as e')
-    .join('connectors as c', 'c.id', 'e.connector_id')
-    .select('e.id', 'e.connector_id', 'e.seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['e.connector_id', 'e.seq', 'nth']))
+    .select('e.id', 'e.connector_id', 'e.seq')
     .where('e.status', 'pending')
     .where('e.next_attempt_at', '<=', at.now)
     .where(leaseVoid(at, 'e'))
-    .where('c.enabled', true);
+    .whereIn('e.connector_id', db('connectors').select('id').where('enabled', true))
+    .where('e.seq', '=', first)
+    .orderBy('e.next_attempt_at')
+    .limit(limit);
   if (exclude.length > 0) q.whereNotIn('e.id', exclude);
   if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
-  q.whereNotExists((w) =>
-    w
-      .select(db.raw('1'))
-      .from('webhook_events as p')
-      .whereRaw('?? = ??', ['p.connector_id', 'e.connector_id'])
-      .whereRaw('?? = ??', ['p.article_id', 'e.article_id'])
-      .where('p.status', 'pending')
-      .whereRaw('?? < ??', ['p.seq', 'e.seq']),
-  );
-  const due = db.from(q.as('d')).select('id', 'connector_id', 'seq').where('nth', '<=', perConnector).orderBy('seq').limit(limit);
+  const ranked = db.from(q.as('k')).select('id', 'connector_id', 'seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['connector_id', 'seq', 'nth']));
   const rows = await db
-    .from(due.as('d'))
+    .from(ranked.as('d'))
     .join('webhook_event_snapshots as s', 's.event_id', 'd.id')
     .select('d.id', 'd.connector_id', db.raw('octet_length(??) as ??', ['s.snapshot', 'bytes']))
+    .where('d.nth', '<=', perConnector)
     .orderBy('d.seq');
   return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id, bytes: Number(r.bytes) }));
 }

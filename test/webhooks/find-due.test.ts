@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { isPostgres } from '../../src/db/connect.js';
+import { publishArticle } from '../../src/publishing/publish.js';
+import { dueEvents } from '../../src/webhooks/lease-store.js';
+import { statementsOf } from '../helpers/plans.js';
+import { poll } from '../helpers/poll.js';
+import { webhookWorld } from './setup.js';
+
+const at = { now: '2099-01-01T00:00:00.000Z', freshSince: '2000-01-01T00:00:00.000Z' };
+
+// find-due: an article's first pending event for its receiver is due, its later ones wait behind it
+// (decisions.md, Webhook order), and a claim reads about as many rows as it may take.
+describe('find-due', () => {
+  it('skips the events waiting behind their article\'s first before it counts to the limit: a later article is not starved', async () => {
+    const w = await webhookWorld({ jobs: false });
+    const busy = await w.article();
+    for (let i = 0; i < 4; i++) await publishArticle(w.d.app, w.ws, busy.id); // one first in line, then republishes behind it
+    const later = await w.article();
+    await publishArticle(w.d.app, w.ws, later.id);
+    const events: Array<{ id: string; article_id: string }> = await w.d.app.db('webhook_events').orderBy('seq').select('id', 'article_id');
+    expect(events.filter((e) => e.article_id === busy.id).length).toBeGreaterThanOrEqual(3);
+
+    const due = await dueEvents(w.d.app.db, at, 2, [], [], 2);
+    expect(due.map((e) => e.id)).toEqual([events[0].id, events.at(-1)!.id]);
+  });
+
+  it('reads a bounded number of rows with thousands of events queued, not every pending one', { timeout: 60_000 }, async () => {
+    const w = await webhookWorld({ jobs: false });
+    const db = w.d.app.db;
+    await publishArticle(w.d.app, w.ws, (await w.article()).id);
+    // 3,000 queued events of as many articles: copies of a real one (3,000 publishes would take the suite a minute).
+    const [{ seq, ...event }] = await db('webhook_events');
+    const [snapshot] = await db('webhook_event_snapshots');
+    for (let i = 0; i < 3_000; i += 500) {
+      const rows = Array.from({ length: 500 }, (_, k) => ({ ...event, id: `evt_queued${i + k}`, article_id: `art_queued${i + k}` }));
+      await db('webhook_events').insert(rows);
+      await db('webhook_event_snapshots').insert(rows.map((r) => ({ event_id: r.id, snapshot: snapshot.snapshot })));
+    }
+    expect(seq).toBeGreaterThan(0);
+
+    if (isPostgres(db)) {
+      await db.raw('analyze webhook_events');
+      // Rows of webhook_events read, from PostgreSQL's own counters (reported at most once a second).
+      const read = async () => {
+        await db.raw('select pg_stat_clear_snapshot()');
+        const { rows } = await db.raw("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where relname = 'webhook_events'");
+        return Number(rows[0].n);
+      };
+      // Steady once two readings a report interval apart agree.
+      const settled = async () => {
+        for (let last = await read(); ; ) {
+          await new Promise((r) => setTimeout(r, 1_100));
+          const n = await read();
+          if (n === last) return n;
+          last = n;
+        }
+      };
+      const before = await settled();
+      expect(await dueEvents(db, at, 64, [], [], 64)).toHaveLength(64);
+      const after = await poll(read, (n) => n > before);
+      // Measured: 128 (64 candidates, and the first in line of each one's article); every pending event, 3,001, when find-due ranked them all.
+      expect(after - before).toBeLessThan(600);
+    } else {
+      // SQLite: the candidates are walked through the (status, next_attempt_at) index in its order, and the LIMIT stops
+      // the walk (no sort of every due event first).
+      const sent = await statementsOf(db, () => dueEvents(db, at, 64, [], [], 64));
+      const [find] = sent.filter((s) => /from `webhook_events` as `e`/.test(s.sql));
+      expect(find.sql).toMatch(/from `webhook_events` as `e` where .* order by `e`.`next_attempt_at` asc limit \?\) as `k`/);
+      const plan: Array<{ id: number; parent: number; detail: string }> = await db.raw(`explain query plan ${find.sql}`, find.bindings as never);
+      const walk = plan.find((r) => r.detail.startsWith('SEARCH e USING INDEX webhook_events_status_next_attempt_at_index'));
+      expect(walk, plan.map((r) => r.detail).join('\n')).toBeDefined();
+      expect(plan.filter((r) => r.parent === walk!.parent && r.detail.startsWith('USE TEMP B-TREE'))).toEqual([]);
+    }
+  });
+});

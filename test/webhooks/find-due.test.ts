@@ -1,12 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { isPostgres } from '../../src/db/connect.js';
+import { type Db, isPostgres } from '../../src/db/connect.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { dueEvents } from '../../src/webhooks/lease-store.js';
+import { setWebhook } from '../../src/webhooks/service.js';
 import { statementsOf } from '../helpers/plans.js';
 import { poll } from '../helpers/poll.js';
-import { webhookWorld } from './setup.js';
+import { seedArticle, seedWorkspace } from '../helpers/seed.js';
+import { startWebhookWorker } from '../../src/webhooks/worker.js';
+import { startReceiver } from './receiver.js';
+import { type WebhookWorld, webhookWorld } from './setup.js';
 
 const at = { now: '2099-01-01T00:00:00.000Z', freshSince: '2000-01-01T00:00:00.000Z' };
+
+/** `n` queued events of as many articles, copies of the real one of `articleId` (as many publishes would take the suite a minute). */
+async function queueCopies(db: Db, n: number, articleId: string, w: WebhookWorld): Promise<void> {
+  await publishArticle(w.d.app, w.ws, articleId);
+  const [{ seq, ...event }] = await db('webhook_events').where({ article_id: articleId });
+  const [snapshot] = await db('webhook_event_snapshots').where({ event_id: event.id });
+  expect(seq).toBeGreaterThan(0);
+  for (let i = 0; i < n; i += 500) {
+    const rows = Array.from({ length: Math.min(500, n - i) }, (_, k) => ({ ...event, id: `evt_queued${i + k}`, article_id: `art_queued${i + k}` }));
+    await db('webhook_events').insert(rows);
+    await db('webhook_event_snapshots').insert(rows.map((r) => ({ event_id: r.id, snapshot: snapshot.snapshot })));
+  }
+}
 
 // find-due: an article's first pending event for its receiver is due, its later ones wait behind it
 // (decisions.md, Webhook order), and a claim reads about as many rows as it may take.
@@ -24,20 +41,29 @@ describe('find-due', () => {
     expect(due.map((e) => e.id)).toEqual([events[0].id, events.at(-1)!.id]);
   });
 
+  it('a receiver holding its answers, with more events queued than a claim walks, does not hold back another receiver\'s event', { timeout: 60_000 }, async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.timeout': 30_000 }, script: async () => (await released, { status: 200 }) });
+    const db = w.d.app.db;
+    await queueCopies(db, 400, (await w.article()).id, w);
+    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
+    const quick = await startReceiver();
+    await setWebhook(w.d.app, other, { url: quick.url });
+
+    const worker = startWebhookWorker(w.d.app);
+    await w.receiver.waitFor(4); // its slots are all taken, its answers held
+    await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id);
+    await quick.waitFor(1);
+    expect(w.receiver.received.length).toBeLessThanOrEqual(4);
+    release();
+    await worker.stop(AbortSignal.timeout(5_000));
+  });
+
   it('reads a bounded number of rows with thousands of events queued, not every pending one', { timeout: 60_000 }, async () => {
     const w = await webhookWorld({ jobs: false });
     const db = w.d.app.db;
-    await publishArticle(w.d.app, w.ws, (await w.article()).id);
-    // 3,000 queued events of as many articles: copies of a real one (3,000 publishes would take the suite a minute).
-    const [{ seq, ...event }] = await db('webhook_events');
-    const [snapshot] = await db('webhook_event_snapshots');
-    for (let i = 0; i < 3_000; i += 500) {
-      const rows = Array.from({ length: 500 }, (_, k) => ({ ...event, id: `evt_queued${i + k}`, article_id: `art_queued${i + k}` }));
-      await db('webhook_events').insert(rows);
-      await db('webhook_event_snapshots').insert(rows.map((r) => ({ event_id: r.id, snapshot: snapshot.snapshot })));
-    }
-    expect(seq).toBeGreaterThan(0);
-
+    await queueCopies(db, 3_000, (await w.article()).id, w);
     if (isPostgres(db)) {
       await db.raw('analyze webhook_events');
       // Rows of webhook_events read, from PostgreSQL's own counters (reported at most once a second).

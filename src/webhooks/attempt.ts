@@ -98,7 +98,7 @@ export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?:
       // Each is judged at the moment its answer came: the token decides.
       const rows = list.map((s) => ({ ...s.next, id: s.event.id, lease: s.lease, at: s.finishedAt.toISOString(), lastStatus: s.outcome.status, lastError: s.outcome.error }));
       const recorded = new Set(await settle(trx, rows));
-      const done = list.filter((s) => recorded.has(s.event.id));
+      const done = list.filter((_, i) => recorded.has(rows[i]));
       await insertRows(trx, 'webhook_deliveries', done.map(logLine).map(deliveryRow));
       for (const s of done) {
         if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);

@@ -80,13 +80,27 @@ describe('recordAttempts: one settle for a batch, each event only under its own 
     expect(await db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });
   });
 
+  it('an event twice in one batch is settled once, by the first attempt that holds its lease, and only that attempt is recorded and logged', async () => {
+    const { db, ids, sent, w } = await world(2);
+    const a = lease('daemon-a', 'token-a');
+    const [stale, twice] = await claimEvents(db, ids, a, claimAt);
+    // `stale`: an attempt under a lease it no longer holds, then one under the lease on the row.
+    // `twice`: a failure and a success, both under the lease on the row.
+    const batch = [sent(stale, lease('daemon-a', 'token-gone'), 'dlv_gone', T0), sent(stale, a, 'dlv_held', T0), sent(twice, a, 'dlv_fail', T0, false), sent(twice, a, 'dlv_ok', T0)];
+    await recordAttempts(w.d.app, batch);
+    expect(batch.map((s) => s.outcome.recorded)).toEqual([false, true, true, false]);
+    expect(await db('webhook_events').where({ id: stale.id }).first()).toMatchObject({ status: 'delivered', attempts: 1, lease_token: null });
+    expect(await db('webhook_events').where({ id: twice.id }).first()).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, delivered_at: null, lease_token: null });
+    expect(await db('webhook_deliveries').orderBy('id').pluck('id')).toEqual(['dlv_fail', 'dlv_held']);
+  });
+
   it('settles a batch larger than one statement holds', async () => {
     const { db, ids } = await world(1);
     const a = lease('daemon-a', 'token-a');
     await claimEvents(db, ids, a, claimAt);
     // 1,000 rows fit one statement: the real event is the 1,001st, in the second.
     const others = Array.from({ length: 1_000 }, (_, i) => ({ id: `evt_none${i}`, lease: a, at: T0, status: 'delivered' as const, attempts: 1, lastStatus: 200, lastError: null }));
-    expect(await settle(db, [...others, { ...others[0], id: ids[0] }])).toEqual([ids[0]]);
+    expect((await settle(db, [...others, { ...others[0], id: ids[0] }])).map((s) => s.id)).toEqual([ids[0]]);
     expect(await db('webhook_events').where({ id: ids[0] }).first()).toMatchObject({ status: 'delivered', attempts: 1, delivered_at: T0 });
   });
 });

@@ -95,6 +95,8 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   try {
     await withTransaction(ctx.db, async (trx) => {
+      // Tried again after a PostgreSQL conflict: what an earlier try marked went with its rollback.
+      for (const s of list) s.outcome.recorded = false;
       // Each is judged at the moment its answer came: the token decides.
       const rows = list.map((s) => ({ ...s.next, id: s.event.id, lease: s.lease, at: s.finishedAt.toISOString(), lastStatus: s.outcome.status, lastError: s.outcome.error }));
       const recorded = new Set(await settle(trx, rows));

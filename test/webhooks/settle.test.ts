@@ -3,6 +3,8 @@ import { findConnector } from '../../src/connectors/store.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { type SentAttempt, recordAttempts } from '../../src/webhooks/attempt.js';
 import { type ClaimedEvent, type LeaseRef, claimEvents, settle } from '../../src/webhooks/lease-store.js';
+import { PG_URL } from '../helpers/env.js';
+import { poll } from '../helpers/poll.js';
 import { webhookWorld } from './setup.js';
 
 // The group commit of a batch of answers (one settle statement and the log lines, one transaction), on the suite's engine.
@@ -92,6 +94,27 @@ describe('recordAttempts: one settle for a batch, each event only under its own 
     expect(await db('webhook_events').where({ id: stale.id }).first()).toMatchObject({ status: 'delivered', attempts: 1, lease_token: null });
     expect(await db('webhook_events').where({ id: twice.id }).first()).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, delivered_at: null, lease_token: null });
     expect(await db('webhook_deliveries').orderBy('id').pluck('id')).toEqual(['dlv_fail', 'dlv_held']);
+  });
+
+  // PostgreSQL tries a transaction again after a deadlock (db/tx.ts): what a failed try marked recorded must not outlive it.
+  it.skipIf(!PG_URL)('PostgreSQL: a batch tried again after a deadlock counts as recorded only what the try that committed recorded', async () => {
+    const { db, ids, sent, w } = await world(1);
+    const a = lease('daemon-a', 'token-a');
+    const [event] = await claimEvents(db, ids, a, claimAt);
+    const b = lease('daemon-b', 'token-b');
+    let takeover: Promise<number> | undefined;
+    const batch = [sent(event, a, 'dlv_a', T0)];
+    await recordAttempts(w.d.app, batch, async () => {
+      if (takeover) return;
+      // Another worker takes the event over: it waits for this try's row lock and has the row once the try rolls back.
+      takeover = db('webhook_events').where({ id: event.id }).update({ locked_by: b.holderId, lease_token: b.token, locked_until: b.until }).then(Number);
+      await poll(async () => Number((await db.raw("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n), (n) => n === 1);
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
+    expect(await takeover).toBe(1);
+    expect(batch[0].outcome.recorded).toBe(false);
+    expect(await db('webhook_events').where({ id: event.id }).first()).toMatchObject({ status: 'pending', attempts: 0, lease_token: b.token });
+    expect(await db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });
   });
 
   it('settles a batch larger than one statement holds', async () => {

@@ -95,10 +95,12 @@ export async function sendAttempt(ctx: Ctx, event: EventRow, connector: Connecto
 export async function recordAttempts(ctx: Ctx, list: SentAttempt[], onRecorded?: OnRecorded): Promise<void> {
   try {
     await withTransaction(ctx.db, async (trx) => {
+      // Tried again after a PostgreSQL conflict: what an earlier try marked went with its rollback.
+      for (const s of list) s.outcome.recorded = false;
       // Each is judged at the moment its answer came: the token decides.
       const rows = list.map((s) => ({ ...s.next, id: s.event.id, lease: s.lease, at: s.finishedAt.toISOString(), lastStatus: s.outcome.status, lastError: s.outcome.error }));
       const recorded = new Set(await settle(trx, rows));
-      const done = list.filter((s) => recorded.has(s.event.id));
+      const done = list.filter((_, i) => recorded.has(rows[i]));
       await insertRows(trx, 'webhook_deliveries', done.map(logLine).map(deliveryRow));
       for (const s of done) {
         if (s.url) await publications.setPublishedUrl(trx, s.event.articleId, s.event.connectorId, s.url);
@@ -154,8 +156,12 @@ function nextState(ctx: Ctx, event: EventRow, r: { ok: boolean; status: number |
   let delay = Math.round(schedule[n - 1] * (1 + Math.random() * 0.1));
   const asked = r.status === 429 || r.status === 503 ? retryAfterMs(r.retryAfter, r.at) : null;
   if (asked !== null && asked > delay) delay = asked;
-  return { status: 'pending', attempts, nextAttemptAt: new Date(r.at.getTime() + delay).toISOString() };
+  return { status: 'pending', attempts, nextAttemptAt: new Date(Math.min(r.at.getTime() + delay, LATEST_RETRY)).toISOString() };
 }
+
+// The latest retry written: times are ISO strings compared as strings, and a later one is "+010000-..." (before
+// every 4-digit year: due at once) or, past JavaScript's last date, no date at all (toISOString throws).
+const LATEST_RETRY = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** Retry-After as milliseconds from `now`: delta seconds or an HTTP date; null when absent or unreadable. */
 function retryAfterMs(header: string | string[] | undefined, now: Date): number | null {

@@ -171,23 +171,39 @@ const SETTLE_ROW = '(?, ?, ?, ?, ?, cast(? as integer), ?, cast(? as integer), ?
 
 /**
  * Record what became of leased events and end their leases, each only while its lease is still the caller's (else another holder
- * may have it), in one statement for the batch; the ids settled. Both engines run UPDATE ... FROM a VALUES list.
+ * may have it), in one statement for the batch; those of `list` settled. Both engines run UPDATE ... FROM a VALUES list.
  */
-export async function settle(db: Queryable, list: Settle[]): Promise<string[]> {
-  const settled: string[] = [];
-  for (let i = 0; i < list.length; i += SETTLE_CHUNK) {
-    const chunk = list.slice(i, i + SETTLE_CHUNK);
-    const values = chunk.flatMap((s) => [s.id, s.lease.holderId, s.lease.token, s.at, s.status, s.attempts, s.nextAttemptAt ?? null, s.lastStatus, s.lastError]);
-    const result = await writeOn(db).raw(
-      `with v (event_id, holder, token, at, status, attempts, next_at, last_status, last_error) as (values ${chunk.map(() => SETTLE_ROW).join(', ')}) ` +
-        'update webhook_events as e set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_at, e.next_attempt_at), ' +
-        'last_status = v.last_status, last_error = v.last_error, updated_at = v.at, ' +
-        "delivered_at = case when v.status = 'delivered' then v.at else e.delivered_at end, locked_by = null, locked_until = null, lease_token = null " +
-        'from v where e.id = v.event_id and e.locked_by = v.holder and e.lease_token = v.token and e.locked_until >= v.at returning id',
-      values as never,
-    );
-    const rows: Array<{ id: string }> = Array.isArray(result) ? result : result.rows;
-    settled.push(...rows.map((r) => r.id));
+export async function settle(db: Queryable, list: Settle[]): Promise<Settle[]> {
+  const settled: Settle[] = [];
+  // An event given twice goes to a later statement: a row joined to two rows of one VALUES list takes either's values, and
+  // which was written could not be told (both ids come back). After the first settled it, its lease is gone.
+  for (let rest = list; rest.length > 0; ) {
+    const ids = new Set<string>();
+    const once: Settle[] = [];
+    const again: Settle[] = [];
+    for (const s of rest) {
+      if (ids.has(s.id)) again.push(s);
+      else {
+        ids.add(s.id);
+        once.push(s);
+      }
+    }
+    for (let i = 0; i < once.length; i += SETTLE_CHUNK) {
+      const chunk = once.slice(i, i + SETTLE_CHUNK);
+      const values = chunk.flatMap((s) => [s.id, s.lease.holderId, s.lease.token, s.at, s.status, s.attempts, s.nextAttemptAt ?? null, s.lastStatus, s.lastError]);
+      const result = await writeOn(db).raw(
+        `with v (event_id, holder, token, at, status, attempts, next_at, last_status, last_error) as (values ${chunk.map(() => SETTLE_ROW).join(', ')}) ` +
+          'update webhook_events as e set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_at, e.next_attempt_at), ' +
+          'last_status = v.last_status, last_error = v.last_error, updated_at = v.at, ' +
+          "delivered_at = case when v.status = 'delivered' then v.at else e.delivered_at end, locked_by = null, locked_until = null, lease_token = null " +
+          'from v where e.id = v.event_id and e.locked_by = v.holder and e.lease_token = v.token and e.locked_until >= v.at returning id',
+        values as never,
+      );
+      const rows: Array<{ id: string }> = Array.isArray(result) ? result : result.rows;
+      const done = new Set(rows.map((r) => r.id));
+      settled.push(...chunk.filter((s) => done.has(s.id)));
+    }
+    rest = again;
   }
   return settled;
 }

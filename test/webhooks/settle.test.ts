@@ -3,6 +3,8 @@ import { findConnector } from '../../src/connectors/store.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { type SentAttempt, recordAttempts } from '../../src/webhooks/attempt.js';
 import { type ClaimedEvent, type LeaseRef, claimEvents, settle } from '../../src/webhooks/lease-store.js';
+import { PG_URL } from '../helpers/env.js';
+import { poll } from '../helpers/poll.js';
 import { webhookWorld } from './setup.js';
 
 // The group commit of a batch of answers (one settle statement and the log lines, one transaction), on the suite's engine.
@@ -80,13 +82,48 @@ describe('recordAttempts: one settle for a batch, each event only under its own 
     expect(await db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });
   });
 
+  it('an event twice in one batch is settled once, by the first attempt that holds its lease, and only that attempt is recorded and logged', async () => {
+    const { db, ids, sent, w } = await world(2);
+    const a = lease('daemon-a', 'token-a');
+    const [stale, twice] = await claimEvents(db, ids, a, claimAt);
+    // `stale`: an attempt under a lease it no longer holds, then one under the lease on the row.
+    // `twice`: a failure and a success, both under the lease on the row.
+    const batch = [sent(stale, lease('daemon-a', 'token-gone'), 'dlv_gone', T0), sent(stale, a, 'dlv_held', T0), sent(twice, a, 'dlv_fail', T0, false), sent(twice, a, 'dlv_ok', T0)];
+    await recordAttempts(w.d.app, batch);
+    expect(batch.map((s) => s.outcome.recorded)).toEqual([false, true, true, false]);
+    expect(await db('webhook_events').where({ id: stale.id }).first()).toMatchObject({ status: 'delivered', attempts: 1, lease_token: null });
+    expect(await db('webhook_events').where({ id: twice.id }).first()).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, delivered_at: null, lease_token: null });
+    expect(await db('webhook_deliveries').orderBy('id').pluck('id')).toEqual(['dlv_fail', 'dlv_held']);
+  });
+
+  // PostgreSQL tries a transaction again after a deadlock (db/tx.ts): what a failed try marked recorded must not outlive it.
+  it.skipIf(!PG_URL)('PostgreSQL: a batch tried again after a deadlock counts as recorded only what the try that committed recorded', async () => {
+    const { db, ids, sent, w } = await world(1);
+    const a = lease('daemon-a', 'token-a');
+    const [event] = await claimEvents(db, ids, a, claimAt);
+    const b = lease('daemon-b', 'token-b');
+    let takeover: Promise<number> | undefined;
+    const batch = [sent(event, a, 'dlv_a', T0)];
+    await recordAttempts(w.d.app, batch, async () => {
+      if (takeover) return;
+      // Another worker takes the event over: it waits for this try's row lock and has the row once the try rolls back.
+      takeover = db('webhook_events').where({ id: event.id }).update({ locked_by: b.holderId, lease_token: b.token, locked_until: b.until }).then(Number);
+      await poll(async () => Number((await db.raw("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n), (n) => n === 1);
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    });
+    expect(await takeover).toBe(1);
+    expect(batch[0].outcome.recorded).toBe(false);
+    expect(await db('webhook_events').where({ id: event.id }).first()).toMatchObject({ status: 'pending', attempts: 0, lease_token: b.token });
+    expect(await db('webhook_deliveries').count({ n: '*' }).first()).toMatchObject({ n: 0 });
+  });
+
   it('settles a batch larger than one statement holds', async () => {
     const { db, ids } = await world(1);
     const a = lease('daemon-a', 'token-a');
     await claimEvents(db, ids, a, claimAt);
     // 1,000 rows fit one statement: the real event is the 1,001st, in the second.
     const others = Array.from({ length: 1_000 }, (_, i) => ({ id: `evt_none${i}`, lease: a, at: T0, status: 'delivered' as const, attempts: 1, lastStatus: 200, lastError: null }));
-    expect(await settle(db, [...others, { ...others[0], id: ids[0] }])).toEqual([ids[0]]);
+    expect((await settle(db, [...others, { ...others[0], id: ids[0] }])).map((s) => s.id)).toEqual([ids[0]]);
     expect(await db('webhook_events').where({ id: ids[0] }).first()).toMatchObject({ status: 'delivered', attempts: 1, delivered_at: T0 });
   });
 });

@@ -13,6 +13,7 @@ import { createLogger } from '../src/lib/log.js';
 import { findConnector } from '../src/connectors/store.js';
 import { sendAttempt } from '../src/webhooks/attempt.js';
 import { setWebhook } from '../src/webhooks/service.js';
+import { dueEvents } from '../src/webhooks/lease-store.js';
 import { eventRows, toEvent } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { createWorkspace } from '../src/workspaces/service.js';
@@ -132,6 +133,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const single = await publishLatency(app, ws, receivers, latencyRuns, 1);
     const burstLat = await publishLatency(app, ws, receivers, burst, burst);
     const many = await manyReceivers(app, receivers, perReceiver);
+    const finding = await findDueFlatness(app, opts.quick ? 4_000 : 16_000);
     await app.close();
     log(`${label}: ${DRAIN_ROUNDS} drains of ${n} deliveries (${bytes} bytes): ${drains.map((d) => d.reqPerSec.toFixed(0)).join(', ')}/s; bare loops keeping their connections ${bares.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s (c=${c}); ratios ${rounds.map((r) => (r.d.reqPerSec / r.bare).toFixed(2)).join(', ')}, median ${(drained.reqPerSec / bare).toFixed(2)}`);
     log(`${label}: bare loops with a new connection per POST ${fresh.map((b) => b.reqPerSec.toFixed(0)).join(', ')} POST/s; the drains against them ${freshRatios.map((r) => r.toFixed(2)).join(', ')}, median ${freshRatio.toFixed(2)}`);
@@ -139,6 +141,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     log(`${label}: median round: CPU per delivery ${drained.cpuMs.toFixed(2)} ms; per bare POST ${bareCpu.toFixed(2)} ms (ratio ${(drained.cpuMs / bareCpu).toFixed(1)}x; steadier than req/s on a shared machine)`);
     log(`${label}: median round, CPU by process: per delivery svc ${drained.cpuMs.toFixed(3)} + database ${drained.databaseMs.toFixed(3)} + receiver ${drained.receiverMs.toFixed(3)} = ${drainAll.toFixed(3)} ms; per bare POST loop ${bareCpu.toFixed(3)} + receiver ${bareReceiver.toFixed(3)} = ${bareAll.toFixed(3)} ms (${(drainAll / bareAll).toFixed(1)}x); at that cost this machine's ${cores} cores deliver at most ${drainMax.toFixed(0)}/s, ${(drainMax / bare).toFixed(2)} of the bare loop's rate`);
     log(`${label}: latency one at a time p50 ${single.p50.toFixed(1)} ms p99 ${single.p99.toFixed(1)} ms; burst of ${burst} p50 ${burstLat.p50.toFixed(1)} ms p99 ${burstLat.p99.toFixed(1)} ms`);
+    log(`${label}: find-due, one claim's walk: ${finding.small.ms.toFixed(2)} ms at ${finding.small.queued} queued, ${finding.large.ms.toFixed(2)} ms at ${finding.large.queued}`);
     log(`${label}: 100 receivers: ${many.healthy} healthy deliveries in ${(many.ms / 1000).toFixed(2)} s = ${many.reqPerSec.toFixed(0)}/s; the slow receiver had answered ${many.slowAnswered} of ${perReceiver} by then`);
     return [
       { name: `webhook drain, ${n} events (${label}, c=${c}, median of ${DRAIN_ROUNDS} rounds)`, reqPerSec: drained.reqPerSec, p50Ms: drained.p50, p99Ms: drained.p99, baselineReqPerSec: bare, ratio: drained.reqPerSec / bare, cpuUsPerReq: drainAll * 1000, baselineCpuUsPerReq: bareAll * 1000 },
@@ -147,6 +150,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
       { name: `webhook publish-to-delivery, one at a time (${label})`, reqPerSec: single.reqPerSec, p50Ms: single.p50, p99Ms: single.p99, baselineReqPerSec: bareOne.reqPerSec, ratio: single.reqPerSec / bareOne.reqPerSec },
       { name: `webhook publish-to-delivery, burst of ${burst} (${label})`, reqPerSec: burstLat.reqPerSec, p50Ms: burstLat.p50, p99Ms: burstLat.p99, baselineReqPerSec: bare, ratio: burstLat.reqPerSec / bare },
       { name: `webhook 100 receivers, healthy ones (${label}; vs 1 receiver)`, reqPerSec: many.reqPerSec, p50Ms: many.p50, p99Ms: many.p99, baselineReqPerSec: drained.reqPerSec, ratio: many.reqPerSec / drained.reqPerSec },
+      { name: `webhook find-due, ${finding.large.queued} queued vs ${finding.small.queued} (${label}; calls/s, flat is 1.0)`, reqPerSec: 1000 / finding.large.ms, p50Ms: finding.large.ms, p99Ms: finding.large.ms, baselineReqPerSec: 1000 / finding.small.ms, ratio: finding.small.ms / finding.large.ms },
     ];
   } finally {
     receivers.close();
@@ -390,6 +394,40 @@ async function manyReceivers(app: App, receivers: Receivers, k: number) {
   await worker.stop(AbortSignal.timeout(50));
   times.sort((a, b) => a - b);
   return { ms, healthy: target, reqPerSec: (target * 1000) / ms, p50: pct(times, 50), p99: pct(times, 99), slowAnswered: slowAtEnd };
+}
+
+/**
+ * One claim's find-due (the worker's arguments: room for 256, 64 a receiver) with 1,000 and then `large` events queued
+ * for one receiver, copies of a real one (as many publishes would take minutes): the median of 7 calls each.
+ */
+async function findDueFlatness(app: App, large: number) {
+  const ws = await workspace(app, `due-${Date.now().toString(36)}.example`, 'http://127.0.0.1:9/hook');
+  const [id] = await makeArticles(app, ws, 1);
+  await publishArticle(app, ws, id);
+  const [{ seq, ...event }] = await app.db('webhook_events').where({ article_id: id });
+  const [snapshot] = await app.db('webhook_event_snapshots').where({ event_id: event.id });
+  const at = { now: new Date(Date.now() + 60_000).toISOString(), freshSince: new Date(Date.now() - 10_000).toISOString() };
+  let queued = 1;
+  const measure = async (n: number) => {
+    for (; queued < n; queued += 500) {
+      const rows = Array.from({ length: Math.min(500, n - queued) }, (_, k) => ({ ...event, id: `evt_due${seq}x${queued + k}`, article_id: `art_due${seq}x${queued + k}` }));
+      await app.db('webhook_events').insert(rows);
+      await app.db('webhook_event_snapshots').insert(rows.map((r) => ({ event_id: r.id, snapshot: snapshot.snapshot })));
+    }
+    if (isPostgres(app.db)) await app.db.raw('analyze webhook_events');
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      await dueEvents(app.db, at, 256, [], [], 64);
+      times.push(performance.now() - t);
+    }
+    return { queued: n, ms: times.sort((a, b) => a - b)[3] };
+  };
+  const small = await measure(1_000);
+  const result = { small, large: await measure(large) };
+  // Gone before the other lines of a later run read the queue.
+  await app.db('webhook_events').where({ connector_id: event.connector_id }).delete();
+  return result;
 }
 
 // `node dist/bench/webhooks.js [--quick]`: this bench alone.

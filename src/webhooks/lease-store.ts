@@ -41,8 +41,8 @@ const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.to
 // article_id, status) index), so a claim reads about as many rows as it may take, not every pending event;
 // then at most `perConnector` of them a connector (a window over those few), oldest first.
 const DUE_SQL =
-  'select d.id, d.connector_id, octet_length(s.snapshot) from (select id, connector_id, seq, ' +
-  'row_number() over (partition by connector_id order by seq) as nth from (' +
+  'select d.id, d.connector_id, octet_length(s.snapshot), d.walked from (select id, connector_id, seq, ' +
+  'row_number() over (partition by connector_id order by seq) as nth, count(*) over () as walked from (' +
   "select e.id, e.connector_id, e.seq from webhook_events as e where e.status = 'pending' and e.next_attempt_at <= $1 " +
   `and ${leaseVoidSql('e', '$1', '$2')} and e.id <> all($3::text[]) and e.connector_id <> all($4::text[]) ` +
   'and e.connector_id in (select c.id from connectors as c where c.enabled = true) ' +
@@ -69,13 +69,25 @@ const CLAIM_SQL =
 export type DueEvent = Pick<EventRow, 'id' | 'connectorId'> & { bytes: number };
 
 /**
+ * What find-due found; `cut`: its walk stopped at `limit` events, so more may be due behind those it found (of the
+ * connectors whose part the window cut, and of others queued after them).
+ */
+export interface Due {
+  events: DueEvent[];
+  cut: boolean;
+}
+
+/**
  * Due events nobody validly holds, on enabled connectors not in `skipConnectors` (those at their bound), first in line for
  * their article (decisions.md, Webhook order), oldest first, at most `perConnector` a connector. No rows: those come with claimEvents.
  */
-export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<DueEvent[]> {
+export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exclude: string[], skipConnectors: string[], perConnector: number): Promise<Due> {
   if (onPostgresPool(db)) {
     const due = await preparedRows(db as Db, 'svc_webhooks_due', DUE_SQL, [at.now, at.freshSince, exclude, skipConnectors, perConnector, limit]);
-    return due.map(([id, connectorId, bytes]) => ({ id: id as string, connectorId: connectorId as string, bytes: Number(bytes) }));
+    return {
+      events: due.map(([id, connectorId, bytes]) => ({ id: id as string, connectorId: connectorId as string, bytes: Number(bytes) })),
+      cut: due.length > 0 && Number(due[0][3]) >= limit,
+    };
   }
   const first = db('webhook_events as p').min('p.seq').whereRaw('?? = ??', ['p.connector_id', 'e.connector_id']).whereRaw('?? = ??', ['p.article_id', 'e.article_id']).where('p.status', 'pending');
   const q = db('webhook_events as e')
@@ -89,14 +101,19 @@ export async function dueEvents(db: Queryable, at: LeaseTime, limit: number, exc
     .limit(limit);
   if (exclude.length > 0) q.whereNotIn('e.id', exclude);
   if (skipConnectors.length > 0) q.whereNotIn('e.connector_id', skipConnectors);
-  const ranked = db.from(q.as('k')).select('id', 'connector_id', 'seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['connector_id', 'seq', 'nth']));
+  const ranked = db
+    .from(q.as('k'))
+    .select('id', 'connector_id', 'seq', db.raw('row_number() over (partition by ?? order by ??) as ??', ['connector_id', 'seq', 'nth']), db.raw('count(*) over () as ??', ['walked']));
   const rows = await db
     .from(ranked.as('d'))
     .join('webhook_event_snapshots as s', 's.event_id', 'd.id')
-    .select('d.id', 'd.connector_id', db.raw('octet_length(??) as ??', ['s.snapshot', 'bytes']))
+    .select('d.id', 'd.connector_id', db.raw('octet_length(??) as ??', ['s.snapshot', 'bytes']), 'd.walked')
     .where('d.nth', '<=', perConnector)
     .orderBy('d.seq');
-  return rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id, bytes: Number(r.bytes) }));
+  return {
+    events: rows.map((r: Record<string, string>) => ({ id: r.id, connectorId: r.connector_id, bytes: Number(r.bytes) })),
+    cut: rows.length > 0 && Number(rows[0].walked) >= limit,
+  };
 }
 
 /** A claimed event, with its publication's publishedUrl now (a receiver's answer to an earlier event may have set it; undefined when the publication is gone). */

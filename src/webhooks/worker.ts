@@ -178,6 +178,9 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
     }
     // Claims wait for the slots, so a slot never waits on a round trip: twice a receiver's slots (each waits at most
     // one timeout), CLAIM_AHEAD times them while it answers quickly; maySend gives back one that waited too long.
+    // Receivers the pick left events of (no room, or their next does not fit their part of the memory): this round's
+    // later walks leave them out, so the events of others queued behind their backlog are found.
+    const passed = new Set<string>();
     for (;;) {
       const capacity = CLAIM_AHEAD * concurrency - (claims.size - recording);
       const now = ctx.clock.now();
@@ -187,7 +190,7 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
       // At their bound, of claims or of memory (no event fits in their part, and their slots are taken).
       const spent = (id: string) => (heldBy.get(id) ?? 0) >= receiverBytes && queued(id) + holding(id) >= slotsPerReceiver;
       const full = [...receivers.keys()].filter((id) => !wantsMore(id) || spent(id));
-      const due = await dueEvents(ctx.db, at, capacity, [...claims.keys()], full, CLAIM_AHEAD * slotsPerReceiver);
+      const { events: due, cut } = await dueEvents(ctx.db, at, capacity, [...claims.keys()], [...new Set([...full, ...passed])], CLAIM_AHEAD * slotsPerReceiver);
       const taking = new Map<string, number>();
       // Memory: the snapshots held stay within claimedBytes, a receiver's within receiverBytes unless its slots are not
       // all taken (one event whatever its size when none is held). The first that does not fit ends the pick (for its
@@ -209,7 +212,12 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
         return true;
       });
       const sizes = new Map(pick.map((e) => [e.id, e.bytes]));
-      if (pick.length === 0 || stopped) return claimed;
+      // The walk stopped at its limit: what it did not reach may be another receiver's (the window kept a part of each).
+      for (const e of due) if (cut && !sizes.has(e.id)) passed.add(e.connectorId);
+      if (pick.length === 0 || stopped) {
+        if (cut && !memoryFull && !stopped) continue; // all it found were passed: the next walk leaves their receivers out
+        return claimed;
+      }
       const lease = newLease(ctx, h, now);
       const ids = pick.map((e) => e.id);
       const claimedAt = Date.now(); // a failure from now on makes send() read the webhook again
@@ -226,8 +234,8 @@ export function startWebhookWorker(ctx: Ctx, given?: LeaseHolder): Job {
       for (const event of taken) if (connectors.has(event.connectorId)) enqueue({ event, lease, connector: connectors.get(event.connectorId)!, claimedAt, bytes: sizes.get(event.id)! }, h);
       const orphans = taken.filter((e) => !connectors.has(e.connectorId)).map((e) => e.id); // after: a failed release holds only these
       if (orphans.length > 0) await releaseLeases(writer, lease.token, { ids: orphans });
-      // Fewer rows than asked for: nothing else was due (what came since wakes the worker again). Full: recorded attempts wake it.
-      if (stopped || memoryFull || due.length < capacity) return claimed;
+      // The walk ended before its limit: nothing else was due (what came since wakes the worker again). Full: recorded attempts wake it.
+      if (stopped || memoryFull || !cut) return claimed;
     }
   };
 

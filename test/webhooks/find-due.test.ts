@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Db, isPostgres } from '../../src/db/connect.js';
 import { publishArticle } from '../../src/publishing/publish.js';
 import { dueEvents } from '../../src/webhooks/lease-store.js';
@@ -37,7 +38,7 @@ describe('find-due', () => {
     const events: Array<{ id: string; article_id: string }> = await w.d.app.db('webhook_events').orderBy('seq').select('id', 'article_id');
     expect(events.filter((e) => e.article_id === busy.id).length).toBeGreaterThanOrEqual(3);
 
-    const due = await dueEvents(w.d.app.db, at, 2, [], [], 2);
+    const { events: due } = await dueEvents(w.d.app.db, at, 2, [], [], 2);
     expect(due.map((e) => e.id)).toEqual([events[0].id, events.at(-1)!.id]);
   });
 
@@ -58,6 +59,61 @@ describe('find-due', () => {
     expect(w.receiver.received.length).toBeLessThanOrEqual(4);
     release();
     await worker.stop(AbortSignal.timeout(5_000));
+  });
+
+  // The walk stops at the claim's room, and the window then keeps a receiver's part of it: the rows it cut may hide
+  // another receiver's events queued behind. A claim that took its part (the receiver now at its bound) walks again
+  // without it, in the same round: the poll may be long.
+  it('a walk cut by one receiver\'s backlog is walked again without it in the same round: another receiver\'s event queued behind is claimed then, not at the next poll', { timeout: 60_000 }, async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.timeout': 30_000, 'webhooks.pollInterval': 3_600_000 }, script: async () => (await released, { status: 200 }) });
+    const db = w.d.app.db;
+    await queueCopies(db, 400, (await w.article()).id, w);
+    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
+    const quick = await startReceiver();
+    await setWebhook(w.d.app, other, { url: quick.url });
+    await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id); // queued before the worker starts: no wake for it
+
+    const worker = startWebhookWorker(w.d.app);
+    onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+    onTestFinished(() => release()); // runs first
+    // The first round: twice the first receiver's slots, and the other's event.
+    expect(await once(w.d.app.events, 'webhooks.looked')).toEqual([{ claimed: 9 }]);
+    await quick.waitFor(1);
+  });
+
+  // A receiver whose next snapshot does not fit its part of webhooks.claimedBytes, with its slots taken but its part
+  // not full, is not at its bound as claimDue counts it: each look walks its backlog alone and claims nothing.
+  it('a receiver whose next event does not fit its part of the memory, with a backlog longer than a walk, does not hold back another receiver\'s event', { timeout: 60_000 }, async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // The size of its snapshots (an article as seeded), from a world of its own.
+    const probe = await webhookWorld({ jobs: false });
+    await publishArticle(probe.d.app, probe.ws, (await probe.article()).id);
+    const [{ n: size }] = await probe.d.app.db('webhook_event_snapshots').select(probe.d.app.db.raw('octet_length(snapshot) as n'));
+    // Its part (4 of 16 slots) holds 4.5 snapshots: its 4 slots fill, a fifth does not fit, and the part is not full.
+    const claimedBytes = Math.floor(4.5 * Number(size)) * 4;
+    const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.timeout': 30_000, 'webhooks.claimedBytes': claimedBytes }, script: async () => (await released, { status: 200 }) });
+    const db = w.d.app.db;
+    await queueCopies(db, 400, (await w.article()).id, w);
+    const [{ n: copied }] = await db('webhook_event_snapshots').select(db.raw('max(octet_length(snapshot)) as n'));
+    expect(Number(copied)).toBe(Number(size));
+    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
+    const quick = await startReceiver();
+    await setWebhook(w.d.app, other, { url: quick.url });
+
+    const worker = startWebhookWorker(w.d.app);
+    onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+    onTestFinished(() => release()); // runs first
+    await w.receiver.waitFor(4);
+    await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id);
+    // Polls every 50 ms: a few looks are plenty to claim it.
+    for (let i = 0; i < 5; i++) await once(w.d.app.events, 'webhooks.looked');
+    const event = await db('webhook_events').where({ workspace_id: other.id }).first();
+    expect(event.status === 'delivered' || event.locked_by !== null).toBe(true);
+    await quick.waitFor(1);
+    expect(w.receiver.received).toHaveLength(4);
   });
 
   it('reads a bounded number of rows with thousands of events queued, not every pending one', { timeout: 60_000 }, async () => {
@@ -82,7 +138,7 @@ describe('find-due', () => {
         }
       };
       const before = await settled();
-      expect(await dueEvents(db, at, 64, [], [], 64)).toHaveLength(64);
+      expect((await dueEvents(db, at, 64, [], [], 64)).events).toHaveLength(64);
       const after = await poll(read, (n) => n > before);
       // Measured: 128 (64 candidates, and the first in line of each one's article); every pending event, 3,001, when find-due ranked them all.
       expect(after - before).toBeLessThan(600);

@@ -27,6 +27,20 @@ async function queueCopies(db: Db, n: number, articleId: string, w: WebhookWorld
   }
 }
 
+/** A second workspace whose webhook goes to a receiver answering 200 at once. */
+async function otherReceiver(w: WebhookWorld) {
+  const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
+  const quick = await startReceiver();
+  await setWebhook(w.d.app, other, { url: quick.url });
+  return { other, quick };
+}
+
+/** The worker, stopped when the test ends. */
+function runWorker(w: WebhookWorld): void {
+  const worker = startWebhookWorker(w.d.app);
+  onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+}
+
 /** Rows of webhook_events read, from PostgreSQL's own counters (reported at most once a second). */
 async function reads(db: Db): Promise<number> {
   await db.raw('select pg_stat_clear_snapshot()');
@@ -66,9 +80,7 @@ describe('find-due', () => {
     const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.timeout': 30_000 }, script: async () => (await released, { status: 200 }) });
     const db = w.d.app.db;
     await queueCopies(db, 400, (await w.article()).id, w);
-    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
-    const quick = await startReceiver();
-    await setWebhook(w.d.app, other, { url: quick.url });
+    const { other, quick } = await otherReceiver(w);
 
     const worker = startWebhookWorker(w.d.app);
     await w.receiver.waitFor(4); // its slots are all taken, its answers held
@@ -88,13 +100,10 @@ describe('find-due', () => {
     const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.timeout': 30_000, 'webhooks.pollInterval': 3_600_000 }, script: async () => (await released, { status: 200 }) });
     const db = w.d.app.db;
     await queueCopies(db, 400, (await w.article()).id, w);
-    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
-    const quick = await startReceiver();
-    await setWebhook(w.d.app, other, { url: quick.url });
+    const { other, quick } = await otherReceiver(w);
     await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id); // queued before the worker starts: no wake for it
 
-    const worker = startWebhookWorker(w.d.app);
-    onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+    runWorker(w);
     onTestFinished(() => release()); // runs first
     // The first round: twice the first receiver's slots, and the other's event.
     expect(await once(w.d.app.events, 'webhooks.looked')).toEqual([{ claimed: 9 }]);
@@ -108,12 +117,9 @@ describe('find-due', () => {
     const w = await webhookWorld({ jobs: false, overrides: { 'webhooks.pollInterval': 3_600_000, 'webhooks.retrySchedule': [3_600_000] }, script: () => ({ status: 500 }) });
     const db = w.d.app.db;
     await queueCopies(db, 3_000, (await w.article()).id, w);
-    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
-    const quick = await startReceiver();
-    await setWebhook(w.d.app, other, { url: quick.url });
+    const { other, quick } = await otherReceiver(w);
 
-    const worker = startWebhookWorker(w.d.app);
-    onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+    runWorker(w);
     await w.receiver.waitFor(100);
     await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id); // its wake is the only look for it
     const before = w.receiver.received.length;
@@ -138,12 +144,9 @@ describe('find-due', () => {
     await queueCopies(db, 400, (await w.article()).id, w);
     const [{ n: copied }] = await db('webhook_event_snapshots').select(db.raw('max(octet_length(snapshot)) as n'));
     expect(Number(copied)).toBe(Number(size));
-    const other = await seedWorkspace(w.d.app, { websiteUrl: 'https://other.example' });
-    const quick = await startReceiver();
-    await setWebhook(w.d.app, other, { url: quick.url });
+    const { other, quick } = await otherReceiver(w);
 
-    const worker = startWebhookWorker(w.d.app);
-    onTestFinished(() => worker.stop(AbortSignal.timeout(5_000)).then(() => undefined));
+    runWorker(w);
     onTestFinished(() => release()); // runs first
     await w.receiver.waitFor(4);
     await publishArticle(w.d.app, other, (await seedArticle(w.d.app, other)).id);

@@ -36,10 +36,9 @@ export interface MigrateOptions {
 export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<string[]> {
   return reachable(db, async () => {
     const state = refuseNewer(await knexState(db));
-    if (lockClean(state.lockRows) && state.known.every((m) => state.applied.includes(m))) return [];
+    if (lockClean(state.lockRows) && state.pending.length === 0) return [];
     return locked(db, opts.log, async () => {
-      const { known, applied } = await knexState(db);
-      await refuseWhileServed(known.filter((m) => !applied.includes(m)), opts.daemons, 'migrate');
+      await refuseWhileServed((await knexState(db)).pending, opts.daemons, 'migrate');
       return db.migrate.latest(options());
     });
   });
@@ -107,7 +106,7 @@ export async function isNewDatabase(db: Db): Promise<boolean> {
 
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
 async function lastBatch(db: Db): Promise<string[]> {
-  if (!(await db.schema.hasTable('knex_migrations'))) return [];
+  if (await isNewDatabase(db)) return [];
   const names: string[] = await db('knex_migrations').where('batch', db('knex_migrations').max('batch')).orderBy('id', 'desc').pluck('name');
   // Checked after the batch is read: a batch a newer svc applied meanwhile never reaches confirm.
   refuseNewer(await knexState(db));
@@ -125,30 +124,27 @@ export type MigrationStatus = Awaited<ReturnType<typeof migrationStatus>>;
 /** Read without creating or locking anything; `unknown`: applied by a newer svc. */
 export async function migrationStatus(db: Db) {
   return reachable(db, async () => {
-    const { known, applied } = await knexState(db);
-    return {
-      applied: applied.filter((m) => known.includes(m)),
-      pending: known.filter((m) => !applied.includes(m)),
-      unknown: applied.filter((m) => !known.includes(m)),
-    };
+    const { applied, pending, unknown } = await knexState(db);
+    return { applied: applied.filter((m) => !unknown.includes(m)), pending, unknown };
   });
 }
 
 type KnexState = Awaited<ReturnType<typeof knexState>>;
 
-/** Read without creating anything: `applied` oldest first ([] before knex created its tables), `lockRows` null when that table does not exist (yet). */
+/** Read without creating anything: `applied` oldest first ([] before knex created its tables), `unknown` applied by a newer svc, `lockRows` null when that table does not exist (yet). */
 async function knexState(db: Db) {
   const known = (await source.getMigrations([])).map(source.getMigrationName);
-  if (!(await db.schema.hasTable('knex_migrations'))) return { known, applied: [], lockRows: null };
-  const rows: Array<{ name: string }> = await db('knex_migrations').orderBy('id').select('name');
-  const lockRows: Array<{ is_locked: number | null }> | null = (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
-  return { known, applied: rows.map((r) => r.name), lockRows };
+  const created = !(await isNewDatabase(db));
+  const applied: string[] = created ? await db('knex_migrations').orderBy('id').pluck('name') : [];
+  const lockRows: Array<{ is_locked: number | null }> | null = created && (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
+  const unknown = applied.filter((m) => !known.includes(m));
+  return { applied, pending: known.filter((m) => !applied.includes(m)), unknown, lockRows };
 }
 
 const lockClean = (rows: KnexState['lockRows']) => rows !== null && rows.length === 1 && Number(rows[0].is_locked) === 0;
 
 function refuseNewer(state: KnexState): KnexState {
-  const unknown = state.applied.filter((m) => !state.known.includes(m));
+  const { unknown } = state;
   if (unknown.length === 0) return state;
   throw new AppError(
     'database_newer',
@@ -169,10 +165,7 @@ function locked(db: Db, log: Logger | undefined, fn: () => Promise<[number, stri
   return withMigrationLock(db, log, async () => {
     const { lockRows } = refuseNewer(await knexState(db));
     if (lockRows && !lockClean(lockRows)) {
-      await db.transaction(async (trx) => {
-        await trx(LOCK_TABLE).del();
-        await trx(LOCK_TABLE).insert({ is_locked: 0 });
-      });
+      await db.migrate.forceFreeMigrationsLock(options());
       log?.warn({ rows: lockRows.length, locked: lockRows.filter((r) => Number(r.is_locked) !== 0).length }, `repaired knex's migration lock table (${LOCK_TABLE}): it was left locked or doubled by an earlier run`);
     }
     return fn().then(([, names]) => names);

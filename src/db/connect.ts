@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type pg from 'pg';
-import type { Config } from '../config/schema.js';
+import { type Config, configSchema } from '../config/schema.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 
 export type Db = Knex;
@@ -22,16 +22,16 @@ export function pgDriver(): typeof pg {
 }
 
 type Deadlines = Pick<Config['database'], 'connectTimeout' | 'acquireTimeout' | 'queryTimeout' | 'keepAlive' | 'busyTimeout'>;
-
-/** The schema's defaults, for callers that open a database of their own (backup, restore). */
-const DEFAULT_DEADLINES: Deadlines = { connectTimeout: 5_000, acquireTimeout: 10_000, queryTimeout: 10_000, keepAlive: 10_000, busyTimeout: 5_000 };
+const DEFAULT_DEADLINES: Deadlines = configSchema.shape.database.parse(undefined);
 
 /**
  * SQLite in WAL mode, so the CLI and a daemon share one file. Every wait has a deadline
  * (docs/deployment.md, "Deadlines"): PostgreSQL's queryTimeout is also client side, for a silent link.
  */
 export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'filename' | 'poolMax'> & Partial<Deadlines>): Db {
-  const d = { ...DEFAULT_DEADLINES, ...definedOnly(database) };
+  // A deadline passed as undefined keeps its default (a NaN busy_timeout would be 0: no wait at all).
+  const given = Object.fromEntries(Object.entries(database).filter(([, v]) => v !== undefined));
+  const d: Deadlines = { ...DEFAULT_DEADLINES, ...given };
   const common = { log: QUIET, compileSqlOnError: false, acquireConnectionTimeout: d.acquireTimeout };
   if (database.client === 'pg') {
     pgDriver();
@@ -80,8 +80,7 @@ export function openDb(database: Pick<Config['database'], 'client' | 'url' | 'fi
     });
   const db = sqlite(database.poolMax);
   // A 64 MiB page cache (SQLite's default: 2 MiB) keeps the index pages a large import writes.
-  const writer = sqlite(1, '; PRAGMA cache_size = -65536');
-  writers.set(db, writer);
+  writers.set(db, sqlite(1, '; PRAGMA cache_size = -65536'));
   return db;
 }
 
@@ -146,9 +145,6 @@ export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
 function cutClient(client: pg.Client): void {
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
-
-/** A deadline passed as undefined keeps its default (a NaN busy_timeout would be 0: no wait at all). */
-const definedOnly = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export const isPostgres = (db: Queryable): boolean => db.client.config.client === 'pg';
 

@@ -10,11 +10,11 @@ export const isUniqueViolation = (err: unknown) => violates(err, '23505', /UNIQU
 export const isForeignKeyViolation = (err: unknown) => violates(err, '23503', /FOREIGN KEY/i);
 
 /** A constraint violation as an AppError for a person; anything else rethrown. */
-export function translateDbError(err: unknown, messages: { unique?: string; foreignKey?: string } = {}): never {
+export function translateDbError(err: unknown, messages: { unique: string }): never {
   if (err instanceof AppError) throw err;
-  if (isUniqueViolation(err)) throw conflict(messages.unique ?? 'That already exists', { cause: err });
+  if (isUniqueViolation(err)) throw conflict(messages.unique, { cause: err });
   if (isForeignKeyViolation(err)) {
-    throw new AppError('invalid_reference', 400, messages.foreignKey ?? 'That refers to something that does not exist', { cause: err });
+    throw new AppError('invalid_reference', 400, 'That refers to something that does not exist', { cause: err });
   }
   throw err;
 }

@@ -106,11 +106,9 @@ export async function isNewDatabase(db: Db): Promise<boolean> {
 
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
 async function lastBatch(db: Db): Promise<string[]> {
-  if (await isNewDatabase(db)) return [];
-  const names: string[] = await db('knex_migrations').where('batch', db('knex_migrations').max('batch')).orderBy('id', 'desc').pluck('name');
-  // Checked after the batch is read: a batch a newer svc applied meanwhile never reaches confirm.
-  refuseNewer(await knexState(db));
-  return names;
+  const { rows } = refuseNewer(await knexState(db));
+  const last = Math.max(...rows.map((r) => r.batch));
+  return rows.filter((r) => r.batch === last).map((r) => r.name).reverse();
 }
 
 /** For the migration tests: 'all' undoes every one. */
@@ -131,14 +129,15 @@ export async function migrationStatus(db: Db) {
 
 type KnexState = Awaited<ReturnType<typeof knexState>>;
 
-/** Read without creating anything: `applied` oldest first ([] before knex created its tables), `unknown` applied by a newer svc, `lockRows` null when that table does not exist (yet). */
+/** Read without creating anything: `rows` and `applied` oldest first ([] before knex created its tables), `unknown` applied by a newer svc, `lockRows` null when that table does not exist (yet). */
 async function knexState(db: Db) {
   const known = (await source.getMigrations([])).map(source.getMigrationName);
   const created = !(await isNewDatabase(db));
-  const applied: string[] = created ? await db('knex_migrations').orderBy('id').pluck('name') : [];
+  const rows: Array<{ name: string; batch: number }> = created ? await db('knex_migrations').orderBy('id').select('name', 'batch') : [];
+  const applied = rows.map((r) => r.name);
   const lockRows: Array<{ is_locked: number | null }> | null = created && (await db.schema.hasTable(LOCK_TABLE)) ? await db(LOCK_TABLE).select('is_locked') : null;
   const unknown = applied.filter((m) => !known.includes(m));
-  return { applied, pending: known.filter((m) => !applied.includes(m)), unknown, lockRows };
+  return { rows, applied, pending: known.filter((m) => !applied.includes(m)), unknown, lockRows };
 }
 
 const lockClean = (rows: KnexState['lockRows']) => rows !== null && rows.length === 1 && Number(rows[0].is_locked) === 0;

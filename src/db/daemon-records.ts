@@ -37,7 +37,7 @@ export function recordDaemon(config: RecordedConfig & Pick<Config, 'webhooks' | 
     since: now.toISOString(),
     dataDir: path.resolve(config.dataDir),
     webhooks: { allowPrivateNetworks, allowedHosts },
-    ...(served ? { served } : {}),
+    served,
     configFile: config.source,
   };
   for (const dir of config.stateDirs) {

@@ -37,8 +37,7 @@ export interface Sweep {
  * stay are read once per walk, not by every batch. The cursor returned is null at the end.
  */
 export async function sweep(db: Db, s: Sweep, cursor: SweepCursor | null, { size = 500, maxBatches = 20 }: BatchLimits = {}): Promise<{ deleted: number; cursor: SweepCursor | null }> {
-  const after = (q: Knex.QueryBuilder, at: SweepCursor) =>
-    s.order.length === 1 ? q.where(s.order[0], '>', at[0]) : q.whereRaw(`(${s.order.map(() => '??').join(', ')}) > (${at.map(() => '?').join(', ')})`, [...s.order, ...at]);
+  const after = (q: Knex.QueryBuilder, at: SweepCursor) => q.whereRaw(`(${s.order.map(() => '??').join(', ')}) > (${at.map(() => '?').join(', ')})`, [...s.order, ...at]);
   let deleted = 0;
   let at = cursor;
   for (let i = 0; i < maxBatches; i++) {

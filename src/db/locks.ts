@@ -10,18 +10,17 @@ import { type Db, endClient, pgDriver } from './connect.js';
 import { ensurePrivateDir, ensurePrivateFile } from './files.js';
 import { refuseMovedDatabase } from './moved.js';
 
-/*
- * On SQLite a lock is an open BEGIN IMMEDIATE on an empty sidecar database (`-daemon.lock`,
- * `-migrate.lock`): its POSIX locks are dropped when the process ends (kill -9 included) and keep
- * two connections of one process apart too. A sidecar, so the database itself stays free for knex.
- */
-
 /** release() is idempotent. */
 export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** Null while another holds it; with `onWait` (called once), waited for by polling: no libuv thread sleeps in SQLite's busy handler. */
+/**
+ * On SQLite a lock is an open BEGIN IMMEDIATE on an empty sidecar database (`-daemon.lock`,
+ * `-migrate.lock`): its POSIX locks are dropped when the process ends (kill -9 included) and keep
+ * two connections of one process apart too. A sidecar, so the database itself stays free for knex.
+ * Null while another holds it; with `onWait` (called once), waited for by polling: no libuv thread sleeps in SQLite's busy handler.
+ */
 async function sqliteLock(file: string, onWait?: () => void): Promise<HeldLock | null> {
   ensurePrivateFile(file);
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {

@@ -37,8 +37,8 @@ export async function migrateLatest(db: Db, opts: MigrateOptions = {}): Promise<
   return reachable(db, async () => {
     const state = refuseNewer(await knexState(db));
     if (lockClean(state.lockRows) && state.pending.length === 0) return [];
-    return locked(db, opts.log, async () => {
-      await refuseWhileServed((await knexState(db)).pending, opts.daemons, 'migrate');
+    return locked(db, opts.log, async ({ pending }) => {
+      await refuseWhileServed(pending, opts.daemons, 'migrate');
       return db.migrate.latest(options());
     });
   });
@@ -79,7 +79,7 @@ const INSTALL_MIGRATION = '2026-11-22-0300-create-core-tables';
  */
 export async function rollbackLastBatch(db: Db, opts: MigrateOptions & { confirm?: (batch: string[]) => Promise<void> } = {}): Promise<string[]> {
   return reachable(db, async () => {
-    const batch = await lastBatch(db);
+    const batch = lastBatch(refuseNewer(await knexState(db)));
     if (batch.length === 0) return [];
     if (batch.includes(INSTALL_MIGRATION)) {
       throw new AppError(
@@ -91,9 +91,8 @@ export async function rollbackLastBatch(db: Db, opts: MigrateOptions & { confirm
     }
     await refuseWhileServed(batch, opts.daemons, 'roll back');
     await opts.confirm?.(batch);
-    return locked(db, opts.log, async () => {
-      const now = await lastBatch(db);
-      if (now.join() !== batch.join()) throw new AppError('conflict', 409, 'The migrations changed while you confirmed (another svc migrated this database): nothing was rolled back', { hint: 'Run svc migrate --status, then the rollback again.' });
+    return locked(db, opts.log, async (state) => {
+      if (lastBatch(state).join() !== batch.join()) throw new AppError('conflict', 409, 'The migrations changed while you confirmed (another svc migrated this database): nothing was rolled back', { hint: 'Run svc migrate --status, then the rollback again.' });
       await refuseWhileServed(batch, opts.daemons, 'roll back');
       return db.migrate.rollback(options(), false);
     });
@@ -105,8 +104,7 @@ export async function isNewDatabase(db: Db): Promise<boolean> {
 }
 
 /** The migrations of the last batch, newest first (the order a rollback undoes them). */
-async function lastBatch(db: Db): Promise<string[]> {
-  const { rows } = refuseNewer(await knexState(db));
+function lastBatch({ rows }: KnexState): string[] {
   const last = Math.max(...rows.map((r) => r.batch));
   return rows.filter((r) => r.batch === last).map((r) => r.name).reverse();
 }
@@ -160,14 +158,15 @@ function refuseNewer(state: KnexState): KnexState {
  * Holding our lock nobody migrates, so knex's lock table must hold one row, unlocked: anything else
  * is left over (a migrator died, two raced on an empty database) and would make knex refuse to run.
  */
-function locked(db: Db, log: Logger | undefined, fn: () => Promise<[number, string[]]>): Promise<string[]> {
+function locked(db: Db, log: Logger | undefined, fn: (state: KnexState) => Promise<[number, string[]]>): Promise<string[]> {
   return withMigrationLock(db, log, async () => {
-    const { lockRows } = refuseNewer(await knexState(db));
+    const state = refuseNewer(await knexState(db));
+    const { lockRows } = state;
     if (lockRows && !lockClean(lockRows)) {
       await db.migrate.forceFreeMigrationsLock(options());
       log?.warn({ rows: lockRows.length, locked: lockRows.filter((r) => Number(r.is_locked) !== 0).length }, `repaired knex's migration lock table (${LOCK_TABLE}): it was left locked or doubled by an earlier run`);
     }
-    return fn().then(([, names]) => names);
+    return fn(state).then(([, names]) => names);
   });
 }
 

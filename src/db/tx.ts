@@ -18,12 +18,7 @@ const TAKE_WRITE_LOCK = 'UPDATE knex_migrations SET id = id WHERE 0';
  */
 export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   if (db.isTransaction) return keepingCause(db, fn);
-  if (!isPostgres(db)) {
-    return keepingCause(writerOf(db), async (trx) => {
-      await trx.raw(TAKE_WRITE_LOCK);
-      return fn(trx);
-    });
-  }
+  if (!isPostgres(db)) return keepingCause(writerOf(db), (trx) => trx.raw(TAKE_WRITE_LOCK).then(() => fn(trx)));
   const giveUpAt = Date.now() + RETRY_FOR_MS;
   for (let i = 1; ; i++) {
     try {

@@ -31,18 +31,15 @@ export async function withTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): 
 }
 
 /** SQLite ends a transaction on some errors (SQLITE_FULL): knex's failed ROLLBACK would hide the cause. */
-async function keepingCause<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+function keepingCause<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
   let failure: { err: unknown } | undefined;
-  try {
-    return await db.transaction((trx) =>
-      fn(trx).catch((err: unknown) => {
-        failure = { err };
-        throw err;
-      }),
-    );
-  } catch (err) {
+  const remember = (err: unknown) => {
+    failure = { err };
+    throw err;
+  };
+  return db.transaction((trx) => fn(trx).catch(remember)).catch((err: unknown) => {
     throw failure && failure.err !== err && isEndedTransaction(err) ? failure.err : err;
-  }
+  });
 }
 
 const isEndedTransaction = (err: unknown) => /no transaction is active|no such savepoint/i.test(String((err as { message?: unknown } | null)?.message ?? ''));

@@ -163,7 +163,11 @@ function locked(db: Db, log: Logger | undefined, fn: (state: KnexState) => Promi
     const state = refuseNewer(await knexState(db));
     const { lockRows } = state;
     if (lockRows && !lockClean(lockRows)) {
-      await db.migrate.forceFreeMigrationsLock(options());
+      // One transaction (knex's forceFreeMigrationsLock is two statements): a run that dies halfway leaves the rows it found.
+      await db.transaction(async (trx) => {
+        await trx(LOCK_TABLE).del();
+        await trx(LOCK_TABLE).insert({ is_locked: 0 });
+      });
       log?.warn({ rows: lockRows.length, locked: lockRows.filter((r) => Number(r.is_locked) !== 0).length }, `repaired knex's migration lock table (${LOCK_TABLE}): it was left locked or doubled by an earlier run`);
     }
     return fn(state).then(([, names]) => names);

@@ -34,7 +34,7 @@ const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null }
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 
 // The worker's find-due and claim on PostgreSQL, as dueEvents' and claimEvents' knex: prepared, planned once
-// per connection (find-due: 1.6 ms of planning for 0.2 ms of execution), arrays not a parameter per id.
+// per connection (planning each cost more than running it), arrays not a parameter per id.
 
 // The first `limit` due events in next_attempt_at order, found through the (status, next_attempt_at) index and
 // checked one by one (enabled webhook, nobody's lease, first in line for its article by the (connector_id,

@@ -84,15 +84,17 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // Drains alternated with bare loops (one run swung 4x between two bare loops of one run on this
     // shared machine): each drain is compared with the mean of the bare loops either side of it,
     // and the line reports the median round.
-    // The bare loops warm up too (the one with new connections was 25-55 % slower in its first loop
-    // than its last; the one keeping them rose 2-4x through a run after one loop of warm-up): three
-    // loops of each unmeasured, so the first drain is not compared with a cold loop.
+    // Both sides warm up alike, so no measured round sets a warm side against a cold one: V8 compiles
+    // hot code over the first thousands of calls (a bare loop rose 2-4x through a run after one loop;
+    // svc's first drains spend CPU on V8's helper threads compiling). Three unmeasured drains of n,
+    // and three loops of each kind.
     // Two bare loops: one keeping its connections as svc does (HTTP keep-alive, the baseline), one
     // with a new connection per POST (svc's way until 2026-11-27, and the issue's first figures).
     const kept = new http.Agent({ keepAlive: true, maxFreeSockets: c, scheduling: 'lifo' });
     const bareKept = () => barePosts(receivers, bytes, n, c, kept);
     const bareNew = () => barePosts(receivers, bytes, n, c, false);
     for (let i = 0; i < 3; i++) {
+      await drain(app, ws, receivers, n);
       await bareKept();
       await bareNew();
     }

@@ -76,7 +76,7 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     const app = await createApp({ config, log: createLogger('warn') });
     const ws = await workspace(app, 'bench-webhooks.example', receivers.urls[0]);
 
-    await drain(app, ws, receivers, 20); // warm-up
+    await drain(app, ws, receivers, 20); // the payload's size, as the receiver reports it (the warm-up is below)
     const bytes = receivers.lastBytes;
     // The receiver parsed each webhook payload (5 kB of JSON) and reported it, but not the bare
     // loop's bytes: in the drains and the bare loops it does neither, the same work for both.
@@ -86,8 +86,8 @@ async function runOn(label: string, databaseUrl: string | null, opts: BenchOptio
     // and the line reports the median round.
     // Both sides warm up alike, so no measured round sets a warm side against a cold one: V8 compiles
     // hot code over the first thousands of calls (a bare loop rose 2-4x through a run after one loop;
-    // svc's first drains spend CPU on V8's helper threads compiling). Three unmeasured drains of n,
-    // and three loops of each kind.
+    // svc's first drains spend CPU on V8's helper threads compiling), and the drains warm node:http's
+    // code the bare loops use too. Three unmeasured drains of n, and three loops of each kind.
     // Two bare loops: one keeping its connections as svc does (HTTP keep-alive, the baseline), one
     // with a new connection per POST (svc's way until 2026-11-27, and the issue's first figures).
     const kept = new http.Agent({ keepAlive: true, maxFreeSockets: c, scheduling: 'lifo' });

@@ -157,7 +157,7 @@ describe('architecture: what may import what', () => {
       ['@modelcontextprotocol/sdk', (file) => folder(file) === 'mcp' || file === 'oauth/metadata.ts', 'mcp/ (and oauth/metadata.ts for its zod schemas)'],
       ['marked', (file) => file === 'lib/markdown.ts', 'lib/markdown.ts'],
       ['sanitize-html', (file) => file === 'lib/markdown.ts', 'lib/markdown.ts'],
-      ['p-queue', (file) => file === 'webhooks/worker.ts', 'webhooks/worker.ts'],
+      ['p-queue', (file) => file === 'webhooks/worker.ts' || file === 'webhooks/resolve-host.ts', 'webhooks/worker.ts and webhooks/resolve-host.ts'],
       ['prompts', (file) => file === 'cli/ask.ts', 'cli/ask.ts'],
       ['string-width', (file) => file === 'cli/io.ts', 'cli/io.ts'],
       ['pino-pretty', (file) => file === 'lib/log.ts', 'lib/log.ts'],

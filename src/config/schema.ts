@@ -116,7 +116,7 @@ export const configSchema = z
         claimedBytes: z.coerce.number().int().min(1).default(33_554_432),
         /** Bytes of a receiver's answer kept in the delivery log. */
         responseExcerptBytes: z.coerce.number().int().min(0).default(2048),
-        /** Resolving a webhook's host when it is added gives up after this (the host is checked again at each delivery, within timeout). */
+        /** Resolving a webhook's host gives up after this: when it is added (checked again at delivery), and for each new connection a delivery makes. */
         dnsTimeout: duration().default('5s'),
         /** How often a process holding webhook leases (a daemon, or a CLI waiting for its receiver) says it is alive. */
         heartbeatInterval: duration().default('2s'),

@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, promises as dns, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import net from 'node:net';
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { within } from '../lib/deadline.js';
+import { resolveHost } from './resolve-host.js';
 
 // SSRF protection (decisions.md, Targets): http and https only; loopback, private, link-local
 // and other non-public addresses are refused unless the config allows them. The check runs on
@@ -96,7 +96,7 @@ export function parseTargetUrl(raw: string, config: WebhookConfig): URL {
 export async function checkTargetResolves(url: URL, config: WebhookConfig): Promise<{ resolved: boolean }> {
   if (privateAllowed(config, url.hostname) || net.isIP(stripBrackets(url.hostname))) return { resolved: true };
   // A resolver that does not answer counts as unresolvable after webhooks.dnsTimeout.
-  const addresses = await within(dns.lookup(url.hostname, { all: true }), config.dnsTimeout, () => new Error('timeout')).catch(() => null);
+  const addresses = await resolveHost(url.hostname, config.dnsTimeout).catch(() => null);
   if (!addresses) return { resolved: false };
   const bad = addresses.find((a) => isNonPublicAddress(a.address));
   if (bad) throw refusedTarget(url.hostname, bad.address);
@@ -105,19 +105,21 @@ export async function checkTargetResolves(url: URL, config: WebhookConfig): Prom
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** A `lookup` for http.request that refuses non-public addresses: those the socket actually connects to. */
+/** A `lookup` for http.request, within webhooks.dnsTimeout, that refuses non-public addresses: those the socket actually connects to. */
 export function guardedLookup(config: WebhookConfig) {
   return (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback): void => {
     const opts = typeof options === 'number' ? { family: options } : options;
-    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
-      if (err) return callback(err, opts.all ? [] : '', undefined);
+    const fail = (err: NodeJS.ErrnoException) => callback(err, opts.all ? [] : '', undefined);
+    resolveHost(hostname, config.dnsTimeout).then((all) => {
+      const addresses = opts.family === 4 || opts.family === 6 ? all.filter((a) => a.family === opts.family) : all;
+      if (addresses.length === 0) return fail(Object.assign(new Error(`${hostname} has no IPv${opts.family} address`), { code: 'ENOTFOUND' }));
       if (!privateAllowed(config, hostname)) {
         const bad = addresses.find((a) => isNonPublicAddress(a.address));
-        if (bad) return callback(refusedTarget(hostname, bad.address) as unknown as NodeJS.ErrnoException, opts.all ? [] : '', undefined);
+        if (bad) return fail(refusedTarget(hostname, bad.address) as unknown as NodeJS.ErrnoException);
       }
       if (opts.all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
-    });
+    }, fail);
   };
 }
 

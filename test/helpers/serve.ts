@@ -23,13 +23,13 @@ export interface Served extends ServeProcess {
 /**
  * `svc serve` as a real process (the compiled binary), not waiting for it: for tests that watch
  * the start itself. SVC_PORT defaults to 0 and the log level to info. `umask` runs it under that
- * umask (through sh). Killed when the test ends.
+ * umask (through sh); `prefix` runs it through that command (`unshare ...`). Killed when the test ends.
  */
-export function spawnServe(env: Record<string, string>, cwd: string, options: { umask?: string } = {}): ServeProcess {
+export function spawnServe(env: Record<string, string>, cwd: string, options: { umask?: string; prefix?: string[] } = {}): ServeProcess {
   const fullEnv = withStateDir({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_PORT: '0', ...env, SVC_LOG_LEVEL: 'info' });
-  const child = options.umask
-    ? spawn('/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'serve'], { cwd, env: fullEnv })
-    : spawn(process.execPath, [BIN, 'serve'], { cwd, env: fullEnv });
+  const command = options.umask ? ['/bin/sh', '-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, BIN, 'serve'] : [process.execPath, BIN, 'serve'];
+  const [file, ...args] = [...(options.prefix ?? []), ...command];
+  const child = spawn(file, args, { cwd, env: fullEnv });
   onTestFinished(() => {
     child.kill('SIGKILL');
   });
@@ -51,7 +51,7 @@ export function spawnServe(env: Record<string, string>, cwd: string, options: { 
 }
 
 /** `svc serve` as a real process on a free port; resolves once it is ready. */
-export async function serve(env: Record<string, string>, cwd: string, options: { umask?: string } = {}): Promise<Served> {
+export async function serve(env: Record<string, string>, cwd: string, options: { umask?: string; prefix?: string[] } = {}): Promise<Served> {
   const p = spawnServe(env, cwd, options);
   const port = await p.ready;
   return { ...p, port, url: `http://127.0.0.1:${port}` };

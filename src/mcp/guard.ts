@@ -58,7 +58,7 @@ function answerBudget(transport: Transport): { next(request: JSONRPCRequest, go:
     const id = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
     const answered = id === undefined ? undefined : waiting.get(id);
     if (answered) {
-      spent += JSON.stringify(message).length;
+      spent += Buffer.byteLength(JSON.stringify(message)); // the body's bytes: non-ASCII text takes up to 3 a character
       waiting.delete(id!);
       answered();
     }

@@ -73,4 +73,21 @@ describe('the answers of one POST are bounded (ANSWER_BUDGET_BYTES)', () => {
     expect(one.result?.content).toHaveLength(1);
     expect(one.result?.isError).toBeFalsy();
   });
+
+  it('counts the bytes of the answers, not their characters: an article in Chinese takes three bytes a character', async () => {
+    const f = await workspaceWithAdmin();
+    const key = await f.key(['read']);
+    const paragraph = `${'汉字文本'.repeat(250)}\n\n`;
+    const article = await seedArticle(f.d.app, f.ws, { title: 'Long one', bodyMarkdown: paragraph.repeat(Math.ceil(600_000 / paragraph.length)) });
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_article', arguments: { id: article.id, includeBody: true } } });
+    const res = await rpc(f.d, Array.from({ length: 12 }, (_, i) => call(i)), { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-03-26' });
+    expect(res.status).toBe(200);
+    const body = Buffer.from(await res.arrayBuffer());
+    const answers = JSON.parse(body.toString('utf8')) as Array<{ result?: unknown; error?: { data?: { code?: string } } }>;
+    const answered = answers.filter((a) => a.result);
+    // In characters the twelve answers stay under the budget; in bytes about a third of them fill it.
+    expect(12 * JSON.stringify(answered[0]).length).toBeLessThan(ANSWER_BUDGET_BYTES);
+    expect(answers.filter((a) => a.error?.data?.code === 'answers_too_large').length).toBeGreaterThan(0);
+    expect(body.length).toBeLessThan(ANSWER_BUDGET_BYTES + 2 * Buffer.byteLength(JSON.stringify(answered[0])));
+  });
 });

@@ -48,46 +48,43 @@ describe('/api/mcp refusals cost the daemon nothing of the body', () => {
   });
 });
 
+type Answer = { id: number; result?: unknown; error?: { data?: { code?: string } } };
+
+/** A batch of `n` get_article calls (body included) of an article of `paragraph` repeated to about `chars`, from a read-only key. */
+async function batchOfLongArticle(paragraph: string, chars: number, n: number) {
+  const f = await workspaceWithAdmin();
+  const key = await f.key(['read']);
+  const article = await seedArticle(f.d.app, f.ws, { title: 'Long one', bodyMarkdown: paragraph.repeat(Math.ceil(chars / paragraph.length)) });
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_article', arguments: { id: article.id, includeBody: true } } });
+  const res = await rpc(f.d, Array.from({ length: n }, (_, i) => call(i)), { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-03-26' });
+  expect(res.status).toBe(200);
+  const body = Buffer.from(await res.arrayBuffer());
+  const answers = JSON.parse(body.toString('utf8')) as Answer[];
+  return { d: f.d, key, call, body, answers, answered: answers.filter((a) => a.result), refused: answers.filter((a) => a.error) };
+}
+
 describe('the answers of one POST are bounded (ANSWER_BUDGET_BYTES)', () => {
   it('a batch of get_article calls of a long article, from a read-only key: answers up to the budget, the rest refused with answers_too_large; a single call is always answered', async () => {
-    const f = await workspaceWithAdmin();
-    const key = await f.key(['read']);
-    const paragraph = `${'word '.repeat(150)}\n\n`;
-    const article = await seedArticle(f.d.app, f.ws, { title: 'Long one', bodyMarkdown: paragraph.repeat(Math.ceil(1_500_000 / paragraph.length)) });
-    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_article', arguments: { id: article.id, includeBody: true } } });
-    const res = await rpc(f.d, Array.from({ length: 20 }, (_, i) => call(i)), { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-03-26' });
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    const answers = JSON.parse(text) as Array<{ id: number; result?: unknown; error?: { data?: { code?: string } } }>;
+    const { d, key, call, body, answers, answered, refused } = await batchOfLongArticle(`${'word '.repeat(150)}\n\n`, 1_500_000, 20);
     expect(answers.map((a) => a.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    const answered = answers.filter((a) => a.result);
-    const refused = answers.filter((a) => a.error);
     expect(answered.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
     expect(answered.length + refused.length).toBe(20);
     for (const r of refused) expect(r.error!.data!.code).toBe('answers_too_large');
     // The budget plus the one answer that crossed it.
-    expect(text.length).toBeLessThan(ANSWER_BUDGET_BYTES + 2 * JSON.stringify(answered[0]).length);
-    const single = await rpc(f.d, call(1), { Authorization: `Bearer ${key}` });
+    expect(body.length).toBeLessThan(ANSWER_BUDGET_BYTES + 2 * JSON.stringify(answered[0]).length);
+    const single = await rpc(d, call(1), { Authorization: `Bearer ${key}` });
     const one = (await single.json()) as { result?: { isError?: boolean; content: unknown[] } };
     expect(one.result?.content).toHaveLength(1);
     expect(one.result?.isError).toBeFalsy();
   });
 
   it('counts the bytes of the answers, not their characters: an article in Chinese takes three bytes a character', async () => {
-    const f = await workspaceWithAdmin();
-    const key = await f.key(['read']);
-    const paragraph = `${'汉字文本'.repeat(250)}\n\n`;
-    const article = await seedArticle(f.d.app, f.ws, { title: 'Long one', bodyMarkdown: paragraph.repeat(Math.ceil(600_000 / paragraph.length)) });
-    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_article', arguments: { id: article.id, includeBody: true } } });
-    const res = await rpc(f.d, Array.from({ length: 12 }, (_, i) => call(i)), { Authorization: `Bearer ${key}`, 'MCP-Protocol-Version': '2025-03-26' });
-    expect(res.status).toBe(200);
-    const body = Buffer.from(await res.arrayBuffer());
-    const answers = JSON.parse(body.toString('utf8')) as Array<{ result?: unknown; error?: { data?: { code?: string } } }>;
-    const answered = answers.filter((a) => a.result);
+    const { body, answered, refused } = await batchOfLongArticle(`${'汉字文本'.repeat(250)}\n\n`, 600_000, 12);
     // In characters the twelve answers stay under the budget; in bytes about a third of them fill it.
     expect(12 * JSON.stringify(answered[0]).length).toBeLessThan(ANSWER_BUDGET_BYTES);
-    expect(answers.filter((a) => a.error?.data?.code === 'answers_too_large').length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const r of refused) expect(r.error!.data!.code).toBe('answers_too_large');
     expect(body.length).toBeLessThan(ANSWER_BUDGET_BYTES + 2 * Buffer.byteLength(JSON.stringify(answered[0])));
   });
 });

@@ -73,7 +73,10 @@ describe.skipIf(!PG_URL)('limits across three daemons on one PostgreSQL database
     expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
     const served = answers.filter((a) => a.status === 200).reduce((n, a) => n + a.calls, 0);
     expect(served).toBeLessThanOrEqual(12);
-    expect(served).toBeGreaterThanOrEqual(6);
+    // Every POST spends one call before its body is read, a batch the rest once it is: when all 18 arrive
+    // before any batch is read, the 12 calls go to 12 POSTs and the batches among them are refused their
+    // rest, so the singles among those 12 (at least 3 of the 9) are what is served.
+    expect(served).toBeGreaterThanOrEqual(3);
   });
 
   it('the sign-in throttle is shared: parallel guesses on three daemons check at most 5 passwords', async () => {

@@ -8,6 +8,7 @@ import { within } from '../lib/deadline.js';
 // name. So DNS is asked through c-ares (sockets on the event loop, no thread, our deadline). The system resolver is
 // still asked for what DNS does not have (/etc/hosts, search domains, mDNS), and when DNS does not answer: then
 // through a line of one, so a silent DNS holds one thread at most, and a caller that gave up leaves the line.
+// The price: a name DNS has is taken from DNS, so an /etc/hosts line overriding it is not followed (docs/webhooks.md).
 
 /** DNS answered: no such name, or no address of that family. */
 const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA']);

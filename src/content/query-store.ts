@@ -1,5 +1,5 @@
 import { type Db, type Queryable, type Row, isPostgres } from '../db/connect.js';
-import { preparedRows } from '../db/prepared.js';
+import { onPostgresPool, preparedRows } from '../db/prepared.js';
 import type { RelatedPost, TermCount } from './schemas.js';
 import { slugForms } from '../lib/slug.js';
 import type { UrlSettings } from './article-url.js';
@@ -128,7 +128,7 @@ export async function changedAt(db: Queryable, workspaceId: string): Promise<str
 /** By primary key; a workspace that does not exist is absent. */
 export async function contentVersions(db: Queryable, workspaceIds: string[]): Promise<Map<string, number>> {
   // Every cached GET waits for this read: on PostgreSQL a named statement (knex's building of it cost 15-20 % of a cached GET's CPU).
-  if (isPostgres(db) && !db.isTransaction) {
+  if (onPostgresPool(db)) {
     const rows = await preparedRows(db as Db, 'svc_content_versions', 'select id, content_version from workspaces where id = any($1::text[])', [workspaceIds]);
     return new Map(rows.map(([id, version]) => [id as string, Number(version)]));
   }

@@ -114,7 +114,7 @@ function dropOnQueryTimeout(client: pg.Client): void {
     const timedOut = e?.message === 'Query read timeout';
     // A read-only one is not cut: its transaction still rolls back and the caller sees the refusal.
     if (!timedOut && e?.code !== '25006') return;
-    (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = err; // knex then destroys it instead of reusing it
+    disposeClient(client, err);
     if (timedOut) cutClient(client);
   };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -130,6 +130,11 @@ function dropOnQueryTimeout(client: pg.Client): void {
     if (result instanceof Promise) result.catch(check);
     return result;
   };
+}
+
+/** Released to the pool, the connection is closed instead of reused (knex's own mark). */
+export function disposeClient(client: pg.Client, why: unknown): void {
+  (client as unknown as { __knex__disposed?: unknown }).__knex__disposed = why;
 }
 
 /** End a connection politely, cut after `ms`: pg's end() waits for the server, which a silent link never answers. */

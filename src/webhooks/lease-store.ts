@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { type Db, type Queryable, isPostgres, writeOn } from '../db/connect.js';
-import { preparedRows } from '../db/prepared.js';
+import { type Db, type Queryable, writeOn } from '../db/connect.js';
+import { onPostgresPool, preparedRows } from '../db/prepared.js';
 import { type ArticleScope, type EventRow, type EventState, type EventStatus, toEvent, toEventState } from './store.js';
 
 // A lease is locked_by, lease_token (new on every claim) and locked_until. Others take it over once it
@@ -27,8 +27,6 @@ const leaseVoidSql = (t: string, now: string, freshSince: string) =>
   `(${t}.locked_until is null or ${t}.locked_until < ${now} or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ${freshSince}))`;
 const leaseVoid = (at: LeaseTime, table = 'webhook_events') => (q: Where) => q.whereRaw(leaseVoidSql(table, '?', '?'), [at.now, at.freshSince]);
 
-/** PostgreSQL outside a transaction: the worker's hot statements run prepared (below) on a pooled connection. */
-const onPostgresPool = (db: Queryable): boolean => isPostgres(db) && !db.isTransaction;
 
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });

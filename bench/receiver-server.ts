@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 // nor the bare POST loop pays for them). argv[2]: JSON list of behaviours, one server each:
 // "ok" (200 at once), "slow:<ms>" (200 after ms), "status:<code>" (that status at once).
 // Prints the ports as a JSON list on one line. After the parent sent 'notify' (IPC), each answer
-// written is reported as { i (the server's index), article (the payload's article.id), bytes };
+// written is reported as { i (the server's index), article (the payload's article.id), bytes, at (when it was answered) };
 // after 'quiet', nothing is parsed or reported (each message is acknowledged with { ack }).
 const behaviours = JSON.parse(process.argv[2] ?? '["ok"]') as string[];
 let notify = false;
@@ -24,6 +24,8 @@ const servers = behaviours.map((b, i) =>
         res.writeHead(status, { 'Content-Type': 'application/json' });
         res.end('{"received":true}');
         if (!notify) return;
+        // On the clock both processes share: the parent handles this message only once its event loop is free.
+        const at = performance.timeOrigin + performance.now();
         const body = Buffer.concat(chunks);
         let article = '';
         try {
@@ -31,7 +33,7 @@ const servers = behaviours.map((b, i) =>
         } catch {
           // not a webhook payload (the bare loop's bytes)
         }
-        process.send?.({ i, article, bytes: body.length });
+        process.send?.({ i, article, bytes: body.length, at });
       };
       if (b.startsWith('slow:')) setTimeout(() => answer(200), Number(b.slice(5)));
       else answer(b.startsWith('status:') ? Number(b.slice(7)) : 200);

@@ -172,7 +172,7 @@ interface Receivers {
   urls: string[];
   /** Size of the last request body the receivers reported. */
   lastBytes: number;
-  onAnswer: ((m: { i: number; article: string }) => void) | null;
+  onAnswer: ((m: { i: number; article: string; at: number }) => void) | null;
   /** Parse and report every answer (latency lines), or neither (the drains and the bare loops, so both cost the receiver the same). */
   report(on: boolean): Promise<void>;
   close(): void;
@@ -208,7 +208,7 @@ async function startReceivers(behaviours: string[]): Promise<Receivers> {
     close: () => child.kill('SIGTERM'),
     pid: child.pid,
   };
-  child.on('message', (m: { i: number; article: string; bytes: number } | { ack: string }) => {
+  child.on('message', (m: { i: number; article: string; bytes: number; at: number } | { ack: string }) => {
     if ('ack' in m) return acked?.();
     r.lastBytes = m.bytes;
     r.onAnswer?.(m);
@@ -344,7 +344,7 @@ async function publishLatency(app: App, ws: Workspace, receivers: Receivers, run
   const answered = new Map<string, number>();
   let waiting: (() => void) | null = null;
   receivers.onAnswer = (m) => {
-    answered.set(m.article, performance.now());
+    answered.set(m.article, m.at); // when the receiver answered, not when this busy process heard of it
     if (answered.size >= returned.size) waiting?.();
   };
   const started = performance.now();
@@ -353,7 +353,7 @@ async function publishLatency(app: App, ws: Workspace, receivers: Receivers, run
     const all = new Promise<void>((ok) => (waiting = () => batch.every((id) => answered.has(id)) && ok()));
     for (const id of batch) {
       await publishArticle(app, ws, id);
-      returned.set(id, performance.now());
+      returned.set(id, performance.timeOrigin + performance.now());
     }
     waiting!();
     await all;

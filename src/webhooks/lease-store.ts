@@ -27,7 +27,6 @@ const leaseVoidSql = (t: string, now: string, freshSince: string) =>
   `(${t}.locked_until is null or ${t}.locked_until < ${now} or exists (select 1 from daemon_heartbeats as h where h.id = ${t}.locked_by and h.seen_at < ${freshSince}))`;
 const leaseVoid = (at: LeaseTime, table = 'webhook_events') => (q: Where) => q.whereRaw(leaseVoidSql(table, '?', '?'), [at.now, at.freshSince]);
 
-
 const LEASE_CLEARED = { locked_by: null, locked_until: null, lease_token: null };
 const leaseFields = (l: LeaseRef) => ({ locked_by: l.holderId, lease_token: l.token, locked_until: l.until });
 

@@ -252,5 +252,4 @@ async function requireArticle(ctx: Ctx, ws: Workspace, ref: string): Promise<Art
   return article;
 }
 
-
 export type { Connector };
